@@ -1,0 +1,56 @@
+# samsa — see README.md. `make run` starts a broker, `make test` runs everything.
+SHELL := /bin/bash
+GO ?= go
+TOOLS := $(CURDIR)/.tools/bin
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(TOOLS)/golangci-lint
+BIN := $(CURDIR)/bin/samsa
+DATA ?= ./data
+FUZZTIME ?= 10s
+TEST_TIMEOUT ?= 18m
+
+.PHONY: all build run test test-unit deps lint fmt-check vet bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/samsa
+
+## run: build and start one broker on 127.0.0.1:9092 with data in ./data
+run: build
+	$(BIN) serve --log.dirs $(DATA)
+
+## deps: install what the tests need on a fresh machine (apt packages)
+deps:
+	@bash scripts/install-deps.sh
+
+## test: install test dependencies, then run every test
+test: deps lint-imports
+	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+
+lint-imports:
+	$(GO) test ./internal/lint/
+
+## lint: go vet, gofmt check, golangci-lint (pinned, installed from the Go module proxy)
+lint: vet fmt-check $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+$(GOLANGCI_LINT):
+	GOBIN=$(TOOLS) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+
+## bench: the micro-benchmarks (segment/, wire/, ...)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: run every fuzz target briefly (FUZZTIME each)
+fuzz:
+	@bash scripts/fuzz-all.sh $(FUZZTIME)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,2 @@
+// Package actors holds all broker state and behaviour.
+package actors

@@ -1,0 +1,78 @@
+package wire
+
+import (
+	"io"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// RequestHeader is a decoded Kafka request header (v1 or v2).
+type RequestHeader struct {
+	APIKey        int16
+	APIVersion    int16
+	CorrelationID int32
+	ClientID      string // a null client id reads as ""
+}
+
+// Request is one decoded request, handed by netloop to the broker. It is
+// owned by the receiver; Body may alias Frame (kmsg keeps record bytes as
+// sub-slices of the frame), so Frame must not be reused while Body is alive.
+type Request struct {
+	Header     RequestHeader
+	Body       kmsg.Request
+	Frame      []byte // the whole request frame without its size prefix
+	ClientAddr string // "ip:port" of the client, for logs
+
+	// Reply delivers the response. It must be called exactly once per
+	// request, from any goroutine; a nil *Response means "no response"
+	// (acks=0 produce) and only advances the connection's response order.
+	Reply func(*Response)
+}
+
+// Response is an encoded response ready for the socket: the size prefix,
+// the response header and the body, as a list of chunks written in order.
+// A chunk is either bytes or a region of a file (record data that a
+// plaintext listener sends with sendfile(2)).
+type Response struct {
+	Chunks []Chunk
+
+	// Done, when set, is called once after every chunk has been written
+	// or the connection has gone away; it releases what the chunks
+	// borrowed (pooled buffers, file references).
+	Done func()
+}
+
+// Len is the total number of bytes the response puts on the socket.
+func (r *Response) Len() int64 {
+	var n int64
+	for i := range r.Chunks {
+		n += r.Chunks[i].Len()
+	}
+	return n
+}
+
+// Chunk is one piece of a response: Bytes, or, when File is set, Length
+// bytes of File starting at Position.
+type Chunk struct {
+	Bytes    []byte
+	File     RegionFile
+	Position int64
+	Length   int64
+}
+
+// Len is the number of bytes the chunk contributes.
+func (c *Chunk) Len() int64 {
+	if c.File != nil {
+		return c.Length
+	}
+	return int64(len(c.Bytes))
+}
+
+// RegionFile is a file that record data can be sent from. ReadAt serves the
+// copying path (TLS, tests); SysFd returns the operating-system file
+// descriptor for sendfile(2), or ok=false when the file has none (an
+// in-memory test file), in which case the writer copies.
+type RegionFile interface {
+	io.ReaderAt
+	SysFd() (fd int, ok bool)
+}
