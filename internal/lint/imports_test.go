@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"bench":    {"testkit", "wire"},
 	"testkit":  {"*"},
 	"internal": {"*"},
+	"e2e":      {"*"},
 }
 
 // forbidden lists third-party or standard-library import prefixes a folder
