@@ -1,0 +1,25 @@
+// Package idempotence is a partition's producer state: for every idempotent
+// (or transactional) producer id that wrote to the partition, its current
+// epoch and the sequence ranges and offsets of its last five batches. The
+// partition leader checks each incoming batch against it before appending:
+//
+//   - no producer id (-1): not idempotent, always appended;
+//   - an epoch older than the one on record: INVALID_PRODUCER_EPOCH;
+//   - a newer epoch: the batch must start at sequence 0;
+//   - the same epoch: a batch whose sequence range equals one of the last
+//     five is a duplicate (a retry whose answer was lost): it is not
+//     appended and is answered with the offsets it got the first time;
+//     otherwise its first sequence must follow the last one (wrapping at
+//     the int32 maximum), else OUT_OF_ORDER_SEQUENCE_NUMBER;
+//   - a producer id with no state (new, expired or truncated away) may start
+//     at any sequence (KIP-360).
+//
+// Five is the client's max.in.flight.requests.per.connection bound for
+// idempotence: no retry can reach further back than that.
+//
+// State is rebuilt after a restart from a snapshot (Encode/Decode) plus a
+// replay of the batches appended after it (Observe).
+//
+// Threading: a State is owned by its partition actor; not safe for
+// concurrent use. It does no I/O and reads no clock: times are arguments.
+package idempotence
