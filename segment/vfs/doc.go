@@ -1,0 +1,30 @@
+// Package vfs is the small filesystem interface the segment package does
+// all its file access through, so tests can crash it.
+//
+// Two implementations:
+//
+//   - OS, the operating system's filesystem (the only code in segment that
+//     calls package os for files). Its files expose their descriptor for
+//     sendfile(2) through SysFd.
+//   - MemFS, an in-memory filesystem with a crash model and fault
+//     injection:
+//   - file data written since the file's last Sync is volatile;
+//   - directory entries (create, rename, remove, mkdir) are volatile until
+//     SyncDir of their parent directory;
+//   - CrashClone(rng) returns one possible disk state after a power loss:
+//     synced data always survives; unsynced data survives not at all, as a
+//     prefix, entirely, or as a garbage tail (a torn write);
+//   - SetFault installs a hook consulted before every operation; it can fail
+//     an fsync, tear a write (part of it lands, then an error), or fail any
+//     other operation; SetCapacity makes writes fail with ENOSPC once the
+//     files' total size reaches a limit.
+//
+// Files have no cursor: writes are positional (WriteAt), so a writer and
+// concurrent readers may share one File. Remove follows POSIX: open handles
+// stay readable after the name is gone.
+//
+// WriteFileAtomic is the one way metadata and checkpoint files are written:
+// temporary file, fsync, rename, fsync of the directory.
+//
+// Threading: both implementations are safe for concurrent use.
+package vfs
