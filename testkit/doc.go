@@ -1,4 +1,57 @@
-// Package testkit is what tests, and users' own tests, use to run samsa: an
-// in-process broker or a broker process, a ZooKeeper launcher, fault
-// injection and the client-compatibility runners.
+// Package testkit is what samsa's own tests, and users' tests, use to run
+// samsa and its neighbours as real processes: a broker process, a
+// ZooKeeper server, and the small helpers around them.
+//
+// # Broker processes
+//
+// StartBroker(t, BrokerConfig{}) runs `samsa serve` as a child process on
+// a free 127.0.0.1 port with a temporary data directory, and returns once
+// the broker has printed its listening line
+//
+//	samsa: listening on 127.0.0.1:PORT (PLAINTEXT), data in DIR
+//
+// and accepted a TCP connection. Point any Kafka client at b.Addr(). When
+// the test ends the broker gets SIGTERM and must exit with status 0 (else
+// the test fails), the temporary directory is removed, and if the test
+// failed the broker's output (stdout and stderr, kept in memory) is
+// written to the test log. LaunchBroker is the same without a test, for
+// TestMain or programs; LogOnFailure(t) attaches a shared broker's output
+// to each test that uses it.
+//
+// The binary comes from SamsaBinary: `go build` of cmd/samsa, once per
+// test binary (a sync.Once), into $TMPDIR/samsa-testkit-UID/samsa-PID;
+// binaries of test processes that have exited are removed by the next
+// build. Set SAMSA_BINARY to use a prebuilt binary instead.
+//
+// Fault injection and inspection: Stop (SIGTERM, wait, exit status 0),
+// Kill (SIGKILL, as a crash), Start (again, same port and data), Restart
+// (Stop then Start), PID, Memory (VmRSS and VmHWM from /proc/PID/status),
+// CPUTime (utime+stime from /proc/PID/stat), StartupTime (process start to
+// first accepted connection), Output / OutputMark / OutputSince (what the
+// broker printed, for assertions on log lines). A given DataDir lets a
+// test start a broker on data it prepared or corrupted.
+//
+// # ZooKeeper
+//
+// StartZooKeeper(t, ZooKeeperConfig{}) runs Debian's ZooKeeper
+// (/usr/share/java/zookeeper.jar, package zookeeper) in a JVM on a free
+// loopback port with a temporary data directory and a 500 ms tick, so
+// sessions can expire in about a second. It is ready when the `srvr`
+// four-letter command reports a Mode (its `ruok` answers before the server
+// accepts sessions). Freeze/Thaw (SIGSTOP/SIGCONT) make sessions time out
+// as on a hung server. The admin HTTP server is disabled.
+//
+// # Prerequisites
+//
+// RequireTool and Require skip a test whose external prerequisite (kcat,
+// ZooKeeper) is missing, with the reason, except in CI (CI=true), where
+// `make test` has installed them and a missing one is a failure.
+//
+// # Threading
+//
+// BrokerProcess and ZooKeeper methods are safe for concurrent use; a
+// goroutine per child process waits for its exit and another copies its
+// output. Children get SIGKILL if the test process dies (Pdeathsig).
+//
+// Linux only: /proc and Pdeathsig.
 package testkit

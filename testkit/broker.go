@@ -1,0 +1,396 @@
+package testkit
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BrokerConfig says how to run a samsa broker process. The zero value runs
+// the binary from SamsaBinary on a free loopback port with a fresh data
+// directory.
+type BrokerConfig struct {
+	// Binary is the samsa executable; "" means SamsaBinary().
+	Binary string
+	// DataDir is the broker's log.dirs. "" makes a temporary directory
+	// that Close removes; a given directory is kept (use it to start a
+	// second broker on the data of a first).
+	DataDir string
+	// Port is the loopback port to listen on; 0 picks a free one. Restarts
+	// keep the port, so clients can reconnect to the same address.
+	Port int
+	// Args are extra `samsa serve` flags, for example "--num.partitions",
+	// "3", or "--config", "server.properties".
+	Args []string
+	// Env is added to the broker's environment (KEY=VALUE).
+	Env []string
+	// ReadyTimeout bounds the wait for readiness; default 30s.
+	ReadyTimeout time.Duration
+	// StopTimeout bounds the wait for exit after SIGTERM; default 15s.
+	StopTimeout time.Duration
+	// Output, when set, also receives everything the broker prints.
+	Output io.Writer
+}
+
+// BrokerProcess is a `samsa serve` running as a child process. It lives
+// across restarts: the data directory, the port and the captured output
+// carry over. Methods are safe for concurrent use.
+type BrokerProcess struct {
+	cfg         BrokerConfig
+	bin         string
+	dataDir     string
+	ownsDataDir bool
+	out         *outputLog
+
+	mu     sync.Mutex
+	port   int
+	addr   string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has been waited for
+	// endedByUs is set when Stop or Kill ended the current process.
+	endedByUs bool
+	startup   time.Duration
+}
+
+// readyLine matches the line samsa serve prints once it accepts
+// connections: "samsa: listening on 127.0.0.1:PORT (PLAINTEXT), data in DIR".
+var readyLine = regexp.MustCompile(`listening on ([^\s,"()]+)`)
+
+// StartBroker launches a broker for test t and fails t if it does not
+// become ready. When t ends, the broker is stopped with SIGTERM (a non-zero
+// exit fails t), its temporary data directory is removed, and, if t
+// failed, its output is written to the test log.
+func StartBroker(t testing.TB, cfg BrokerConfig) *BrokerProcess {
+	t.Helper()
+	b, err := LaunchBroker(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.LogOnFailure(t)
+	t.Cleanup(func() {
+		if err := b.Stop(); err != nil {
+			t.Errorf("stopping the broker: %v", err)
+		}
+		b.Close()
+	})
+	return b
+}
+
+// LaunchBroker starts a broker process and waits until it is ready: it has
+// printed its listening line and accepts a TCP connection. It is
+// StartBroker without a test, for TestMain and programs; call Close when
+// done.
+func LaunchBroker(cfg BrokerConfig) (*BrokerProcess, error) {
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 30 * time.Second
+	}
+	if cfg.StopTimeout == 0 {
+		cfg.StopTimeout = 15 * time.Second
+	}
+	b := &BrokerProcess{cfg: cfg, bin: cfg.Binary, dataDir: cfg.DataDir, port: cfg.Port,
+		out: &outputLog{tee: cfg.Output}}
+	if b.bin == "" {
+		bin, err := SamsaBinary()
+		if err != nil {
+			return nil, err
+		}
+		b.bin = bin
+	}
+	if b.dataDir == "" {
+		dir, err := os.MkdirTemp("", "samsa-broker-")
+		if err != nil {
+			return nil, fmt.Errorf("testkit: %w", err)
+		}
+		b.dataDir, b.ownsDataDir = dir, true
+	}
+	if b.port == 0 {
+		port, err := FreePort()
+		if err != nil {
+			b.Close()
+			return nil, err
+		}
+		b.port = port
+	}
+	if err := b.Start(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Start starts the broker again after Stop or Kill, on the same port and
+// data directory, and waits until it is ready.
+func (b *BrokerProcess) Start() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.runningLocked() {
+		return errors.New("testkit: broker is already running")
+	}
+	ready := make(chan string, 1)
+	b.out.setWatch(func(line string) {
+		if m := readyLine.FindStringSubmatch(line); m != nil {
+			select {
+			case ready <- m[1]:
+			default:
+			}
+		}
+	})
+	args := append([]string{"serve",
+		"--listeners", "PLAINTEXT://127.0.0.1:" + strconv.Itoa(b.port),
+		"--log.dirs", b.dataDir,
+	}, b.cfg.Args...)
+	cmd := exec.Command(b.bin, args...)
+	cmd.Env = append(os.Environ(), b.cfg.Env...)
+	cmd.Stdout = b.out // one writer for both: exec then shares one pipe
+	cmd.Stderr = b.out
+	// Kill the broker if the test binary dies (a panic, a -timeout).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+
+	mark := b.out.mark()
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("testkit: starting %s: %w", b.bin, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // the exit status stays in cmd.ProcessState
+		close(exited)
+	}()
+	b.cmd, b.exited, b.endedByUs = cmd, exited, false
+
+	deadline := time.NewTimer(b.cfg.ReadyTimeout)
+	defer deadline.Stop()
+	var addr string
+	select {
+	case addr = <-ready:
+	case <-exited:
+		return fmt.Errorf("testkit: broker exited before it was ready (%s); output:\n%s",
+			cmd.ProcessState, tail(b.out.since(mark)))
+	case <-deadline.C:
+		b.killLocked()
+		return fmt.Errorf("testkit: broker printed no listening line within %v; output:\n%s",
+			b.cfg.ReadyTimeout, tail(b.out.since(mark)))
+	}
+	// The line says the listener exists; a connection proves it accepts.
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			b.startup = time.Since(began)
+			conn.Close()
+			break
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("testkit: broker exited before accepting a connection (%s); output:\n%s",
+				cmd.ProcessState, tail(b.out.since(mark)))
+		case <-deadline.C:
+			b.killLocked()
+			return fmt.Errorf("testkit: broker at %s accepted no connection within %v: %v",
+				addr, b.cfg.ReadyTimeout, err)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	b.addr = addr
+	return nil
+}
+
+// Addr is the broker's "host:port" address.
+func (b *BrokerProcess) Addr() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.addr
+}
+
+// DataDir is the broker's log.dirs directory.
+func (b *BrokerProcess) DataDir() string { return b.dataDir }
+
+// PID is the process id of the running broker, or 0 when it is not running.
+func (b *BrokerProcess) PID() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.runningLocked() {
+		return 0
+	}
+	return b.cmd.Process.Pid
+}
+
+// StartupTime is how long the last Start took, from just before the
+// process was started until the first TCP connection was accepted.
+func (b *BrokerProcess) StartupTime() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.startup
+}
+
+// Running reports whether the broker process is alive.
+func (b *BrokerProcess) Running() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.runningLocked()
+}
+
+func (b *BrokerProcess) runningLocked() bool {
+	if b.cmd == nil {
+		return false
+	}
+	select {
+	case <-b.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// ExitState describes how the last process ended ("exit status 0",
+// "signal: killed"), or "" while it runs or before it started.
+func (b *BrokerProcess) ExitState() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cmd == nil || b.runningLocked() {
+		return ""
+	}
+	return b.cmd.ProcessState.String()
+}
+
+// Stop sends SIGTERM and waits for the broker to exit. It returns an error
+// if the broker had already died, does not exit within StopTimeout (it is
+// then killed), or exits with a status other than 0. Stopping a broker
+// that was stopped or killed through this handle is a no-op.
+func (b *BrokerProcess) Stop() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cmd == nil || b.cmd.Process == nil {
+		return nil
+	}
+	select {
+	case <-b.exited:
+		if b.cmd.ProcessState.Success() || b.stoppedByUs() {
+			return nil
+		}
+		return fmt.Errorf("testkit: broker had already exited (%s)", b.cmd.ProcessState)
+	default:
+	}
+	b.markStopped()
+	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return fmt.Errorf("testkit: SIGTERM: %w", err)
+	}
+	select {
+	case <-b.exited:
+	case <-time.After(b.cfg.StopTimeout):
+		b.killLocked()
+		return fmt.Errorf("testkit: broker did not exit within %v of SIGTERM; killed", b.cfg.StopTimeout)
+	}
+	if code := b.cmd.ProcessState.ExitCode(); code != 0 {
+		return fmt.Errorf("testkit: broker exited with %s after SIGTERM", b.cmd.ProcessState)
+	}
+	return nil
+}
+
+// Kill ends the broker with SIGKILL, as a crash or power cut would, and
+// waits until it is gone.
+func (b *BrokerProcess) Kill() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.killLocked()
+}
+
+func (b *BrokerProcess) killLocked() {
+	if !b.runningLocked() {
+		return
+	}
+	b.markStopped()
+	_ = b.cmd.Process.Kill()
+	<-b.exited
+}
+
+// markStopped records that the current process is being ended on
+// purpose, so a later Stop does not report its death as a failure.
+func (b *BrokerProcess) markStopped()      { b.endedByUs = true }
+func (b *BrokerProcess) stoppedByUs() bool { return b.endedByUs }
+
+// Restart stops the broker with SIGTERM (failing if it does not exit
+// cleanly) and starts it again on the same port and data directory.
+func (b *BrokerProcess) Restart() error {
+	if err := b.Stop(); err != nil {
+		return err
+	}
+	return b.Start()
+}
+
+// Memory reads the running broker's resident memory from /proc.
+func (b *BrokerProcess) Memory() (ProcMemory, error) {
+	pid := b.PID()
+	if pid == 0 {
+		return ProcMemory{}, errors.New("testkit: broker is not running")
+	}
+	return ReadProcMemory(pid)
+}
+
+// CPUTime reads the CPU time (user plus system) the running broker has
+// used since it started, from /proc.
+func (b *BrokerProcess) CPUTime() (time.Duration, error) {
+	pid := b.PID()
+	if pid == 0 {
+		return 0, errors.New("testkit: broker is not running")
+	}
+	return ReadProcCPU(pid)
+}
+
+// Output returns what the broker has printed over all its runs (the last
+// few MiB of it).
+func (b *BrokerProcess) Output() string { return b.out.String() }
+
+// OutputMark and OutputSince let a test look at what the broker printed
+// during one step: take a mark, act, then read OutputSince(mark).
+func (b *BrokerProcess) OutputMark() int64 { return b.out.mark() }
+
+// OutputSince returns the output printed after mark.
+func (b *BrokerProcess) OutputSince(mark int64) string { return b.out.since(mark) }
+
+// LogOnFailure writes to t's log, when t ends failed, what the broker
+// printed while t ran. Tests sharing one broker call it each.
+func (b *BrokerProcess) LogOnFailure(t testing.TB) {
+	mark := b.out.mark()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("broker %s output while %s ran:\n%s", b.Addr(), t.Name(), tail(b.out.since(mark)))
+		}
+	})
+}
+
+// Close kills the broker if it still runs and removes the data directory
+// if LaunchBroker made it.
+func (b *BrokerProcess) Close() {
+	b.Kill()
+	if b.ownsDataDir {
+		_ = os.RemoveAll(b.dataDir)
+	}
+}
+
+// tail keeps the end of a long log for error messages.
+func tail(s string) string {
+	const max = 64 << 10
+	if len(s) > max {
+		return "...\n" + s[len(s)-max:]
+	}
+	return s
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("testkit: finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
