@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/samsa-io/samsa/testkit/procstat"
 )
 
 // BrokerConfig says how to run a samsa broker process. The zero value runs
@@ -326,23 +328,14 @@ func (b *BrokerProcess) Restart() error {
 	return b.Start()
 }
 
-// Memory reads the running broker's resident memory from /proc.
-func (b *BrokerProcess) Memory() (ProcMemory, error) {
+// Usage reads the running broker's CPU seconds and resident memory (VmRSS,
+// VmHWM) from /proc.
+func (b *BrokerProcess) Usage() (procstat.Usage, error) {
 	pid := b.PID()
 	if pid == 0 {
-		return ProcMemory{}, errors.New("testkit: broker is not running")
+		return procstat.Usage{}, errors.New("testkit: broker is not running")
 	}
-	return ReadProcMemory(pid)
-}
-
-// CPUTime reads the CPU time (user plus system) the running broker has
-// used since it started, from /proc.
-func (b *BrokerProcess) CPUTime() (time.Duration, error) {
-	pid := b.PID()
-	if pid == 0 {
-		return 0, errors.New("testkit: broker is not running")
-	}
-	return ReadProcCPU(pid)
+	return procstat.Read(pid)
 }
 
 // Output returns what the broker has printed over all its runs (the last

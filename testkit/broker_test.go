@@ -46,15 +46,12 @@ func TestBrokerProcessLifecycle(t *testing.T) {
 	if b.StartupTime() <= 0 {
 		t.Errorf("StartupTime() = %v", b.StartupTime())
 	}
-	mem, err := b.Memory()
+	use, err := b.Usage()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mem.RSS <= 0 || mem.Peak < mem.RSS {
-		t.Errorf("Memory() = %+v: want 0 < RSS <= Peak", mem)
-	}
-	if _, err := b.CPUTime(); err != nil {
-		t.Fatal(err)
+	if use.RSSBytes <= 0 || use.PeakRSS < use.RSSBytes {
+		t.Errorf("Usage() = %+v: want 0 < RSS <= peak", use)
 	}
 
 	if err := b.Restart(); err != nil {

@@ -25,8 +25,8 @@
 //
 // Fault injection and inspection: Stop (SIGTERM, wait, exit status 0),
 // Kill (SIGKILL, as a crash), Start (again, same port and data), Restart
-// (Stop then Start), PID, Memory (VmRSS and VmHWM from /proc/PID/status),
-// CPUTime (utime+stime from /proc/PID/stat), StartupTime (process start to
+// (Stop then Start), PID, Usage (CPU seconds, VmRSS and VmHWM from /proc, through
+// testkit/procstat), StartupTime (process start to
 // first accepted connection), Output / OutputMark / OutputSince (what the
 // broker printed, for assertions on log lines). A given DataDir lets a
 // test start a broker on data it prepared or corrupted.
