@@ -1,0 +1,255 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrClusterMode is returned by Load when zookeeper.connect is set:
+// cluster mode is not built yet, and a broker that silently ran alone
+// while its operator expects a cluster would split the cluster's data.
+var ErrClusterMode = errors.New("config: cluster mode (zookeeper.connect) is not supported yet")
+
+// Input is one layer of static configuration and where it came from, for
+// error messages ("server.properties", "environment", "flags").
+type Input struct {
+	Origin string
+	Values map[string]string
+}
+
+// Listener is one NAME://host:port endpoint. An empty Host listens on every
+// interface; Port 0 asks the OS for a free port.
+type Listener struct {
+	Name     string
+	Protocol string // security protocol, from listener.security.protocol.map
+	Host     string
+	Port     int
+}
+
+// Address is host:port for net.Listen.
+func (l Listener) Address() string { return net.JoinHostPort(l.Host, strconv.Itoa(l.Port)) }
+
+func (l Listener) String() string { return l.Name + "://" + l.Address() }
+
+// Broker is the static broker configuration: validated, typed, immutable.
+type Broker struct {
+	// Static holds every key set explicitly (file, environment, flags),
+	// validated; it is the STATIC_BROKER_CONFIG layer.
+	Static map[string]string
+	// Warnings are things an operator should read: unknown keys, keys
+	// accepted but not acted on yet.
+	Warnings []string
+
+	BrokerID            int32
+	Rack                string
+	Listeners           []Listener
+	Advertised          []Listener // nil: advertise the listeners
+	LogDirs             []string
+	NumPartitions       int32
+	ReplicationFactor   int16
+	AutoCreateTopics    bool
+	DeleteTopicEnable   bool
+	MessageMaxBytes     int32
+	RequestMaxBytes     int32
+	ConnectionsMaxIdle  time.Duration // 0: never close idle connections
+	MaxConnections      int
+	MaxConnectionsPerIP int
+	NetworkThreads      int
+	ShutdownTimeout     time.Duration
+}
+
+// Layers returns the broker's static layer for resolution.
+func (b *Broker) Layers() Layers { return Layers{Static: b.Static} }
+
+// Value is the effective value of a broker config (empty when null).
+func (b *Broker) Value(name string) string {
+	e, _ := ResolveBroker(name, b.Layers())
+	return e.Value
+}
+
+// Defaults is the configuration with nothing set.
+func Defaults() *Broker {
+	b, err := Load()
+	if err != nil {
+		panic("config: defaults do not validate: " + err.Error())
+	}
+	return b
+}
+
+// Load merges inputs (later inputs win: pass defaults-file, environment,
+// flags in that order), validates every known key, and builds a Broker.
+// Errors name the key and the input it came from; unknown keys become
+// warnings, so a Kafka server.properties loads unchanged.
+func Load(inputs ...Input) (*Broker, error) {
+	static := make(map[string]string)
+	origin := make(map[string]string)
+	var warnings []string
+	for _, in := range inputs {
+		for _, k := range slices.Sorted(maps.Keys(in.Values)) {
+			v := strings.TrimSpace(in.Values[k])
+			def, known := BrokerDef(k)
+			if !known {
+				if _, isTopic := TopicDef(k); isTopic {
+					warnings = append(warnings, fmt.Sprintf("%s (from %s) is a topic config; set a broker default such as its log.* synonym instead; ignored", k, in.Origin))
+				} else {
+					warnings = append(warnings, fmt.Sprintf("%s (from %s) is not a known config; ignored", k, in.Origin))
+				}
+				continue
+			}
+			if v == "" && def.Nullable {
+				// An empty value unsets a nullable key (--zookeeper.connect= clears the file's).
+				delete(static, k)
+				origin[k] = in.Origin
+				continue
+			}
+			if err := def.Validate(v); err != nil {
+				return nil, fmt.Errorf("%w (from %s)", err, in.Origin)
+			}
+			static[k] = v
+			origin[k] = in.Origin
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(static)) {
+		if d, _ := BrokerDef(k); d.Ignored {
+			warnings = append(warnings, fmt.Sprintf("%s (from %s) is accepted but has no effect yet: %s", k, origin[k], d.Doc))
+		}
+	}
+	b := &Broker{Static: static, Warnings: warnings}
+	if zk := static[KeyZooKeeperConnect]; zk != "" {
+		return nil, fmt.Errorf("%w: %s=%s (from %s); remove it, or set it empty (--zookeeper.connect=), to run this broker alone", ErrClusterMode, KeyZooKeeperConnect, zk, origin[KeyZooKeeperConnect])
+	}
+	if err := b.build(origin); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Broker) build(origin map[string]string) error {
+	l := b.Layers()
+	get := func(name string) string { e, _ := ResolveBroker(name, l); return e.Value }
+	fail := func(key, v string, why string) error {
+		from := origin[key]
+		if from == "" {
+			from = "default"
+		}
+		return fmt.Errorf("%w: %s=%q (from %s): %s", ErrInvalid, key, v, from, why)
+	}
+
+	b.BrokerID = int32(ParseInt(get(KeyBrokerID)))
+	if _, set := b.Static[KeyBrokerID]; !set && b.Static[KeyNodeID] != "" {
+		b.BrokerID = int32(ParseInt(b.Static[KeyNodeID]))
+	}
+	b.Rack = get(KeyRack)
+
+	protocols, err := parseProtocolMap(get(KeySecurityProtocolMap))
+	if err != nil {
+		return fail(KeySecurityProtocolMap, get(KeySecurityProtocolMap), err.Error())
+	}
+	controllers := ParseList(get(KeyControllerListeners))
+	all, err := parseListeners(get(KeyListeners), protocols)
+	if err != nil {
+		return fail(KeyListeners, get(KeyListeners), err.Error())
+	}
+	for _, ln := range all {
+		if slices.Contains(controllers, ln.Name) {
+			b.Warnings = append(b.Warnings, fmt.Sprintf("listener %s is a KRaft controller listener (controller.listener.names); samsa does not serve it", ln))
+			continue
+		}
+		if ln.Protocol != "PLAINTEXT" {
+			return fail(KeyListeners, get(KeyListeners), fmt.Sprintf("listener %s uses %s; only PLAINTEXT listeners are supported so far", ln.Name, ln.Protocol))
+		}
+		b.Listeners = append(b.Listeners, ln)
+	}
+	if len(b.Listeners) == 0 {
+		return fail(KeyListeners, get(KeyListeners), "no PLAINTEXT listener left to serve")
+	}
+	if v := get(KeyAdvertisedListeners); v != "" {
+		adv, err := parseListeners(v, protocols)
+		if err != nil {
+			return fail(KeyAdvertisedListeners, v, err.Error())
+		}
+		for _, a := range adv {
+			if slices.Contains(controllers, a.Name) {
+				continue
+			}
+			if !slices.ContainsFunc(b.Listeners, func(ln Listener) bool { return ln.Name == a.Name }) {
+				return fail(KeyAdvertisedListeners, v, fmt.Sprintf("%s names no listener in listeners", a.Name))
+			}
+			if ip := net.ParseIP(a.Host); a.Host == "" || (ip != nil && ip.IsUnspecified()) {
+				return fail(KeyAdvertisedListeners, v, fmt.Sprintf("%s must name a host clients can reach, not %q", a.Name, a.Host))
+			}
+			if a.Port == 0 {
+				return fail(KeyAdvertisedListeners, v, fmt.Sprintf("%s must name a port", a.Name))
+			}
+			b.Advertised = append(b.Advertised, a)
+		}
+	}
+
+	b.LogDirs = ParseList(get(KeyLogDirs))
+	if len(b.LogDirs) == 0 {
+		b.LogDirs = []string{get(KeyLogDir)}
+	}
+	b.NumPartitions = int32(ParseInt(get(KeyNumPartitions)))
+	rf := ParseInt(get(KeyReplicationFactor))
+	if rf > 32767 {
+		return fail(KeyReplicationFactor, get(KeyReplicationFactor), "must fit in 16 bits")
+	}
+	b.ReplicationFactor = int16(rf)
+	b.AutoCreateTopics = ParseBool(get(KeyAutoCreateTopics))
+	b.DeleteTopicEnable = ParseBool(get(KeyDeleteTopicEnable))
+	b.MessageMaxBytes = int32(ParseInt(get(KeyMessageMaxBytes)))
+	b.RequestMaxBytes = int32(ParseInt(get(KeyRequestMaxBytes)))
+	b.ConnectionsMaxIdle = time.Duration(ParseInt(get(KeyConnectionsMaxIdle))) * time.Millisecond
+	b.MaxConnections = int(ParseInt(get(KeyMaxConnections)))
+	b.MaxConnectionsPerIP = int(ParseInt(get(KeyMaxConnectionsPerIP)))
+	b.NetworkThreads = int(ParseInt(get(KeyNetworkThreads)))
+	b.ShutdownTimeout = time.Duration(ParseInt(get(KeyShutdownTimeout))) * time.Millisecond
+	return nil
+}
+
+func parseProtocolMap(v string) (map[string]string, error) {
+	m := make(map[string]string)
+	for _, item := range ParseList(v) {
+		name, proto, ok := strings.Cut(item, ":")
+		if !ok || name == "" || proto == "" {
+			return nil, fmt.Errorf("entry %q is not NAME:PROTOCOL", item)
+		}
+		m[strings.ToUpper(strings.TrimSpace(name))] = strings.ToUpper(strings.TrimSpace(proto))
+	}
+	return m, nil
+}
+
+// parseListeners parses "NAME://host:port,..." (IPv6 hosts in brackets).
+func parseListeners(v string, protocols map[string]string) ([]Listener, error) {
+	var out []Listener
+	for _, item := range ParseList(v) {
+		name, hostPort, ok := strings.Cut(item, "://")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%q is not NAME://host:port", item)
+		}
+		name = strings.ToUpper(name)
+		host, port, err := net.SplitHostPort(hostPort)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", item, err)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil || p < 0 || p > 65535 {
+			return nil, fmt.Errorf("%q: port must be 0-65535", item)
+		}
+		proto, ok := protocols[name]
+		if !ok {
+			return nil, fmt.Errorf("listener %s has no security protocol in %s", name, KeySecurityProtocolMap)
+		}
+		if slices.ContainsFunc(out, func(l Listener) bool { return l.Name == name }) {
+			return nil, fmt.Errorf("listener name %s appears twice", name)
+		}
+		out = append(out, Listener{Name: name, Protocol: proto, Host: host, Port: p})
+	}
+	return out, nil
+}

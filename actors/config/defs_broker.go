@@ -1,0 +1,207 @@
+package config
+
+import (
+	"errors"
+	"strings"
+)
+
+// Broker config keys that the broker's wiring reads by name.
+const (
+	KeyBrokerID            = "broker.id"
+	KeyNodeID              = "node.id"
+	KeyListeners           = "listeners"
+	KeyAdvertisedListeners = "advertised.listeners"
+	KeySecurityProtocolMap = "listener.security.protocol.map"
+	KeyControllerListeners = "controller.listener.names"
+	KeyLogDirs             = "log.dirs"
+	KeyLogDir              = "log.dir"
+	KeyZooKeeperConnect    = "zookeeper.connect"
+	KeyNumPartitions       = "num.partitions"
+	KeyReplicationFactor   = "default.replication.factor"
+	KeyAutoCreateTopics    = "auto.create.topics.enable"
+	KeyDeleteTopicEnable   = "delete.topic.enable"
+	KeyMessageMaxBytes     = "message.max.bytes"
+	KeyRequestMaxBytes     = "socket.request.max.bytes"
+	KeyConnectionsMaxIdle  = "connections.max.idle.ms"
+	KeyMaxConnections      = "max.connections"
+	KeyMaxConnectionsPerIP = "max.connections.per.ip"
+	KeyNetworkThreads      = "num.network.threads"
+	KeyRack                = "broker.rack"
+	KeyShutdownTimeout     = "samsa.shutdown.timeout.ms"
+)
+
+var errEmpty = errors.New("must not be empty")
+
+func notEmpty(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errEmpty
+	}
+	return nil
+}
+
+// brokerDefs are the broker configs samsa knows. Keys marked Ignored are
+// accepted so that a Kafka server.properties loads unchanged, and have no
+// effect yet; every other key is acted on.
+var brokerDefs = []Def{
+	// Identity and listeners.
+	{Name: KeyBrokerID, Type: Int, Default: "0", Check: AtLeast(0),
+		Synonyms: []Synonym{{Name: KeyNodeID}},
+		Doc:      "This broker's id. samsa defaults to 0 (Kafka's -1 auto-generation is not supported)."},
+	{Name: KeyNodeID, Type: Int, Nullable: true, Check: AtLeast(0),
+		Doc: "KRaft's name for the broker id; read when broker.id is not set."},
+	{Name: KeyRack, Type: String, Nullable: true, Doc: "Rack of this broker, reported in Metadata."},
+	{Name: KeyListeners, Type: List, Default: "PLAINTEXT://127.0.0.1:9092", Check: notEmpty,
+		Doc: "Comma list of NAME://host:port to listen on. Only PLAINTEXT listeners are served so far; port 0 picks a free port."},
+	{Name: KeyAdvertisedListeners, Type: List, Nullable: true,
+		Doc: "NAME://host:port that clients are told to connect to; defaults to the listeners (with the bound port)."},
+	{Name: KeySecurityProtocolMap, Type: String,
+		Default: "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+		Doc:     "Maps listener names to security protocols."},
+	{Name: KeyControllerListeners, Type: List, Nullable: true,
+		Doc: "KRaft controller listener names: such listeners are skipped (samsa has no KRaft controller)."},
+	{Name: "inter.broker.listener.name", Type: String, Nullable: true, Ignored: true, Doc: "Cluster mode comes later."},
+	{Name: "security.inter.broker.protocol", Type: String, Default: "PLAINTEXT", Ignored: true, Doc: "Cluster mode comes later."},
+	{Name: "process.roles", Type: List, Nullable: true, Ignored: true, Doc: "KRaft roles; samsa is always a broker."},
+	{Name: "controller.quorum.voters", Type: List, Nullable: true, Ignored: true, Doc: "KRaft only; ignored."},
+	{Name: "controller.quorum.bootstrap.servers", Type: List, Nullable: true, Ignored: true, Doc: "KRaft only; ignored."},
+
+	// Storage.
+	{Name: KeyLogDirs, Type: List, Nullable: true,
+		Synonyms: []Synonym{{Name: KeyLogDir}},
+		Doc:      "Comma list of data directories; partitions are spread over them."},
+	{Name: KeyLogDir, Type: String, Default: "./data", Check: notEmpty,
+		Doc: "The data directory when log.dirs is not set."},
+	{Name: "num.recovery.threads.per.data.dir", Type: Int, Default: "1", Check: AtLeast(1), Ignored: true,
+		Doc: "Accepted; each partition recovers in its own actor."},
+
+	// ZooKeeper.
+	{Name: KeyZooKeeperConnect, Type: String, Nullable: true,
+		Doc: "ZooKeeper connection string for cluster mode, which is not supported yet: samsa refuses to start when it is set."},
+	{Name: "zookeeper.connection.timeout.ms", Type: Int, Nullable: true, Ignored: true, Doc: "Cluster mode comes later."},
+	{Name: "zookeeper.session.timeout.ms", Type: Int, Default: "18000", Ignored: true, Doc: "Cluster mode comes later."},
+
+	// Topics.
+	{Name: KeyNumPartitions, Type: Int, Default: "1", Check: AtLeast(1), Dynamic: true,
+		Doc: "Partitions of auto-created topics and of CreateTopics requests that leave the count to the broker."},
+	{Name: KeyReplicationFactor, Type: Int, Default: "1", Check: AtLeast(1), Dynamic: true,
+		Doc: "Replication factor of auto-created topics and of requests that leave it to the broker."},
+	{Name: "min.insync.replicas", Type: Int, Default: "1", Check: AtLeast(1), Dynamic: true,
+		Doc: "With acks=all: replicas that must have a write before it is acknowledged."},
+	{Name: KeyAutoCreateTopics, Type: Boolean, Default: "true",
+		Doc: "Create a topic when a client asks Metadata for it and allows auto-creation."},
+	{Name: KeyDeleteTopicEnable, Type: Boolean, Default: "true", Doc: "Allow DeleteTopics."},
+	{Name: "unclean.leader.election.enable", Type: Boolean, Default: "false", Dynamic: true,
+		Doc: "Allow an out-of-sync replica to become leader (cluster mode)."},
+	{Name: "compression.type", Type: String, Default: "producer", Dynamic: true,
+		Check: OneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"),
+		Doc:   "Default codec of stored batches."},
+	{Name: KeyMessageMaxBytes, Type: Int, Default: "1048588", Check: AtLeast(0), Dynamic: true,
+		Doc: "Largest record batch accepted, unless a topic's max.message.bytes says otherwise."},
+
+	// Log retention and rolling.
+	{Name: "log.retention.ms", Type: Long, Nullable: true, Check: AtLeast(-1), Dynamic: true,
+		Synonyms: []Synonym{{Name: "log.retention.minutes", Scale: msMin}, {Name: "log.retention.hours", Scale: msHour}},
+		Doc:      "Default retention time; -1: forever."},
+	{Name: "log.retention.minutes", Type: Int, Nullable: true, Doc: "Default retention in minutes, when log.retention.ms is not set."},
+	{Name: "log.retention.hours", Type: Int, Default: "168", Doc: "Default retention in hours, when neither log.retention.ms nor .minutes is set."},
+	{Name: "log.retention.bytes", Type: Long, Default: "-1", Dynamic: true, Doc: "Default partition size limit; -1: none."},
+	{Name: "log.retention.check.interval.ms", Type: Long, Default: "300000", Check: AtLeast(1),
+		Doc: "How often retention is enforced."},
+	{Name: "log.segment.bytes", Type: Int, Default: "1073741824", Check: AtLeast(14), Dynamic: true,
+		Doc: "Default segment size."},
+	{Name: "log.roll.ms", Type: Long, Nullable: true, Check: AtLeast(1), Dynamic: true,
+		Synonyms: []Synonym{{Name: "log.roll.hours", Scale: msHour}},
+		Doc:      "Default age at which a segment is rolled."},
+	{Name: "log.roll.hours", Type: Int, Default: "168", Check: AtLeast(1), Doc: "log.roll.ms in hours."},
+	{Name: "log.roll.jitter.ms", Type: Long, Nullable: true, Check: AtLeast(0), Dynamic: true,
+		Synonyms: []Synonym{{Name: "log.roll.jitter.hours", Scale: msHour}},
+		Doc:      "Default segment roll jitter."},
+	{Name: "log.roll.jitter.hours", Type: Int, Default: "0", Check: AtLeast(0), Doc: "log.roll.jitter.ms in hours."},
+	{Name: "log.cleanup.policy", Type: List, Default: "delete", Check: ListOf(true, "delete", "compact"), Dynamic: true,
+		Doc: "Default cleanup policy."},
+	{Name: "log.index.interval.bytes", Type: Int, Default: "4096", Check: AtLeast(0), Dynamic: true,
+		Doc: "Default bytes between offset index entries."},
+	{Name: "log.index.size.max.bytes", Type: Int, Default: "10485760", Check: AtLeast(4), Dynamic: true,
+		Doc: "Default index size limit."},
+	{Name: "log.segment.delete.delay.ms", Type: Long, Default: "60000", Check: AtLeast(0), Dynamic: true,
+		Doc: "Default delay before deleted segment files are removed."},
+	{Name: "log.preallocate", Type: Boolean, Default: "false", Dynamic: true, Doc: "Default preallocation."},
+	{Name: "log.message.timestamp.type", Type: String, Default: "CreateTime", Check: OneOf("CreateTime", "LogAppendTime"), Dynamic: true,
+		Doc: "Default timestamp type."},
+	{Name: "log.message.timestamp.before.max.ms", Type: Long, Default: longMax, Check: AtLeast(0), Dynamic: true,
+		Doc: "Default limit on past batch timestamps."},
+	{Name: "log.message.timestamp.after.max.ms", Type: Long, Default: "3600000", Check: AtLeast(0), Dynamic: true,
+		Doc: "Default limit on future batch timestamps."},
+
+	// Flushing and durability.
+	{Name: "samsa.log.flush.policy", Type: String, Default: FlushGroup, Dynamic: true,
+		Check: OneOf(FlushAlways, FlushGroup, FlushInterval, FlushNever),
+		Doc:   "Default samsa.flush.policy of topics: always, group (default), interval or never."},
+	{Name: "log.flush.interval.messages", Type: Long, Default: longMax, Check: AtLeast(1), Dynamic: true,
+		Doc: "With the interval flush policy: fsync after this many messages."},
+	{Name: "log.flush.interval.ms", Type: Long, Nullable: true, Check: AtLeast(0), Dynamic: true,
+		Synonyms: []Synonym{{Name: "log.flush.scheduler.interval.ms"}},
+		Doc:      "With the interval flush policy: fsync at least this often."},
+	{Name: "log.flush.scheduler.interval.ms", Type: Long, Default: longMax, Check: AtLeast(0),
+		Doc: "log.flush.interval.ms when that is not set."},
+	{Name: "log.flush.offset.checkpoint.interval.ms", Type: Int, Default: "60000", Check: AtLeast(0), Ignored: true,
+		Doc: "Accepted; segment writes its recovery checkpoint on its own schedule."},
+
+	// Log cleaner (compaction comes later).
+	{Name: "log.cleaner.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "The log cleaner comes later."},
+	{Name: "log.cleaner.threads", Type: Int, Default: "1", Check: AtLeast(0), Ignored: true, Doc: "The log cleaner comes later."},
+	{Name: "log.cleaner.delete.retention.ms", Type: Long, Default: "86400000", Check: AtLeast(0), Dynamic: true,
+		Doc: "Default tombstone retention."},
+	{Name: "log.cleaner.min.cleanable.ratio", Type: Double, Default: "0.5", Check: FractionBetween(0, 1), Dynamic: true,
+		Doc: "Default min.cleanable.dirty.ratio."},
+	{Name: "log.cleaner.min.compaction.lag.ms", Type: Long, Default: "0", Check: AtLeast(0), Dynamic: true,
+		Doc: "Default min.compaction.lag.ms."},
+	{Name: "log.cleaner.max.compaction.lag.ms", Type: Long, Default: longMax, Check: AtLeast(1), Dynamic: true,
+		Doc: "Default max.compaction.lag.ms."},
+
+	// Network.
+	{Name: KeyRequestMaxBytes, Type: Int, Default: "104857600", Check: AtLeast(1),
+		Doc: "Largest request frame; larger frames close the connection."},
+	{Name: KeyConnectionsMaxIdle, Type: Long, Default: "600000", Check: AtLeast(0),
+		Doc: "Idle connections are closed after this long (0: never)."},
+	{Name: KeyMaxConnections, Type: Int, Default: intMax, Check: AtLeast(0), Dynamic: true,
+		Doc: "Most connections the broker accepts."},
+	{Name: KeyMaxConnectionsPerIP, Type: Int, Default: intMax, Check: AtLeast(0), Dynamic: true,
+		Doc: "Most connections from one client address."},
+	{Name: "max.connections.per.ip.overrides", Type: String, Default: "", Ignored: true, Dynamic: true,
+		Doc: "Accepted; per-address overrides come later."},
+	{Name: "socket.send.buffer.bytes", Type: Int, Default: "102400", Ignored: true, Doc: "Accepted; the OS default is used."},
+	{Name: "socket.receive.buffer.bytes", Type: Int, Default: "102400", Ignored: true, Doc: "Accepted; the OS default is used."},
+	{Name: KeyNetworkThreads, Type: Int, Default: "3", Check: AtLeast(1),
+		Doc: "Number of network event loops."},
+	{Name: "num.io.threads", Type: Int, Default: "8", Check: AtLeast(1), Ignored: true,
+		Doc: "Accepted; requests run in actors, not an I/O thread pool."},
+	{Name: "queued.max.requests", Type: Int, Default: "500", Check: AtLeast(1), Ignored: true, Doc: "Accepted; backpressure is per connection."},
+	{Name: "background.threads", Type: Int, Default: "10", Check: AtLeast(1), Ignored: true, Doc: "Accepted; unused."},
+	{Name: "controlled.shutdown.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "Cluster mode comes later."},
+
+	// Groups and transactions (their coordinators come later).
+	{Name: "offsets.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Consumer groups come later."},
+	{Name: "offsets.topic.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Ignored: true, Doc: "Consumer groups come later."},
+	{Name: "transaction.state.log.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
+	{Name: "transaction.state.log.min.isr", Type: Int, Default: "2", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
+	{Name: "transaction.state.log.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
+	{Name: "group.initial.rebalance.delay.ms", Type: Int, Default: "3000", Check: AtLeast(0), Ignored: true, Doc: "Consumer groups come later."},
+	{Name: "group.min.session.timeout.ms", Type: Int, Default: "6000", Ignored: true, Doc: "Consumer groups come later."},
+	{Name: "group.max.session.timeout.ms", Type: Int, Default: "1800000", Ignored: true, Doc: "Consumer groups come later."},
+
+	// samsa's own.
+	{Name: KeyShutdownTimeout, Type: Long, Default: "30000", Check: AtLeast(1),
+		Doc: "Longest graceful shutdown: requests in flight finish and logs close within this time."},
+}
+
+var brokerIndex = index(brokerDefs)
+
+// BrokerDef returns the definition of a broker config.
+func BrokerDef(name string) (*Def, bool) {
+	d, ok := brokerIndex[name]
+	return d, ok
+}
+
+// BrokerDefs returns every broker config definition, sorted by name.
+func BrokerDefs() []*Def { return sortedDefs(brokerIndex) }

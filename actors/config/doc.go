@@ -1,0 +1,43 @@
+// Package config is the broker's registry of configuration keys: every
+// broker and topic config samsa knows, under Kafka's own names, with its
+// type, default, validator, documentation and, for topic configs, the
+// broker-level synonyms a topic inherits from.
+//
+// # What it owns
+//
+//   - The definitions (defs_broker.go, defs_topic.go). Adding a config is
+//     adding one Def to one of those tables; DescribeConfigs, validation and
+//     `samsa serve` parsing all read from them.
+//   - Parsing of Kafka's server.properties format (properties.go) and of
+//     SAMSA_* environment variables (env.go).
+//   - Broker: the typed, validated static broker configuration that
+//     `samsa serve` builds from defaults < file < environment < flags.
+//   - Resolution (resolve.go): the effective value of a topic or broker
+//     config from its layers, with the source and synonym chain that
+//     DescribeConfigs reports.
+//
+// # Layers and precedence
+//
+// A topic config value comes from, first match wins:
+//
+//  1. the topic's own override (DYNAMIC_TOPIC_CONFIG);
+//  2. for each broker synonym in order (retention.ms: log.retention.ms,
+//     log.retention.minutes, log.retention.hours), the dynamic per-broker
+//     value (DYNAMIC_BROKER_CONFIG), the dynamic cluster default
+//     (DYNAMIC_DEFAULT_BROKER_CONFIG), the static value from
+//     server.properties, env or flags (STATIC_BROKER_CONFIG), then the
+//     synonym's own default (DEFAULT_CONFIG);
+//  3. the topic definition's default (DEFAULT_CONFIG).
+//
+// A synonym in a coarser unit is scaled (log.retention.hours=1 gives
+// retention.ms=3600000); negative values mean "unlimited" and stay -1.
+//
+// Broker configs resolve the same way over their own synonyms
+// (log.retention.ms ← log.retention.minutes ← log.retention.hours,
+// log.dirs ← log.dir).
+//
+// # Threading
+//
+// Definitions are immutable tables; every function is pure and safe for
+// concurrent use. A Broker value is immutable once Load returns.
+package config
