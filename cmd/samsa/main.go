@@ -26,6 +26,7 @@ func newRootCommand() *cobra.Command {
 		newServeCommand(),
 		newVersionCommand(),
 		newTopicCommand(),
+		newBenchCommand(),
 	)
 	return root
 }

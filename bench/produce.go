@@ -1,0 +1,147 @@
+package bench
+
+import (
+	"context"
+	"encoding/binary"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// EnsureTopic creates w.Topic with w.Partitions partitions unless it
+// exists.
+func EnsureTopic(ctx context.Context, w Workload) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.Brokers...))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	resp, err := adm.CreateTopic(ctx, w.Partitions, 1, nil, w.Topic)
+	if err != nil && resp.Err == nil {
+		return err
+	}
+	if resp.Err != nil && !isTopicExists(resp.Err) {
+		return resp.Err
+	}
+	return nil
+}
+
+// payload builds the value of record i: the intended send time in the
+// first 8 bytes (when the value has room), the rest a fixed filler.
+func payload(buf []byte, intended time.Time) []byte {
+	if len(buf) >= 8 {
+		binary.BigEndian.PutUint64(buf, uint64(intended.UnixNano()))
+	}
+	return buf
+}
+
+func key(w *Workload, i int64, rng *rand.Rand) []byte {
+	if w.KeySize == 0 || w.KeyDist == "none" {
+		return nil
+	}
+	k := make([]byte, w.KeySize)
+	n := uint64(i)
+	if w.KeyDist == "uniform" {
+		n = rng.Uint64()
+	}
+	for j := range k {
+		k[j] = byte('a' + (n>>(uint(j)%8*8))%26)
+	}
+	return k
+}
+
+// RunProduce sends w.Records records with w.Producers clients and measures
+// throughput and produce latency.
+func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, error) {
+	if err := w.Validate(); err != nil {
+		return Result{}, err
+	}
+	if err := EnsureTopic(ctx, w); err != nil {
+		return Result{}, err
+	}
+	opts, err := w.producerOpts()
+	if err != nil {
+		return Result{}, err
+	}
+	probe := probeBroker(w.Brokers[0])
+	lat := NewLatency()
+	var done, errs, bytes atomic.Int64
+	var firstErr atomic.Value
+
+	start := time.Now()
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go reportProgress(pctx, progress, &done, w.Records, start)
+
+	var wg sync.WaitGroup
+	perProducer := w.Records / int64(w.Producers)
+	for p := range w.Producers {
+		n := perProducer
+		if p == 0 {
+			n += w.Records % int64(w.Producers)
+		}
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			return Result{}, err
+		}
+		defer cl.Close()
+		wg.Add(1)
+		go func(p int, n int64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(p), 42))
+			// Each producer takes an equal share of the rate.
+			var interval time.Duration
+			if w.Rate > 0 {
+				interval = time.Duration(float64(time.Second) * float64(w.Producers) / float64(w.Rate))
+			}
+			var pending sync.WaitGroup
+			for i := range n {
+				intended := time.Now()
+				if interval > 0 {
+					intended = start.Add(time.Duration(i) * interval)
+					if d := time.Until(intended); d > 0 {
+						time.Sleep(d)
+					}
+				}
+				value := payload(make([]byte, w.RecordSize), intended)
+				r := &kgo.Record{Key: key(&w, i, rng), Value: value}
+				size := int64(len(r.Key) + len(r.Value))
+				pending.Add(1)
+				cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+					defer pending.Done()
+					lat.Record(time.Since(intended))
+					if err != nil {
+						if errs.Add(1) == 1 {
+							firstErr.Store(err.Error())
+						}
+						return
+					}
+					bytes.Add(size)
+					done.Add(1)
+				})
+				if ctx.Err() != nil {
+					break
+				}
+			}
+			pending.Wait()
+		}(p, n)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	stop()
+
+	res := Result{Kind: "produce", Records: done.Load(), Bytes: bytes.Load(), Errors: errs.Load()}
+	if s, ok := firstErr.Load().(string); ok {
+		res.FirstError = s
+	}
+	sum := lat.Summary()
+	res.Produce = &sum
+	res.Broker = probe.finish()
+	res.finish(elapsed)
+	return res, ctx.Err()
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/samsa-io/samsa/bench"
+)
+
+// newBenchCommand groups the load generators: thin front ends over the
+// bench package.
+func newBenchCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "bench", Short: "Load generators: produce, consume, e2e"}
+	w := bench.DefaultWorkload()
+	var brokers, output string
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&brokers, "bootstrap-server", benchBootstrapDefault(), "comma-separated bootstrap brokers")
+	pf.StringVar(&w.Topic, "topic", w.Topic, "topic (created when missing)")
+	pf.Int32Var(&w.Partitions, "partitions", w.Partitions, "partitions of a created topic (consume: partitions to read)")
+	pf.Int64Var(&w.Records, "records", w.Records, "records in total")
+	pf.IntVar(&w.RecordSize, "record-size", w.RecordSize, "value bytes per record")
+	pf.IntVar(&w.KeySize, "key-size", w.KeySize, "key bytes per record")
+	pf.StringVar(&w.KeyDist, "key-dist", w.KeyDist, "key distribution: none, uniform, sequential")
+	pf.IntVar(&w.Rate, "rate", w.Rate, "records/s over all producers; 0 = as fast as possible")
+	pf.IntVar(&w.Producers, "producers", w.Producers, "concurrent producer clients")
+	pf.IntVar(&w.Consumers, "consumers", w.Consumers, "concurrent consumer clients")
+	pf.StringVar(&w.Acks, "acks", w.Acks, "0, 1 or all")
+	pf.StringVar(&w.Compression, "compression", w.Compression, "none, gzip, snappy, lz4, zstd")
+	pf.DurationVar(&w.Linger, "linger", w.Linger, "producer linger")
+	pf.Int32Var(&w.BatchBytes, "batch-bytes", w.BatchBytes, "producer max batch bytes")
+	pf.BoolVar(&w.Idempotent, "idempotent", w.Idempotent, "use the idempotent producer (needs --acks all)")
+	pf.StringVarP(&output, "output", "o", "table", "table or json")
+
+	run := func(fn func(context.Context, bench.Workload, bench.Progress) (bench.Result, error)) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, _ []string) error {
+			w.Brokers = strings.Split(brokers, ",")
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			var progress bench.Progress
+			if term.IsTerminal(int(os.Stderr.Fd())) {
+				progress = func(done, total int64, elapsed time.Duration) {
+					rate := float64(done) / elapsed.Seconds()
+					left := "?"
+					if rate > 0 {
+						left = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()
+					}
+					fmt.Fprintf(os.Stderr, "\r%d/%d records, %.0f records/s, %s left   ", done, total, rate, left)
+				}
+			}
+			res, err := fn(ctx, w, progress)
+			if progress != nil {
+				fmt.Fprint(os.Stderr, "\r\033[K")
+			}
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				err = res.WriteJSON(cmd.OutOrStdout())
+			} else {
+				err = res.WriteTable(cmd.OutOrStdout())
+			}
+			if err == nil && res.Errors > 0 {
+				err = fmt.Errorf("%d records failed: %s", res.Errors, res.FirstError)
+			}
+			return err
+		}
+	}
+	cmd.AddCommand(
+		&cobra.Command{Use: "produce", Short: "Produce records as fast as possible or at --rate", RunE: run(bench.RunProduce)},
+		&cobra.Command{Use: "consume", Short: "Consume --records records from the start", RunE: run(bench.RunConsume)},
+		&cobra.Command{Use: "e2e", Short: "Produce at --rate while consuming; end-to-end latency", RunE: run(bench.RunE2E)},
+	)
+	return cmd
+}
+
+// benchBootstrapDefault is $SAMSA_BOOTSTRAP_SERVER, else the local broker.
+func benchBootstrapDefault() string {
+	if v, ok := os.LookupEnv("SAMSA_BOOTSTRAP_SERVER"); ok {
+		return v
+	}
+	return "127.0.0.1:9092"
+}
