@@ -1,0 +1,113 @@
+package netloop
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Defaults, named after the Kafka broker settings they mirror.
+const (
+	// DefaultListener is where a broker listens when Config.Listeners is empty.
+	DefaultListener = "127.0.0.1:9092"
+	// DefaultMaxRequestBytes is socket.request.max.bytes (100 MiB).
+	DefaultMaxRequestBytes = 100 << 20
+	// DefaultMaxInFlightPerConn is how many requests of one connection may
+	// be decoded and not yet answered before that connection stops being
+	// decoded. Kafka has no such setting (it serves one request at a time per
+	// connection); 16 leaves room above the clients' usual
+	// max.in.flight.requests.per.connection of 5.
+	DefaultMaxInFlightPerConn = 16
+	// DefaultMaxOutboundBytes is the per-connection high-water mark of
+	// response bytes held in memory and not yet written.
+	DefaultMaxOutboundBytes = 4 << 20
+	// DefaultConnectionsMaxIdle is connections.max.idle.ms (10 minutes).
+	DefaultConnectionsMaxIdle = 10 * time.Minute
+)
+
+// ErrConfig is returned (wrapped) by New for an unusable Config.
+var ErrConfig = errors.New("netloop: invalid config")
+
+// Config configures a Server. The zero value of every field means its
+// default.
+type Config struct {
+	// Listeners are "host:port" PLAINTEXT listeners; default
+	// [DefaultListener]. Port 0 picks a free port; Server.Addrs reports it.
+	Listeners []string
+	// MaxRequestBytes is socket.request.max.bytes: a frame whose size
+	// prefix is above it (or negative) closes the connection before any
+	// of it is buffered. Default DefaultMaxRequestBytes.
+	MaxRequestBytes int32
+	// MaxInFlightPerConn bounds the requests of one connection that are
+	// decoded but not yet answered and written; at the bound the
+	// connection is not decoded (and its socket not read) until one
+	// response is written. Default DefaultMaxInFlightPerConn (16).
+	MaxInFlightPerConn int
+	// MaxOutboundBytes is the per-connection high-water mark of response
+	// bytes held in memory and not yet written (file regions do not count:
+	// they hold no memory). Past it the connection is not decoded until it
+	// drains below. Default DefaultMaxOutboundBytes.
+	MaxOutboundBytes int
+	// ConnectionsMaxIdle is connections.max.idle.ms: a connection with no
+	// traffic in either direction and no request in flight for this long
+	// is closed. 0 means the default (10 minutes); a negative value
+	// disables the check.
+	ConnectionsMaxIdle time.Duration
+	// MaxConnections is max.connections; 0 = unlimited.
+	MaxConnections int
+	// MaxConnectionsPerIP is max.connections.per.ip; 0 = unlimited.
+	MaxConnectionsPerIP int
+	// EventLoops is the number of gnet event loops; 0 = one per CPU.
+	EventLoops int
+	// Logger receives one line per notable event (refused connection, bad
+	// frame, bad request); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// withDefaults returns cfg with zero fields set to their defaults, or an
+// error naming the first unusable field.
+func (cfg Config) withDefaults() (Config, error) {
+	if len(cfg.Listeners) == 0 {
+		cfg.Listeners = []string{DefaultListener}
+	}
+	seen := make(map[string]bool, len(cfg.Listeners))
+	for _, l := range cfg.Listeners {
+		if _, _, err := net.SplitHostPort(l); err != nil {
+			return cfg, fmt.Errorf("%w: listener %q: %v", ErrConfig, l, err)
+		}
+		if seen[l] {
+			return cfg, fmt.Errorf("%w: listener %q given twice", ErrConfig, l)
+		}
+		seen[l] = true
+	}
+	switch {
+	case cfg.MaxRequestBytes == 0:
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	case cfg.MaxRequestBytes < 0:
+		return cfg, fmt.Errorf("%w: MaxRequestBytes %d", ErrConfig, cfg.MaxRequestBytes)
+	}
+	switch {
+	case cfg.MaxInFlightPerConn == 0:
+		cfg.MaxInFlightPerConn = DefaultMaxInFlightPerConn
+	case cfg.MaxInFlightPerConn < 0:
+		return cfg, fmt.Errorf("%w: MaxInFlightPerConn %d", ErrConfig, cfg.MaxInFlightPerConn)
+	}
+	switch {
+	case cfg.MaxOutboundBytes == 0:
+		cfg.MaxOutboundBytes = DefaultMaxOutboundBytes
+	case cfg.MaxOutboundBytes < 0:
+		return cfg, fmt.Errorf("%w: MaxOutboundBytes %d", ErrConfig, cfg.MaxOutboundBytes)
+	}
+	if cfg.ConnectionsMaxIdle == 0 {
+		cfg.ConnectionsMaxIdle = DefaultConnectionsMaxIdle
+	}
+	if cfg.MaxConnections < 0 || cfg.MaxConnectionsPerIP < 0 || cfg.EventLoops < 0 {
+		return cfg, fmt.Errorf("%w: negative MaxConnections, MaxConnectionsPerIP or EventLoops", ErrConfig)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return cfg, nil
+}

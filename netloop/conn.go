@@ -1,0 +1,199 @@
+package netloop
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"github.com/samsa-io/samsa/wire"
+)
+
+// conn is netloop's state for one client connection. Three parties touch
+// it:
+//
+//   - the gnet loop that owns the connection (OnOpen, OnTraffic, OnClose):
+//     it decodes frames, assigns sequence numbers, pauses and resumes
+//     reading; fields marked "loop" are touched only there;
+//   - Reply, from any goroutine: it files a response in the reorder ring;
+//   - the connection's writer goroutine: it writes responses in sequence
+//     order to tc, the connection's own dup of the socket.
+//
+// Fields marked "mu" are guarded by mu. gc's concurrency-safe methods
+// (Wake, Close) are called only under mu and only while !closed: once
+// OnClose has run, the loop (and later its poller) may be gone.
+type conn struct {
+	srv    *Server
+	gc     gnet.Conn
+	tc     *net.TCPConn    // dup of the socket, owned by the writer
+	raw    syscall.RawConn // tc's raw form, for sendfile
+	remote string          // "ip:port", for logs and Request.ClientAddr
+	ip     string          // for max.connections.per.ip
+
+	lastActive     atomic.Int64           // unix nanoseconds of the last read or write
+	sharedClientID atomic.Pointer[string] // last client id, for logs off the loop
+
+	// loop
+	nextSeq   uint64 // sequence number of the next decoded request
+	clientID  string // from the last decoded header, for log lines
+	paused    bool   // reading is switched off in epoll
+	epfd      int    // the loop's epoll descriptor, valid if epfdKnown and >= 0
+	epfdKnown bool
+
+	mu       sync.Mutex
+	cond     sync.Cond // signalled when the head of the ring is ready, or on close
+	slots    []slot    // mu: reorder ring, indexed by sequence % len(slots)
+	writeSeq uint64    // mu: sequence number the writer writes next
+	inFlight int       // mu: decoded, not yet written (or dropped)
+	outbound int       // mu: response bytes in memory, filed and not yet written
+	muted    bool      // mu: decoding stopped for backpressure; the writer wakes the loop
+	closed   bool      // mu: OnClose ran; no more gc calls, replies are dropped
+	closing  bool      // mu: the idle sweep asked gnet to close it
+	broken   bool      // mu: a write failed; the rest is discarded until close
+}
+
+// slot holds one response in the reorder ring. ready with a nil resp is a
+// request without a response (acks=0 produce): it only advances the order.
+type slot struct {
+	resp  *wire.Response
+	ready bool
+}
+
+func newConn(s *Server, gc gnet.Conn, tc *net.TCPConn, raw syscall.RawConn, ip string) *conn {
+	c := &conn{
+		srv:    s,
+		gc:     gc,
+		tc:     tc,
+		raw:    raw,
+		remote: gc.RemoteAddr().String(),
+		ip:     ip,
+		slots:  make([]slot, s.cfg.MaxInFlightPerConn),
+	}
+	c.cond.L = &c.mu
+	c.touch()
+	return c
+}
+
+func (c *conn) touch() { c.lastActive.Store(time.Now().UnixNano()) }
+
+// admit reserves a sequence number for the next frame, or reports that
+// the connection is at its backpressure bounds, in which case it is marked
+// muted and the writer wakes the loop once it drains. Loop only.
+func (c *conn) admit() (seq uint64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inFlight >= len(c.slots) || c.outbound >= c.srv.cfg.MaxOutboundBytes {
+		c.muted = true
+		return 0, false
+	}
+	c.inFlight++
+	seq = c.nextSeq
+	c.nextSeq++
+	return seq, true
+}
+
+// isMuted reports whether the connection is waiting for its writer to
+// drain. Loop only (the flag itself is shared).
+func (c *conn) isMuted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.muted
+}
+
+// deliver files resp under seq and wakes the writer if seq is next. A
+// reply for a closed connection is released at once.
+func (c *conn) deliver(seq uint64, resp *wire.Response) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		c.srv.stats.repliesDropped.Add(1)
+		release(resp)
+		c.srv.finish(1)
+		return
+	}
+	s := &c.slots[seq%uint64(len(c.slots))]
+	s.resp, s.ready = resp, true
+	c.outbound += memBytes(resp)
+	if seq == c.writeSeq {
+		c.cond.Signal()
+	}
+	c.mu.Unlock()
+}
+
+// markClosed is OnClose's part: no more gnet calls, replies from now on
+// are dropped, the writer discards what is filed and exits. Closing tc
+// also breaks a write blocked on a client that does not read, and is what
+// finally closes the socket (gnet has closed only its own descriptor).
+func (c *conn) markClosed() {
+	c.mu.Lock()
+	c.closed = true
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	_ = c.tc.Close()
+}
+
+// closeFromOutside asks the loop to close the connection, unless it is
+// closed or already asked to. It reports whether it asked. Any goroutine.
+func (c *conn) closeFromOutside() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.closing {
+		return false
+	}
+	c.closing = true
+	_ = c.gc.Close()
+	return true
+}
+
+// setClientID records the client id of the last decoded request. Loop
+// only; the shared copy is for log lines written elsewhere.
+func (c *conn) setClientID(id string) {
+	if id != c.clientID {
+		c.clientID = id
+		c.sharedClientID.Store(&id)
+	}
+}
+
+// loopClientID returns the last client id seen, from any goroutine.
+func (c *conn) loopClientID() string {
+	if p := c.sharedClientID.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// idleSince reports whether the connection has had no traffic since
+// before cutoff and has nothing in flight.
+func (c *conn) idleSince(cutoff int64) bool {
+	if c.lastActive.Load() >= cutoff {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.closed && c.inFlight == 0
+}
+
+// memBytes is the memory a response holds until it is written: its byte
+// chunks. File regions hold no memory.
+func memBytes(r *wire.Response) int {
+	if r == nil {
+		return 0
+	}
+	n := 0
+	for i := range r.Chunks {
+		if r.Chunks[i].File == nil {
+			n += len(r.Chunks[i].Bytes)
+		}
+	}
+	return n
+}
+
+// release calls resp.Done, if any.
+func release(resp *wire.Response) {
+	if resp != nil && resp.Done != nil {
+		resp.Done()
+	}
+}

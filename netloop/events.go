@@ -1,0 +1,235 @@
+package netloop
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"github.com/samsa-io/samsa/wire"
+)
+
+// events is the gnet.EventHandler; it is kept apart from Server so that
+// gnet's callbacks are not part of Server's API. Every method runs on a
+// gnet loop (OnBoot on the goroutine that called gnet.Rotate).
+type events struct {
+	gnet.BuiltinEventEngine
+	s *Server
+}
+
+func (e *events) OnBoot(eng gnet.Engine) gnet.Action {
+	e.s.eng = eng
+	close(e.s.booted)
+	return gnet.None
+}
+
+// OnOpen applies the connection limits, gives the connection its writer
+// (a dup of the socket and a goroutine) and attaches netloop's state.
+func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
+	s := e.s
+	remote := gc.RemoteAddr()
+	ip := hostOf(remote)
+	if reason := s.admitConn(ip); reason != "" {
+		s.stats.connectionsRefused.Add(1)
+		s.log.Warn("netloop: connection refused", "client", remote.String(), "reason", reason)
+		return nil, gnet.Close
+	}
+	tc, raw, err := dupSocket(gc)
+	if err != nil {
+		s.forgetConn(ip)
+		s.stats.connectionsRefused.Add(1)
+		s.log.Error("netloop: connection refused: cannot give it a writer", "client", remote.String(), "err", err)
+		return nil, gnet.Close
+	}
+	c := newConn(s, gc, tc, raw, ip)
+	gc.SetContext(c)
+	s.mu.Lock()
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+	s.stats.connectionsAccepted.Add(1)
+	s.stats.connectionsOpen.Add(1)
+	s.writers.Add(1)
+	go c.writeLoop()
+	return nil, gnet.None
+}
+
+func (e *events) OnClose(gc gnet.Conn, _ error) gnet.Action {
+	c, _ := gc.Context().(*conn)
+	if c == nil {
+		return gnet.None // refused in OnOpen
+	}
+	s := e.s
+	c.markClosed()
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.forgetConn(c.ip)
+	s.stats.connectionsOpen.Add(-1)
+	if h := s.hooks.afterClose; h != nil {
+		h()
+	}
+	return gnet.None
+}
+
+// OnTraffic runs when bytes arrived, or when the writer woke the loop
+// after draining a muted connection.
+func (e *events) OnTraffic(gc gnet.Conn) gnet.Action {
+	c, _ := gc.Context().(*conn)
+	if c == nil {
+		return gnet.Close
+	}
+	act := e.s.serve(gc, c)
+	if h := e.s.hooks.afterTraffic; h != nil {
+		h(gc.InboundBuffered())
+	}
+	return act
+}
+
+// serve decodes every complete frame buffered for the connection, within
+// its backpressure bounds. gnet calls OnTraffic once per read, so it must
+// consume all complete frames now; a partial frame stays in gnet's
+// inbound buffer until more bytes arrive.
+func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
+	c.touch()
+	if s.draining.Load() {
+		s.pauseReading(gc, c)
+		return gnet.None
+	}
+	if c.paused {
+		if c.isMuted() {
+			return gnet.None
+		}
+		s.resumeReading(gc, c)
+	} else if c.epfdKnown && c.epfd < 0 && c.isMuted() && gc.InboundBuffered() > s.inboundCap() {
+		// Fallback when reads cannot be paused: a client that keeps
+		// sending while muted is cut off rather than buffered without end.
+		s.log.Warn("netloop: closing connection: client keeps sending while its responses are not read",
+			"client", c.remote, "client_id", c.clientID, "buffered", gc.InboundBuffered())
+		return gnet.Close
+	}
+	for {
+		hdr, err := gc.Peek(4)
+		if err != nil {
+			return gnet.None // fewer than 4 bytes so far
+		}
+		size := int32(binary.BigEndian.Uint32(hdr))
+		if size < 0 || size > s.cfg.MaxRequestBytes {
+			// Checked before a byte of the body is buffered or allocated.
+			s.stats.framesRejected.Add(1)
+			s.log.Warn("netloop: closing connection: request size out of range",
+				"client", c.remote, "client_id", c.clientID, "size", size, "max", s.cfg.MaxRequestBytes)
+			return gnet.Close
+		}
+		if gc.InboundBuffered() < 4+int(size) {
+			return gnet.None // wait for the rest of the frame
+		}
+		if !s.begin() {
+			s.pauseReading(gc, c)
+			return gnet.None
+		}
+		seq, ok := c.admit()
+		if !ok {
+			s.finish(1)
+			s.stats.mutes.Add(1)
+			s.pauseReading(gc, c)
+			return gnet.None
+		}
+		// Copy the frame out of gnet's reused buffers into one the request
+		// owns: kmsg keeps record bytes as sub-slices of it.
+		_, _ = gc.Discard(4)
+		frame := make([]byte, size)
+		if n, _ := gc.Read(frame); n != len(frame) {
+			c.deliver(seq, nil)
+			s.log.Error("netloop: closing connection: short read of a buffered frame", "client", c.remote,
+				"want", len(frame), "got", n)
+			return gnet.Close
+		}
+		if act := s.dispatch(c, seq, frame); act != gnet.None {
+			return act
+		}
+	}
+}
+
+// dispatch decodes one frame and hands it to the Handler. A frame that
+// does not decode closes the connection with one log line.
+func (s *Server) dispatch(c *conn, seq uint64, frame []byte) gnet.Action {
+	req, err := wire.DecodeRequest(frame)
+	if err != nil {
+		s.stats.decodeErrors.Add(1)
+		clientID := c.clientID
+		var de *wire.DecodeError
+		if errors.As(err, &de) && de.Header.ClientID != "" {
+			clientID = de.Header.ClientID
+		}
+		s.log.Warn("netloop: closing connection after a request it cannot serve",
+			"client", c.remote, "client_id", clientID, "err", err)
+		c.deliver(seq, nil) // keeps the in-flight accounting whole
+		return gnet.Close
+	}
+	c.setClientID(req.Header.ClientID)
+	req.ClientAddr = c.remote
+	r := &reply{c: c, seq: seq, apiKey: req.Header.APIKey, corr: req.Header.CorrelationID}
+	req.Reply = r.send
+	s.stats.requests.Add(1)
+	return s.handle(req, r)
+}
+
+// handle calls the Handler. A panic there is a broker bug, but must not
+// take down the loop and every connection on it: it is logged, the
+// request is finished without a response and its connection closed.
+func (s *Server) handle(req *wire.Request, r *reply) (act gnet.Action) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.stats.handlerPanics.Add(1)
+			s.log.Error("netloop: handler panicked; closing the connection", "client", req.ClientAddr,
+				"client_id", req.Header.ClientID, "api", wire.APIName(req.Header.APIKey), "panic", p)
+			r.abandon()
+			act = gnet.Close
+		}
+	}()
+	s.h.Handle(req)
+	return gnet.None
+}
+
+// inboundCap is the fallback bound on a muted connection's buffered input.
+func (s *Server) inboundCap() int {
+	return int(s.cfg.MaxRequestBytes) + 4 + readBufferCap
+}
+
+// pauseReading stops the loop reading c's socket (see pause_linux.go).
+func (s *Server) pauseReading(gc gnet.Conn, c *conn) {
+	if c.paused {
+		return
+	}
+	if !c.epfdKnown {
+		c.epfdKnown = true
+		fd, ok := epollFD(gc)
+		if !ok {
+			fd = -1
+		}
+		c.epfd = fd
+	}
+	if c.epfd >= 0 {
+		err := setReading(c.epfd, gc.Fd(), false)
+		if err == nil {
+			c.paused = true
+			return
+		}
+		c.epfd = -1
+		if s.pauseWarned.CompareAndSwap(false, true) {
+			s.log.Warn("netloop: cannot pause reading a socket; muted connections are capped instead", "err", err)
+		}
+		return
+	}
+	if s.pauseWarned.CompareAndSwap(false, true) {
+		s.log.Warn("netloop: cannot find gnet's epoll descriptor; muted connections are capped instead")
+	}
+}
+
+// resumeReading undoes pauseReading.
+func (s *Server) resumeReading(gc gnet.Conn, c *conn) {
+	if err := setReading(c.epfd, gc.Fd(), true); err != nil {
+		s.log.Error("netloop: cannot resume reading a socket", "client", c.remote, "err", err)
+	}
+	c.paused = false
+}

@@ -1,0 +1,62 @@
+package netloop
+
+import "sync/atomic"
+
+// Stats is a snapshot of a Server's counters. Counts are totals since
+// Start except ConnectionsOpen.
+type Stats struct {
+	ConnectionsOpen       int64  // connections currently open
+	ConnectionsAccepted   uint64 // connections accepted (not refused)
+	ConnectionsRefused    uint64 // closed at once: max.connections, max.connections.per.ip, shutting down, or no socket dup
+	ConnectionsIdleClosed uint64 // closed by connections.max.idle.ms
+
+	FramesRejected uint64 // size prefix negative or above MaxRequestBytes
+	DecodeErrors   uint64 // frames that did not decode (unknown key or version, bad header or body)
+	HandlerPanics  uint64 // Handler.Handle panicked (the connection was closed)
+
+	Requests       uint64 // requests decoded and handed to the Handler
+	Responses      uint64 // responses written in full (Reply(nil) is not one)
+	RepliesDropped uint64 // responses discarded because their connection had gone
+	Mutes          uint64 // times a connection stopped being decoded for backpressure
+
+	BytesWritten  uint64 // every response byte put on a socket
+	BytesSendfile uint64 // record data sent by sendfile(2)
+	BytesCopied   uint64 // record data sent by read-and-write (no fd, or sendfile refused)
+}
+
+// counters is the live, atomically updated form of Stats.
+type counters struct {
+	connectionsOpen       atomic.Int64
+	connectionsAccepted   atomic.Uint64
+	connectionsRefused    atomic.Uint64
+	connectionsIdleClosed atomic.Uint64
+	framesRejected        atomic.Uint64
+	decodeErrors          atomic.Uint64
+	handlerPanics         atomic.Uint64
+	requests              atomic.Uint64
+	responses             atomic.Uint64
+	repliesDropped        atomic.Uint64
+	mutes                 atomic.Uint64
+	bytesWritten          atomic.Uint64
+	bytesSendfile         atomic.Uint64
+	bytesCopied           atomic.Uint64
+}
+
+func (c *counters) snapshot() Stats {
+	return Stats{
+		ConnectionsOpen:       c.connectionsOpen.Load(),
+		ConnectionsAccepted:   c.connectionsAccepted.Load(),
+		ConnectionsRefused:    c.connectionsRefused.Load(),
+		ConnectionsIdleClosed: c.connectionsIdleClosed.Load(),
+		FramesRejected:        c.framesRejected.Load(),
+		DecodeErrors:          c.decodeErrors.Load(),
+		HandlerPanics:         c.handlerPanics.Load(),
+		Requests:              c.requests.Load(),
+		Responses:             c.responses.Load(),
+		RepliesDropped:        c.repliesDropped.Load(),
+		Mutes:                 c.mutes.Load(),
+		BytesWritten:          c.bytesWritten.Load(),
+		BytesSendfile:         c.bytesSendfile.Load(),
+		BytesCopied:           c.bytesCopied.Load(),
+	}
+}
