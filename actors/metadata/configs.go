@@ -1,0 +1,345 @@
+package metadata
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// DescribeConfigs handles a DescribeConfigs request (v1-4) for TOPIC and
+// BROKER resources. A broker resource named after this broker's id lists
+// every broker config with its source; an empty name lists the dynamic
+// cluster-wide defaults that are set.
+func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.DescribeConfigsResponse {
+	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
+	for _, res := range req.Resources {
+		out := kmsg.NewDescribeConfigsResponseResource()
+		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
+		var entries []config.Entry
+		switch res.ResourceType {
+		case kmsg.ConfigResourceTypeTopic:
+			t, ok := s.byName[res.ResourceName]
+			if !ok {
+				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Int16(), str("This broker has no topic '"+res.ResourceName+"'.")
+				break
+			}
+			for _, d := range config.TopicDefs() {
+				if wanted(res.ConfigNames, d.Name) {
+					e, _ := config.ResolveTopic(d.Name, t.Configs, s.Layers())
+					entries = append(entries, e)
+				}
+			}
+		case kmsg.ConfigResourceTypeBroker:
+			clusterDefault, terr := s.brokerResource(res.ResourceName)
+			if terr != nil {
+				out.ErrorCode, out.ErrorMessage = terr.code.Int16(), str(terr.msg)
+				break
+			}
+			for _, d := range config.BrokerDefs() {
+				if !wanted(res.ConfigNames, d.Name) {
+					continue
+				}
+				if clusterDefault {
+					if v, ok := s.snap.DynamicDefault[d.Name]; ok {
+						entries = append(entries, config.Entry{Name: d.Name, Value: v, Source: config.SourceDynamicDefault, Type: d.Type, Doc: d.Doc,
+							Sensitive: d.Sensitive, Synonyms: []config.SynonymValue{{Name: d.Name, Value: v, Source: config.SourceDynamicDefault}}})
+					}
+					continue
+				}
+				e, _ := config.ResolveBroker(d.Name, s.Layers())
+				entries = append(entries, e)
+			}
+		default:
+			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), str("samsa describes TOPIC and BROKER config resources only.")
+		}
+		for _, e := range entries {
+			out.Configs = append(out.Configs, describeEntry(e, req))
+		}
+		resp.Resources = append(resp.Resources, out)
+	}
+	return resp
+}
+
+func wanted(names []string, name string) bool {
+	return names == nil || slices.Contains(names, name)
+}
+
+func describeEntry(e config.Entry, req *kmsg.DescribeConfigsRequest) kmsg.DescribeConfigsResponseResourceConfig {
+	c := kmsg.NewDescribeConfigsResponseResourceConfig()
+	c.Name, c.ReadOnly, c.Source, c.IsSensitive = e.Name, e.ReadOnly, e.Source, e.Sensitive
+	c.IsDefault = e.Source == config.SourceDefault
+	if !e.Null && !e.Sensitive {
+		c.Value = str(e.Value)
+	}
+	c.ConfigType = e.Type
+	if req.IncludeDocumentation && e.Doc != "" {
+		c.Documentation = str(e.Doc)
+	}
+	if req.IncludeSynonyms {
+		for _, syn := range e.Synonyms {
+			sy := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
+			sy.Name, sy.Source = syn.Name, syn.Source
+			if !e.Sensitive {
+				sy.Value = str(syn.Value)
+			}
+			c.ConfigSynonyms = append(c.ConfigSynonyms, sy)
+		}
+	}
+	return c
+}
+
+// brokerResource checks a BROKER resource name: "" is the cluster-wide
+// default, this broker's id is this broker.
+func (s *State) brokerResource(name string) (clusterDefault bool, _ *topicError) {
+	if name == "" {
+		return true, nil
+	}
+	id, err := strconv.ParseInt(name, 10, 32)
+	if err != nil || int32(id) != s.snap.BrokerID {
+		return false, fail(kerr.InvalidRequest, "Unexpected broker id %q: this broker is %d (use an empty name for cluster-wide defaults).", name, s.snap.BrokerID)
+	}
+	return false, nil
+}
+
+// alteration is one config change of an AlterConfigs or
+// IncrementalAlterConfigs resource.
+type alteration struct {
+	name  string
+	op    kmsg.IncrementalAlterConfigOp
+	value *string
+}
+
+// alterTarget is the dynamic layer a resource alters.
+type alterTarget struct {
+	topic   *Topic // nil for broker resources
+	current map[string]string
+	apply   func(next *Snapshot, values map[string]string)
+}
+
+func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *topicError) {
+	switch typ {
+	case kmsg.ConfigResourceTypeTopic:
+		t, ok := s.byName[name]
+		if !ok {
+			return alterTarget{}, fail(kerr.UnknownTopicOrPartition, "This broker has no topic '%s'.", name)
+		}
+		return alterTarget{topic: t, current: t.Configs, apply: func(next *Snapshot, v map[string]string) {
+			for i := range next.Topics {
+				if next.Topics[i].ID == t.ID {
+					next.Topics[i].Configs = v
+				}
+			}
+		}}, nil
+	case kmsg.ConfigResourceTypeBroker:
+		clusterDefault, terr := s.brokerResource(name)
+		if terr != nil {
+			return alterTarget{}, terr
+		}
+		if clusterDefault {
+			return alterTarget{current: s.snap.DynamicDefault, apply: func(next *Snapshot, v map[string]string) { next.DynamicDefault = v }}, nil
+		}
+		return alterTarget{current: s.snap.DynamicBroker, apply: func(next *Snapshot, v map[string]string) { next.DynamicBroker = v }}, nil
+	}
+	return alterTarget{}, fail(kerr.InvalidRequest, "samsa alters TOPIC and BROKER config resources only.")
+}
+
+// def finds the definition an alteration must follow.
+func (tg *alterTarget) def(name string) (*config.Def, *topicError) {
+	if tg.topic != nil {
+		d, ok := config.TopicDef(name)
+		if !ok {
+			return nil, fail(kerr.InvalidConfig, "Unknown topic config %q.", name)
+		}
+		return d, nil
+	}
+	d, ok := config.BrokerDef(name)
+	if !ok {
+		return nil, fail(kerr.InvalidConfig, "Unknown broker config %q.", name)
+	}
+	if !d.Dynamic {
+		return nil, fail(kerr.InvalidRequest, "Broker config %s cannot be changed at runtime; set it in server.properties and restart.", name)
+	}
+	return d, nil
+}
+
+// alter computes a resource's new dynamic config map.
+func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[string]string, *topicError) {
+	seen := make(map[string]bool, len(changes))
+	next := make(map[string]string)
+	if !replace {
+		maps.Copy(next, tg.current)
+	}
+	for _, c := range changes {
+		if seen[c.name] {
+			return nil, fail(kerr.InvalidRequest, "Config %s appears more than once for this resource.", c.name)
+		}
+		seen[c.name] = true
+		d, terr := tg.def(c.name)
+		if terr != nil {
+			return nil, terr
+		}
+		switch c.op {
+		case kmsg.IncrementalAlterConfigOpSet:
+			if c.value == nil {
+				if replace {
+					continue // legacy AlterConfigs: a null value leaves the key unset
+				}
+				return nil, fail(kerr.InvalidConfig, "Null value for %s; use DELETE to remove a config.", c.name)
+			}
+			next[c.name] = strings.TrimSpace(*c.value)
+		case kmsg.IncrementalAlterConfigOpDelete:
+			delete(next, c.name)
+		case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:
+			if d.Type != config.List {
+				return nil, fail(kerr.InvalidConfig, "%s is not a list; APPEND and SUBTRACT apply to lists only.", c.name)
+			}
+			if c.value == nil {
+				return nil, fail(kerr.InvalidConfig, "Null value for %s.", c.name)
+			}
+			list := config.ParseList(s.currentValue(tg, c.name, next))
+			for _, item := range config.ParseList(*c.value) {
+				has := slices.Contains(list, item)
+				if c.op == kmsg.IncrementalAlterConfigOpAppend && !has {
+					list = append(list, item)
+				}
+				if c.op == kmsg.IncrementalAlterConfigOpSubtract && has {
+					list = slices.DeleteFunc(list, func(x string) bool { return x == item })
+				}
+			}
+			next[c.name] = strings.Join(list, ",")
+		default:
+			return nil, fail(kerr.InvalidRequest, "Unknown config operation %d for %s.", c.op, c.name)
+		}
+		if v, ok := next[c.name]; ok {
+			if err := d.Validate(v); err != nil {
+				return nil, fail(kerr.InvalidConfig, "%v", err)
+			}
+		}
+	}
+	if len(next) == 0 {
+		return nil, nil
+	}
+	return next, nil
+}
+
+// currentValue is the value APPEND and SUBTRACT start from: the layer's
+// own value when set, else the effective value.
+func (s *State) currentValue(tg *alterTarget, name string, layer map[string]string) string {
+	if v, ok := layer[name]; ok {
+		return v
+	}
+	if tg.topic != nil {
+		e, _ := config.ResolveTopic(name, nil, s.Layers())
+		return e.Value
+	}
+	e, _ := config.ResolveBroker(name, s.Layers())
+	return e.Value
+}
+
+type resourceResult struct {
+	typ  kmsg.ConfigResourceType
+	name string
+	err  *topicError
+}
+
+// applyAlters validates every resource, then commits the successful ones
+// together (unless validateOnly) and returns the live reconfigurations.
+func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, replace, validateOnly bool) ([]resourceResult, Effects) {
+	next := s.snap.clone()
+	var ok []int
+	for i := range resources {
+		r := &resources[i]
+		if r.err != nil {
+			continue
+		}
+		tg, terr := s.target(r.typ, r.name)
+		if terr != nil {
+			r.err = terr
+			continue
+		}
+		values, terr := s.alter(&tg, changes[i], replace)
+		if terr != nil {
+			r.err = terr
+			continue
+		}
+		if !validateOnly {
+			tg.apply(next, values)
+			ok = append(ok, i)
+		}
+	}
+	if len(ok) == 0 {
+		return resources, Effects{}
+	}
+	if err := s.commit(next); err != nil {
+		for _, i := range ok {
+			resources[i].err = fail(kerr.KafkaStorageError, "Could not persist the configs: %v", err)
+		}
+		return resources, Effects{}
+	}
+	var eff Effects
+	touched := make(map[TopicID]bool)
+	for _, i := range ok {
+		for j := range s.snap.Topics {
+			t := &s.snap.Topics[j]
+			if (resources[i].typ == kmsg.ConfigResourceTypeBroker || t.Name == resources[i].name) && !touched[t.ID] {
+				touched[t.ID] = true
+				eff.Reconfigure = append(eff.Reconfigure, TopicConfig{Topic: t.Name, ID: t.ID, Config: s.TopicConfig(t)})
+			}
+		}
+	}
+	return resources, eff
+}
+
+// AlterConfigs handles the legacy AlterConfigs request (v0-2): each
+// resource's dynamic configs are replaced by the request's set.
+func (s *State) AlterConfigs(req *kmsg.AlterConfigsRequest) (*kmsg.AlterConfigsResponse, Effects) {
+	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
+	results := make([]resourceResult, len(req.Resources))
+	changes := make([][]alteration, len(req.Resources))
+	for i, r := range req.Resources {
+		results[i] = resourceResult{typ: r.ResourceType, name: r.ResourceName}
+		for _, c := range r.Configs {
+			changes[i] = append(changes[i], alteration{name: c.Name, op: kmsg.IncrementalAlterConfigOpSet, value: c.Value})
+		}
+	}
+	results, eff := s.applyAlters(results, changes, true, req.ValidateOnly)
+	for _, r := range results {
+		out := kmsg.NewAlterConfigsResponseResource()
+		out.ResourceType, out.ResourceName = r.typ, r.name
+		if r.err != nil {
+			out.ErrorCode, out.ErrorMessage = r.err.code.Int16(), str(r.err.msg)
+		}
+		resp.Resources = append(resp.Resources, out)
+	}
+	return resp, eff
+}
+
+// IncrementalAlterConfigs handles IncrementalAlterConfigs (v0-1): SET,
+// DELETE, and APPEND/SUBTRACT on list configs.
+func (s *State) IncrementalAlterConfigs(req *kmsg.IncrementalAlterConfigsRequest) (*kmsg.IncrementalAlterConfigsResponse, Effects) {
+	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
+	results := make([]resourceResult, len(req.Resources))
+	changes := make([][]alteration, len(req.Resources))
+	for i, r := range req.Resources {
+		results[i] = resourceResult{typ: r.ResourceType, name: r.ResourceName}
+		for _, c := range r.Configs {
+			changes[i] = append(changes[i], alteration{name: c.Name, op: c.Op, value: c.Value})
+		}
+	}
+	results, eff := s.applyAlters(results, changes, false, req.ValidateOnly)
+	for _, r := range results {
+		out := kmsg.NewIncrementalAlterConfigsResponseResource()
+		out.ResourceType, out.ResourceName = r.typ, r.name
+		if r.err != nil {
+			out.ErrorCode, out.ErrorMessage = r.err.code.Int16(), str(r.err.msg)
+		}
+		resp.Resources = append(resp.Resources, out)
+	}
+	return resp, eff
+}

@@ -1,0 +1,38 @@
+// Package metadata is the pure core of the metadata actor: topics,
+// partitions, topic ids, dynamic configs and cluster identity (cluster id,
+// broker id; this broker is the controller in single-node mode), and the
+// admin requests over them.
+//
+// # Shape
+//
+// State is a plain value owned by one actor. Each handler takes a decoded
+// kmsg request (and the time, where it stamps things) and returns the
+// kmsg response plus Effects: partitions to open, to delete, or to
+// reconfigure. The shell (package actors) carries the effects out. State
+// does no I/O besides Store.Save, and takes its randomness (cluster and
+// topic ids) from an io.Reader, so tests are deterministic.
+//
+// # Durability
+//
+// Every change is made on a copy of the Snapshot, saved through the
+// Store, and only then installed: a failed save leaves the live state as
+// it was and answers KAFKA_STORAGE_ERROR. FileStore writes the snapshot
+// as JSON (FileName, in the first data directory on a fresh broker)
+// through a temporary file, fsync, rename and directory fsync, so a crash
+// leaves the old or the new snapshot, never a torn one. Snapshot.Version
+// is part of the on-disk format; a future layout bumps it and migrates.
+//
+// # Rules it enforces
+//
+//   - Topic names: 1-249 characters of [a-zA-Z0-9._-], not "." or "..";
+//     a name that equals an existing one once '.' and '_' are treated
+//     alike is rejected (INVALID_TOPIC_EXCEPTION).
+//   - Partitions >= 1 (at most MaxPartitionsPerTopic); replication factor
+//     >= 1 and at most the number of brokers (one, for now).
+//   - Topic configs are checked against the config registry: unknown keys
+//     and bad values are INVALID_CONFIG with a message naming the key.
+//   - A deleted topic's name stays reserved until the shell reports its
+//     files gone (FinishDeletion), so a new topic of that name never opens
+//     the old files.
+//   - CreatePartitions only grows a topic.
+package metadata

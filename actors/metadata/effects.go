@@ -1,0 +1,46 @@
+package metadata
+
+import "github.com/samsa-io/samsa/actors/config"
+
+// Effects is what the actor shell must carry out after a state change: the
+// state is already committed (persisted) when they are returned.
+type Effects struct {
+	// Start opens partition logs (new topics, new partitions, start-up).
+	Start []PartitionSpec
+	// Delete closes partition logs and removes their files; when all are
+	// gone the shell calls FinishDeletion for each topic.
+	Delete []PartitionRef
+	// Reconfigure applies a new effective config to every partition of a
+	// topic, live.
+	Reconfigure []TopicConfig
+}
+
+// Empty reports whether there is nothing to do.
+func (e *Effects) Empty() bool {
+	return len(e.Start) == 0 && len(e.Delete) == 0 && len(e.Reconfigure) == 0
+}
+
+// PartitionSpec is everything a partition actor needs to open its log.
+type PartitionSpec struct {
+	Topic       string
+	ID          TopicID
+	Partition   int32
+	Dir         string
+	LeaderEpoch int32
+	Config      config.Topic
+}
+
+// PartitionRef names one partition of a topic incarnation.
+type PartitionRef struct {
+	Topic     string
+	ID        TopicID
+	Partition int32
+	Dir       string
+}
+
+// TopicConfig is a topic's new effective config.
+type TopicConfig struct {
+	Topic  string
+	ID     TopicID
+	Config config.Topic
+}

@@ -1,0 +1,119 @@
+package metadata
+
+import (
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// authorizedOperationsUnset is Kafka's "not requested" value for
+// AuthorizedOperations fields.
+const authorizedOperationsUnset = -2147483648
+
+// Metadata handles a Metadata request (v0-12). A null topic list (v1+) or
+// an empty one at v0 means every topic. An unknown topic is created when
+// auto.create.topics.enable is true and the request allows it (always
+// before v4); the effects open the new partitions.
+func (s *State) Metadata(req *kmsg.MetadataRequest, now time.Time) (*kmsg.MetadataResponse, Effects) {
+	resp := req.ResponseKind().(*kmsg.MetadataResponse)
+	resp.Brokers = []kmsg.MetadataResponseBroker{s.brokerEntry()}
+	resp.ClusterID = str(s.snap.ClusterID)
+	resp.ControllerID = s.snap.BrokerID
+	resp.AuthorizedOperations = authorizedOperationsUnset
+
+	all := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
+	if all {
+		names := make([]string, 0, len(s.byName))
+		for n := range s.byName {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			resp.Topics = append(resp.Topics, s.topicEntry(s.byName[n]))
+		}
+		return resp, Effects{}
+	}
+
+	autoCreate := config.ParseBool(s.brokerValue(config.KeyAutoCreateTopics)) && (req.Version < 4 || req.AllowAutoTopicCreation)
+	var eff Effects
+	for _, rt := range req.Topics {
+		if rt.Topic == nil {
+			// v10+: by topic id.
+			if t, ok := s.byID[TopicID(rt.TopicID)]; ok {
+				resp.Topics = append(resp.Topics, s.topicEntry(t))
+				continue
+			}
+			e := kmsg.NewMetadataResponseTopic()
+			e.TopicID = rt.TopicID
+			e.ErrorCode = kerr.UnknownTopicID.Int16()
+			e.AuthorizedOperations = authorizedOperationsUnset
+			resp.Topics = append(resp.Topics, e)
+			continue
+		}
+		name := *rt.Topic
+		if t, ok := s.byName[name]; ok {
+			resp.Topics = append(resp.Topics, s.topicEntry(t))
+			continue
+		}
+		e := kmsg.NewMetadataResponseTopic()
+		e.Topic = str(name)
+		e.AuthorizedOperations = authorizedOperationsUnset
+		if err := ValidateTopicName(name); err != nil {
+			e.ErrorCode = kerr.InvalidTopicException.Int16()
+			resp.Topics = append(resp.Topics, e)
+			continue
+		}
+		if !autoCreate {
+			e.ErrorCode = kerr.UnknownTopicOrPartition.Int16()
+			resp.Topics = append(resp.Topics, e)
+			continue
+		}
+		t, created, terr := s.autoCreate(name, now)
+		if terr != nil {
+			e.ErrorCode = terr.code.Int16()
+			resp.Topics = append(resp.Topics, e)
+			continue
+		}
+		eff.Start = append(eff.Start, created.Start...)
+		resp.Topics = append(resp.Topics, s.topicEntry(t))
+	}
+	return resp, eff
+}
+
+func (s *State) brokerValue(name string) string {
+	e, _ := config.ResolveBroker(name, s.Layers())
+	return e.Value
+}
+
+func (s *State) rack() *string {
+	if s.broker.Rack == "" {
+		return nil
+	}
+	return str(s.broker.Rack)
+}
+
+func (s *State) brokerEntry() kmsg.MetadataResponseBroker {
+	b := kmsg.NewMetadataResponseBroker()
+	b.NodeID, b.Host, b.Port, b.Rack = s.snap.BrokerID, s.endpoint.Host, s.endpoint.Port, s.rack()
+	return b
+}
+
+func (s *State) topicEntry(t *Topic) kmsg.MetadataResponseTopic {
+	e := kmsg.NewMetadataResponseTopic()
+	e.Topic = str(t.Name)
+	e.TopicID = t.ID
+	e.AuthorizedOperations = authorizedOperationsUnset
+	id := s.snap.BrokerID
+	e.Partitions = make([]kmsg.MetadataResponseTopicPartition, len(t.Partitions))
+	for i, p := range t.Partitions {
+		mp := kmsg.NewMetadataResponseTopicPartition()
+		mp.Partition, mp.Leader, mp.LeaderEpoch = p.Index, id, p.LeaderEpoch
+		mp.Replicas, mp.ISR = []int32{id}, []int32{id}
+		e.Partitions[i] = mp
+	}
+	return e
+}
