@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -49,6 +51,35 @@ func (r *Response) Len() int64 {
 		n += r.Chunks[i].Len()
 	}
 	return n
+}
+
+// ErrShortRegion is returned by AppendTo when a file region cannot be read
+// in full.
+var ErrShortRegion = errors.New("wire: file region shorter than its chunk")
+
+// AppendTo appends every chunk's bytes to dst, reading file regions with
+// ReadAt: the copying path (TLS listeners, tests).
+func (r *Response) AppendTo(dst []byte) ([]byte, error) {
+	for i := range r.Chunks {
+		c := &r.Chunks[i]
+		if c.File == nil {
+			dst = append(dst, c.Bytes...)
+			continue
+		}
+		if c.Length <= 0 {
+			continue
+		}
+		at := len(dst)
+		dst = grow(dst, int(c.Length))[:at+int(c.Length)]
+		n, err := c.File.ReadAt(dst[at:], c.Position)
+		if n < int(c.Length) {
+			if err == nil || err == io.EOF {
+				err = ErrShortRegion
+			}
+			return dst[:at], fmt.Errorf("wire: chunk %d (%d bytes at %d): %w", i, c.Length, c.Position, err)
+		}
+	}
+	return dst, nil
 }
 
 // Chunk is one piece of a response: Bytes, or, when File is set, Length
