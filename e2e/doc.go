@@ -1,0 +1,22 @@
+// Package e2e holds end-to-end tests: real Kafka clients (franz-go kadm,
+// sarama, kafka-go, kcat, and samsa's own admin CLI) against `samsa serve`
+// running as its own process, started through testkit.
+//
+// Most tests share one broker (sharedBroker), started on first use and
+// stopped with SIGTERM after the last test (a non-zero exit fails the
+// run); each test makes topics with names of its own, so tests do not
+// see each other's topics except through list calls. Tests that restart
+// or abuse a broker start their own.
+//
+// Wherever samsa must behave as Apache Kafka does, the tests assert
+// Kafka's error codes exactly (kerr values), and check that error messages
+// are present, not their wording.
+//
+// Measurements (startup time, idle memory, Metadata throughput and CPU per
+// request) are in measure_test.go; they run only with SAMSA_MEASURE=1:
+//
+//	SAMSA_MEASURE=1 go test -run Measure -v ./e2e/
+//
+// kcat tests skip when kcat is absent, except in CI (CI=true), where
+// `make test` installs it and its absence is a failure.
+package e2e

@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/samsa-io/samsa/testkit"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+var shared struct {
+	once   sync.Once
+	broker *testkit.BrokerProcess
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if b := shared.broker; b != nil {
+		if err := b.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: shared broker did not stop cleanly: %v\noutput:\n%s\n", err, lastLines(b.Output(), 50))
+			code = 1
+		}
+		b.Close()
+	}
+	os.Exit(code)
+}
+
+// sharedBroker returns the broker most tests share, starting it on first
+// use. Its output is attached to t's log if t fails.
+func sharedBroker(t *testing.T) *testkit.BrokerProcess {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.broker, shared.err = testkit.LaunchBroker(testkit.BrokerConfig{})
+	})
+	if shared.err != nil {
+		t.Fatalf("starting the shared broker: %v", shared.err)
+	}
+	if !shared.broker.Running() {
+		t.Fatalf("the shared broker is not running (%s); output:\n%s",
+			shared.broker.ExitState(), lastLines(shared.broker.Output(), 80))
+	}
+	shared.broker.LogOnFailure(t)
+	return shared.broker
+}
+
+// newClient returns a franz-go client for addr, closed when t ends.
+func newClient(t *testing.T, addr string, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.ClientID("samsa-e2e"),
+		kgo.RetryTimeout(10 * time.Second)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// newAdmin returns a kadm client for addr, closed when t ends.
+func newAdmin(t *testing.T, addr string) *kadm.Client {
+	t.Helper()
+	return kadm.NewClient(newClient(t, addr))
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var topicSeq atomic.Int64
+
+// topicName makes a topic name unique to this run and test, so tests that
+// share a broker do not collide.
+func topicName(t *testing.T, suffix string) string {
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' {
+			return r
+		}
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, t.Name())
+	if len(base) > 60 {
+		base = base[len(base)-60:]
+	}
+	return fmt.Sprintf("%s-%d-%s", base, topicSeq.Add(1), suffix)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// requireTool finds an external tool, skipping t without it (failing in CI).
+func requireTool(t *testing.T, name string) string { return testkit.RequireTool(t, name) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
