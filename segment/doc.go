@@ -1,2 +1,120 @@
-// Package segment is one partition's log on disk, in Kafka's own format.
+// Package segment is one partition's log on disk, in Kafka's own format,
+// so an operator who knows Kafka recognises the files.
+//
+// # Layout
+//
+// A log directory (one log.dirs entry, type Dir) holds one directory per
+// partition plus three files of its own:
+//
+//	<log.dir>/
+//	  recovery-point-offset-checkpoint   offsets below which each log is fsynced
+//	  log-start-offset-checkpoint        each log's first readable offset
+//	  .kafka_cleanshutdown               present only after a clean Close
+//	  <topic>-<partition>/
+//	    00000000000000000000.log         record batches, exactly as on the wire
+//	    00000000000000000000.index       sparse offset index
+//	    00000000000000000000.timeindex   sparse time index
+//	    00000000000000004096.log ...     the next segment, named by its base offset
+//	    leader-epoch-checkpoint
+//
+// Segment files are named by their base offset, 20 zero-padded digits.
+// Every metadata or checkpoint file is written atomically (temporary file,
+// fsync, rename, fsync of the directory: vfs.WriteFileAtomic).
+//
+// # Byte layouts (big-endian; these are part of the on-disk format)
+//
+// .log: concatenated RecordBatch v2 (see package wire), baseOffset and
+// partitionLeaderEpoch set by the broker, nothing else changed.
+//
+// .index: 8-byte entries, one per index.interval.bytes of log (default
+// 4096), written after the batch that crosses the interval:
+//
+//	0  relativeOffset int32   last offset of the batch - segment base offset
+//	4  position       int32   byte position of the batch in the .log file
+//
+// .timeindex: 12-byte entries, added with offset-index entries when the
+// segment's largest timestamp has grown, plus one when the segment is
+// rolled:
+//
+//	0  timestamp      int64   largest batch max timestamp so far
+//	8  relativeOffset int32   last offset of the batch that carried it - base
+//
+// Entries increase strictly in both fields. Index files are not
+// preallocated: their size is exactly the entries. The active segment's
+// indexes live in memory and are written (and fsynced) when the segment is
+// rolled and when the log is closed; a closed segment's indexes are read
+// into memory on first use.
+//
+// Offset checkpoints (recovery-point, log-start-offset) are text:
+//
+//	0                  version
+//	2                  number of entries
+//	orders 0 1234      topic partition offset
+//	orders 1 99
+//
+// leader-epoch-checkpoint is the same with "epoch startOffset" lines.
+//
+// # Threading
+//
+// A Log belongs to one goroutine, its partition actor: appends, reads,
+// retention, truncation, config changes and Close are not safe for
+// concurrent use. WhenDurable and the accessors LogStartOffset,
+// LogEndOffset, RecoveryPoint, Size and Failure are safe from any
+// goroutine. A Dir is safe for concurrent use. ReadResult.Release may be
+// called from any goroutine.
+//
+// Durability: each log has a flusher; a small pool of goroutines per Dir
+// runs the fsyncs (group commit: one fsync covers every append before it).
+// Appends never wait for each other; the caller asks WhenDurable(offset,
+// fn) and fn runs on a flush goroutine once the offset is fsynced.
+// Policies (Config.FlushPolicy): group (default: acknowledge after fsync),
+// always (fsync inside Append), interval (fsync within flush.ms, acknowledge
+// at once), never (fsync only on roll and close, acknowledge at once). A
+// failed fsync or write fails the log for good: every waiter gets the
+// error, appends return ErrLogFailed wrapping the cause; the log is never
+// fsynced again and carried on.
+//
+// File handles: segment .log files are opened through a bounded cache
+// shared by all logs of a Dir (Options.MaxOpenFiles), so a broker with many
+// partitions holds few descriptors; index files are opened only to be read
+// or written whole. A handle is reference-counted: a ReadResult's regions
+// stay valid after eviction or deletion until Release.
+//
+// Reads return file regions (for sendfile) that always hold whole batches:
+// the batch holding the requested offset first, then as many whole batches
+// as fit in the byte budget and lie below the caller's bound (the high
+// watermark). With ReadRequest.MinOneBatch the first batch is returned
+// even when it is larger than the budget.
+//
+// # Recovery rules (Dir.Open)
+//
+//  1. Temporary files and index files without a .log are deleted.
+//  2. After a clean shutdown (marker present), nothing is scanned but the
+//     active segment's tail after its last index entry; any invalid byte
+//     there is a CorruptionError.
+//  3. Otherwise every segment from the one holding the recovery point on,
+//     and always the active one, is read batch by batch (length, CRC-32C,
+//     increasing offsets) and its indexes rebuilt. The first invalid byte
+//     at or after the recovery point ends the log: the tail is truncated,
+//     later segments are deleted, and the RecoveryReport says how many
+//     bytes and which offsets were lost. An invalid byte before the
+//     recovery point, or a log ending below it, is a CorruptionError, never
+//     a silent cut.
+//  4. Closed segments' index files that are missing or malformed are
+//     rebuilt from the log; those that look sane are checked fully on
+//     first use and rebuilt if they fail.
+//  5. What recovery kept is fsynced before it counts as durable.
+//
+// Invariants that make rule 3 safe: the recovery point only counts fsynced
+// data; a rolled segment's indexes are fsynced before the recovery point
+// passes it; a truncation lowers the recovery-point checkpoint before it
+// cuts and is fsynced before it returns.
+//
+// Time: the package never reads the clock in its logic; appends and
+// retention take now (milliseconds) as an argument and the FlushInterval
+// timer comes from Options.Clock.
+//
+// Format version: the layouts above are Kafka's (magic 2 batches, version
+// 0 checkpoints). A future change must bump the checkpoint version line
+// and teach the loader the old one.
 package segment

@@ -1,0 +1,140 @@
+package segment
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/samsa-io/samsa/wire"
+)
+
+func TestAppendAssignsOffsetsAndReadsBack(t *testing.T) {
+	d := testDir(t, nil)
+	l, rep := openLog(t, d, Config{IndexIntervalBytes: 256})
+	if !rep.Clean || l.LogEndOffset() != 0 {
+		t.Fatalf("fresh log: %+v leo=%d", rep, l.LogEndOffset())
+	}
+	var want [][]byte
+	for i := range 50 {
+		b := makeBatch(1+i%5, 40, int64(1000+i*10), uint64(i))
+		r := mustAppend(t, l, b, 5000)
+		if r.FirstOffset != r.LogEndOffset-int64(1+i%5) || r.LastOffset != r.LogEndOffset-1 || r.LogAppendTime != -1 {
+			t.Fatalf("append %d: %+v", i, r)
+		}
+		h, _ := wire.ParseBatchHeader(b)
+		if h.BaseOffset != r.FirstOffset || h.LeaderEpoch != 1 {
+			t.Fatalf("header not stamped in place: %+v", h)
+		}
+		want = append(want, b)
+	}
+	got := readAll(t, l, 0)
+	if len(got) != len(want) {
+		t.Fatalf("read %d batches, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !equalBatches(got[i], want[i]) {
+			t.Fatalf("batch %d differs", i)
+		}
+	}
+	if len(l.active().idx) == 0 {
+		t.Fatal("no offset index entries after 50 appends with a 256-byte interval")
+	}
+	// A read from the middle of a batch returns that whole batch.
+	mid := want[10]
+	h, _ := wire.ParseBatchHeader(mid)
+	b, _, err := l.ReadBytes(ReadRequest{Offset: h.LastOffset(), MaxBytes: int64(len(mid)), MaxOffset: -1})
+	if err != nil || !equalBatches(b, mid) {
+		t.Fatalf("mid-batch read: %v, %d bytes", err, len(b))
+	}
+}
+
+func TestAppendMultipleBatchesAllOrNothing(t *testing.T) {
+	d := testDir(t, nil)
+	l, _ := openLog(t, d, Config{})
+	good := makeBatch(3, 10, 1, 1)
+	bad := makeBatch(2, 10, 1, 2)
+	bad[len(bad)-1] ^= 0xff // breaks the CRC
+	set := append(append([]byte(nil), good...), bad...)
+	_, err := l.Append(set, 0, 0)
+	var be *BatchError
+	if !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, wire.ErrBatchCRC) {
+		t.Fatalf("err = %v", err)
+	}
+	if l.LogEndOffset() != 0 || l.Size() != 0 {
+		t.Fatalf("log changed by a rejected append: leo=%d size=%d", l.LogEndOffset(), l.Size())
+	}
+	set = append(append([]byte(nil), good...), makeBatch(2, 10, 1, 3)...)
+	r := mustAppend(t, l, set, 0)
+	if r.FirstOffset != 0 || r.LastOffset != 4 || r.LogEndOffset != 5 {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+func TestAppendRejectsBadBatches(t *testing.T) {
+	lie := makeBatch(1, 10, 1, 1)
+	lie[wire.BatchLengthPos+3] += 50 // the length field claims more than there is
+	magic := makeBatch(1, 10, 1, 1)
+	magic[wire.BatchMagicPos] = 1
+	crc := makeBatch(1, 10, 1, 1)
+	crc[wire.BatchCRCPos] ^= 1
+	empty := makeBatch(1, 10, 1, 1)[:wire.BatchHeaderSize]
+	empty[wire.BatchLengthPos+3] = byte(wire.BatchHeaderSize - wire.BatchLogOverhead)
+	empty[wire.BatchRecordCountPos+3] = 0
+	empty[wire.BatchLastOffsetDeltaPos] = 0xff
+	empty[wire.BatchLastOffsetDeltaPos+1] = 0xff
+	empty[wire.BatchLastOffsetDeltaPos+2] = 0xff
+	empty[wire.BatchLastOffsetDeltaPos+3] = 0xff
+	setCRC(empty)
+	count := makeBatch(3, 10, 1, 1)
+	count[wire.BatchLastOffsetDeltaPos+3] = 5
+	setCRC(count)
+	cases := []struct {
+		name string
+		b    []byte
+		want error
+	}{
+		{"nothing", nil, ErrNoBatches},
+		{"short", make([]byte, 20), wire.ErrBatchTooShort},
+		{"lying length", lie, wire.ErrBatchLength},
+		{"magic", magic, wire.ErrBatchMagic},
+		{"crc", crc, wire.ErrBatchCRC},
+		{"empty batch", empty, wire.ErrBatchEmpty},
+		{"record count", count, wire.ErrBatchRecordCount},
+		{"too large", makeBatch(10, 200, 1, 1), ErrRecordTooLarge},
+	}
+	d := testDir(t, nil)
+	l, _ := openLog(t, d, Config{MaxMessageBytes: 1000})
+	mustAppend(t, l, makeBatch(2, 5, 1, 9), 0)
+	before, _, _ := l.ReadBytes(ReadRequest{Offset: 0, MaxBytes: 1 << 20, MaxOffset: -1})
+	for _, c := range cases {
+		_, err := l.Append(c.b, 0, 0)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
+		}
+		if l.LogEndOffset() != 2 || l.Size() != int64(len(before)) {
+			t.Errorf("%s: log changed: leo=%d size=%d", c.name, l.LogEndOffset(), l.Size())
+		}
+	}
+	after, _, _ := l.ReadBytes(ReadRequest{Offset: 0, MaxBytes: 1 << 20, MaxOffset: -1})
+	if !equalBatches(before, after) {
+		t.Fatal("log content changed by rejected appends")
+	}
+}
+
+func setCRC(b []byte) {
+	c := wire.CRC32C(b[wire.BatchAttributesPos:])
+	b[wire.BatchCRCPos], b[wire.BatchCRCPos+1], b[wire.BatchCRCPos+2], b[wire.BatchCRCPos+3] = byte(c>>24), byte(c>>16), byte(c>>8), byte(c)
+}
+
+func TestAppendLogAppendTime(t *testing.T) {
+	d := testDir(t, nil)
+	l, _ := openLog(t, d, Config{LogAppendTime: true})
+	b := makeBatch(2, 5, 100, 1)
+	r := mustAppend(t, l, b, 777)
+	if r.LogAppendTime != 777 {
+		t.Fatalf("log append time %d", r.LogAppendTime)
+	}
+	h, err := wire.ValidateBatch(b)
+	if err != nil || h.MaxTimestamp != 777 || h.Attributes&wire.AttrTimestampLogTime == 0 {
+		t.Fatalf("batch not stamped: %+v %v", h, err)
+	}
+}

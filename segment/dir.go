@@ -1,0 +1,334 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/samsa-io/samsa/segment/vfs"
+)
+
+// Options configure a Dir. Zero fields take the defaults.
+type Options struct {
+	FS           vfs.FS       // default vfs.OS
+	Clock        Clock        // timers for FlushInterval; default the system clock
+	Logger       *slog.Logger // default slog.Default()
+	MaxOpenFiles int          // segment files kept open across all logs; default 1024
+	FlushWorkers int          // goroutines running group commits; default 4
+}
+
+// Dir is one log directory (a log.dirs entry). It owns the
+// recovery-point and log-start-offset checkpoints, the clean-shutdown
+// marker, the bounded cache of open segment files and the flush workers
+// shared by its logs. Its methods are safe for concurrent use; the Logs it
+// opens belong to their callers (see Log).
+type Dir struct {
+	path   string
+	fs     vfs.FS
+	clock  Clock
+	logger *slog.Logger
+	cache  *fileCache
+	pool   *flushPool
+
+	startedClean bool
+
+	mu           sync.Mutex
+	closed       bool
+	logs         map[TopicPartition]*Log
+	recovery     map[TopicPartition]int64 // of logs not open
+	logStart     map[TopicPartition]int64 // of logs not open
+	clean        map[TopicPartition]bool  // opened this session; true once closed cleanly
+	checkpointed map[TopicPartition]int64 // recovery points in the file
+
+	ckMu sync.Mutex // one checkpoint write at a time
+}
+
+// OpenDir opens (creating it if needed) the log directory at path. If the
+// clean-shutdown marker is present, logs opened from it skip scanning;
+// the marker is removed so that a crash from now on is seen as unclean.
+func OpenDir(path string, opts Options) (*Dir, error) {
+	if opts.FS == nil {
+		opts.FS = vfs.OS
+	}
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxOpenFiles <= 0 {
+		opts.MaxOpenFiles = 1024
+	}
+	if opts.FlushWorkers <= 0 {
+		opts.FlushWorkers = 4
+	}
+	path = strings.TrimRight(path, "/")
+	if err := opts.FS.MkdirAll(path); err != nil {
+		return nil, err
+	}
+	d := &Dir{path: path, fs: opts.FS, clock: opts.Clock, logger: opts.Logger,
+		cache: newFileCache(opts.FS, opts.MaxOpenFiles),
+		logs:  map[TopicPartition]*Log{}, clean: map[TopicPartition]bool{}}
+	var err error
+	if d.recovery, err = readOffsetCheckpoint(d.fs, path+"/"+RecoveryPointFile); err != nil {
+		return nil, err
+	}
+	if d.logStart, err = readOffsetCheckpoint(d.fs, path+"/"+LogStartFile); err != nil {
+		return nil, err
+	}
+	d.checkpointed = map[TopicPartition]int64{}
+	for k, v := range d.recovery {
+		d.checkpointed[k] = v
+	}
+	marker := path + "/" + CleanShutdownFile
+	if _, err := d.fs.Stat(marker); err == nil {
+		d.startedClean = true
+		if err := d.fs.Remove(marker); err != nil {
+			return nil, err
+		}
+		if err := d.fs.SyncDir(path); err != nil {
+			return nil, err
+		}
+	}
+	d.pool = newFlushPool(opts.FlushWorkers)
+	return d, nil
+}
+
+// Path is the directory's path.
+func (d *Dir) Path() string { return d.path }
+
+// StartedClean reports whether the previous session ended with Close.
+func (d *Dir) StartedClean() bool { return d.startedClean }
+
+// PartitionDir is the directory of a partition: "<topic>-<partition>".
+func (d *Dir) PartitionDir(topic string, partition int32) string {
+	return fmt.Sprintf("%s/%s-%d", d.path, topic, partition)
+}
+
+// Open opens the log of a partition, creating it when it does not exist,
+// and recovers it if the last session did not close it cleanly.
+func (d *Dir) Open(topic string, partition int32, cfg Config) (*Log, RecoveryReport, error) {
+	tp := TopicPartition{topic, partition}
+	if topic == "" || strings.ContainsAny(topic, "/ \n") || partition < 0 {
+		return nil, RecoveryReport{}, fmt.Errorf("segment: invalid partition %q %d", topic, partition)
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, RecoveryReport{}, ErrDirClosed
+	}
+	if d.logs[tp] != nil {
+		d.mu.Unlock()
+		return nil, RecoveryReport{}, fmt.Errorf("%w: %s", ErrAlreadyOpen, tp)
+	}
+	clean, seen := d.clean[tp]
+	if !seen {
+		clean = d.startedClean
+	}
+	rp, ok := d.recovery[tp]
+	if !ok {
+		rp = -1
+	}
+	ls, ok := d.logStart[tp]
+	if !ok {
+		ls = -1
+	}
+	d.logs[tp] = nil // reserve while opening
+	d.clean[tp] = false
+	d.mu.Unlock()
+
+	l, rep, err := d.openPartition(tp, cfg, clean, rp, ls)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err != nil {
+		delete(d.logs, tp)
+		d.clean[tp] = clean
+		return nil, rep, err
+	}
+	d.logs[tp] = l
+	delete(d.recovery, tp)
+	delete(d.logStart, tp)
+	return l, rep, nil
+}
+
+func (d *Dir) openPartition(tp TopicPartition, cfg Config, clean bool, rp, ls int64) (*Log, RecoveryReport, error) {
+	dir := d.PartitionDir(tp.Topic, tp.Partition)
+	if _, err := d.fs.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := d.fs.MkdirAll(dir); err != nil {
+			return nil, RecoveryReport{}, err
+		}
+		if err := d.fs.SyncDir(d.path); err != nil {
+			return nil, RecoveryReport{}, err
+		}
+	} else if err != nil {
+		return nil, RecoveryReport{}, err
+	}
+	return d.openLog(tp, dir, cfg, clean, rp, ls)
+}
+
+// forgetLog records a log's state when it closes.
+func (d *Dir) forgetLog(l *Log, clean bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.logs[l.tp] == l {
+		delete(d.logs, l.tp)
+	}
+	d.recovery[l.tp] = l.fl.durableOffset()
+	d.logStart[l.tp] = l.LogStartOffset()
+	d.clean[l.tp] = clean
+}
+
+// Checkpoint writes the recovery-point and log-start-offset checkpoint
+// files from the current state of every log (call it periodically, as
+// Kafka does every minute).
+func (d *Dir) Checkpoint() error {
+	d.ckMu.Lock()
+	defer d.ckMu.Unlock()
+	d.mu.Lock()
+	rps := map[TopicPartition]int64{}
+	starts := map[TopicPartition]int64{}
+	for tp, v := range d.recovery {
+		rps[tp] = v
+	}
+	for tp, v := range d.logStart {
+		starts[tp] = v
+	}
+	for tp, l := range d.logs {
+		if l != nil {
+			rps[tp] = l.fl.durableOffset()
+			starts[tp] = l.LogStartOffset()
+		}
+	}
+	d.mu.Unlock()
+	if err := vfs.WriteFileAtomic(d.fs, d.path+"/"+RecoveryPointFile, encodeOffsetCheckpoint(rps)); err != nil {
+		return err
+	}
+	if err := vfs.WriteFileAtomic(d.fs, d.path+"/"+LogStartFile, encodeOffsetCheckpoint(starts)); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.checkpointed = rps
+	d.mu.Unlock()
+	return nil
+}
+
+// checkpointedAbove reports whether the recovery point on disk for tp is
+// above offset (a truncation must lower it first).
+func (d *Dir) checkpointedAbove(tp TopicPartition, offset int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	v, ok := d.checkpointed[tp]
+	return ok && v > offset
+}
+
+// Partitions lists the partition directories present on disk.
+func (d *Dir) Partitions() ([]TopicPartition, error) {
+	names, err := d.fs.List(d.path)
+	if err != nil {
+		return nil, err
+	}
+	var out []TopicPartition
+	for _, n := range names {
+		i := strings.LastIndexByte(n, '-')
+		if i <= 0 {
+			continue
+		}
+		p, err := strconv.ParseInt(n[i+1:], 10, 32)
+		if err != nil || p < 0 {
+			continue
+		}
+		if st, err := d.fs.Stat(d.path + "/" + n); err != nil || !st.IsDir {
+			continue
+		}
+		out = append(out, TopicPartition{n[:i], int32(p)})
+	}
+	return out, nil
+}
+
+// Remove deletes a partition's files (DeleteTopics). An open log of it is
+// closed first without flushing; its readers' regions stay valid.
+func (d *Dir) Remove(topic string, partition int32) error {
+	tp := TopicPartition{topic, partition}
+	d.mu.Lock()
+	l := d.logs[tp]
+	delete(d.logs, tp)
+	delete(d.recovery, tp)
+	delete(d.logStart, tp)
+	delete(d.clean, tp)
+	d.mu.Unlock()
+	if l != nil {
+		l.closed = true
+		l.fl.close()
+		for _, s := range l.segs {
+			d.cache.forget(s.logPath)
+		}
+	}
+	dir := d.PartitionDir(topic, partition)
+	if err := d.fs.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := d.fs.SyncDir(d.path); err != nil {
+		return err
+	}
+	return d.Checkpoint()
+}
+
+// Close closes every log still open (their owners must have stopped
+// using them), writes the checkpoints and, when every log closed cleanly,
+// the clean-shutdown marker so the next open skips scanning.
+func (d *Dir) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrDirClosed
+	}
+	d.closed = true
+	var open []*Log
+	for _, l := range d.logs {
+		if l != nil {
+			open = append(open, l)
+		}
+	}
+	d.mu.Unlock()
+	var firstErr error
+	for _, l := range open {
+		if err := l.Close(); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("segment: close %s: %w", l.tp, err)
+		}
+	}
+	d.pool.close()
+	if err := d.Checkpoint(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	d.cache.closeAll()
+	if firstErr != nil {
+		return firstErr
+	}
+	if ok, err := d.allClean(); err != nil || !ok {
+		return err
+	}
+	return vfs.WriteFileAtomic(d.fs, d.path+"/"+CleanShutdownFile, []byte(`{"version":0,"brokerEpoch":-1}`))
+}
+
+// allClean reports whether every partition on disk is known to be in a
+// clean state: closed cleanly this session, or untouched since a clean
+// start.
+func (d *Dir) allClean() (bool, error) {
+	parts, err := d.Partitions()
+	if err != nil {
+		return false, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, tp := range parts {
+		c, seen := d.clean[tp]
+		if seen && !c || !seen && !d.startedClean {
+			return false, nil
+		}
+	}
+	return true, nil
+}

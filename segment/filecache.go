@@ -1,0 +1,123 @@
+package segment
+
+import (
+	"container/list"
+	"sync"
+	"sync/atomic"
+
+	"github.com/samsa-io/samsa/segment/vfs"
+)
+
+// handle is a reference-counted open file. The file closes when the last
+// reference is released, so a read region stays valid after the cache
+// evicts the handle or retention deletes the segment.
+type handle struct {
+	f    vfs.File
+	refs atomic.Int32
+}
+
+func (h *handle) acquire() { h.refs.Add(1) }
+
+func (h *handle) release() {
+	if n := h.refs.Add(-1); n == 0 {
+		h.f.Close()
+	} else if n < 0 {
+		panic("segment: file handle released too often")
+	}
+}
+
+// fileCache bounds the number of open segment files of a log directory.
+// It keeps at most max handles, least recently used first out; an evicted
+// handle closes once its users release it. Safe for concurrent use.
+type fileCache struct {
+	fs  vfs.FS
+	max int
+
+	mu      sync.Mutex
+	lru     list.List // of *cacheEntry, most recent at the front
+	entries map[string]*list.Element
+	opens   atomic.Int64 // files opened, for tests and metrics
+}
+
+type cacheEntry struct {
+	path string
+	h    *handle
+}
+
+func newFileCache(fs vfs.FS, max int) *fileCache {
+	return &fileCache{fs: fs, max: max, entries: map[string]*list.Element{}}
+}
+
+// acquire returns a handle on path, opened read-write, with one reference
+// for the caller.
+func (c *fileCache) acquire(path string) (*handle, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[path]; ok {
+		c.lru.MoveToFront(el)
+		h := el.Value.(*cacheEntry).h
+		h.acquire()
+		return h, nil
+	}
+	f, err := c.fs.OpenReadWrite(path)
+	if err != nil {
+		return nil, err
+	}
+	c.opens.Add(1)
+	h := &handle{f: f}
+	h.refs.Store(2) // the cache's and the caller's
+	c.entries[path] = c.lru.PushFront(&cacheEntry{path: path, h: h})
+	for c.lru.Len() > c.max {
+		c.removeLocked(c.lru.Back())
+	}
+	return h, nil
+}
+
+// adopt puts an already open file in the cache (a segment just created),
+// returning it with one reference for the caller.
+func (c *fileCache) adopt(path string, f vfs.File) *handle {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[path]; ok {
+		c.removeLocked(el)
+	}
+	h := &handle{f: f}
+	h.refs.Store(2)
+	c.entries[path] = c.lru.PushFront(&cacheEntry{path: path, h: h})
+	for c.lru.Len() > c.max {
+		c.removeLocked(c.lru.Back())
+	}
+	return h
+}
+
+// forget drops path from the cache (its file is being deleted).
+func (c *fileCache) forget(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[path]; ok {
+		c.removeLocked(el)
+	}
+}
+
+func (c *fileCache) removeLocked(el *list.Element) {
+	e := el.Value.(*cacheEntry)
+	c.lru.Remove(el)
+	delete(c.entries, e.path)
+	e.h.release()
+}
+
+// closeAll empties the cache.
+func (c *fileCache) closeAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.lru.Len() > 0 {
+		c.removeLocked(c.lru.Back())
+	}
+}
+
+// size is the number of cached handles.
+func (c *fileCache) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}

@@ -1,0 +1,293 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/samsa-io/samsa/segment/vfs"
+	"github.com/samsa-io/samsa/wire"
+)
+
+// Segment file suffixes; part of the on-disk format.
+const (
+	LogSuffix       = ".log"
+	IndexSuffix     = ".index"
+	TimeIndexSuffix = ".timeindex"
+)
+
+// SegmentName is the file name of the segment starting at base with the
+// given suffix: the base offset as 20 zero-padded digits.
+func SegmentName(base int64, suffix string) string { return fmt.Sprintf("%020d%s", base, suffix) }
+
+// parseSegmentName returns the base offset of a "<20 digits><suffix>" name.
+func parseSegmentName(name, suffix string) (int64, bool) {
+	digits, ok := strings.CutSuffix(name, suffix)
+	if !ok || len(digits) != 20 {
+		return 0, false
+	}
+	base, err := strconv.ParseInt(digits, 10, 64)
+	return base, err == nil && base >= 0
+}
+
+// segment is one .log file and its indexes. All fields belong to the
+// log's goroutine.
+type segment struct {
+	base     int64
+	logPath  string
+	idxPath  string
+	timePath string
+
+	size int64 // bytes of whole batches in the .log file
+	next int64 // offset after the last batch
+
+	loaded     bool // idx and tidx are in memory
+	idx        offsetIndex
+	tidx       timeIndex
+	sinceIndex int64 // bytes appended since the last offset-index entry
+
+	maxTs       int64 // largest batch max timestamp, -1 if none
+	maxTsOffset int64 // last offset of the batch holding maxTs
+	rollBase    int64 // start of the segment's age for segment.ms (ms)
+}
+
+func newSegment(dir string, base int64) *segment {
+	return &segment{
+		base:     base,
+		logPath:  dir + "/" + SegmentName(base, LogSuffix),
+		idxPath:  dir + "/" + SegmentName(base, IndexSuffix),
+		timePath: dir + "/" + SegmentName(base, TimeIndexSuffix),
+		next:     base,
+		maxTs:    -1, maxTsOffset: -1, rollBase: -1,
+	}
+}
+
+// maxRel is the bound for relative offsets of this segment's indexes.
+func (s *segment) maxRel(nextBase int64) int64 {
+	if nextBase > s.base {
+		return nextBase - s.base
+	}
+	return math.MaxUint32
+}
+
+// track records a batch of size bytes written at pos in the in-memory
+// indexes and counters.
+func (s *segment) track(h *wire.BatchHeader, pos, size int64, interval int32) {
+	if h.MaxTimestamp > s.maxTs {
+		s.maxTs, s.maxTsOffset = h.MaxTimestamp, h.LastOffset()
+	}
+	if s.rollBase < 0 && pos == 0 {
+		s.rollBase = h.MaxTimestamp
+	}
+	if s.sinceIndex >= int64(interval) {
+		s.idx = append(s.idx, offsetEntry{rel: uint32(h.LastOffset() - s.base), pos: uint32(pos)})
+		s.appendTimeEntry()
+		s.sinceIndex = 0
+	}
+	s.sinceIndex += size
+	s.size = pos + size
+	s.next = h.LastOffset() + 1
+}
+
+// appendTimeEntry adds (maxTs, maxTsOffset) to the time index if it is
+// newer than the last entry.
+func (s *segment) appendTimeEntry() {
+	if s.maxTs < 0 {
+		return
+	}
+	if n := len(s.tidx); n > 0 && s.tidx[n-1].ts >= s.maxTs {
+		return
+	}
+	s.tidx = append(s.tidx, timeEntry{ts: s.maxTs, rel: uint32(s.maxTsOffset - s.base)})
+}
+
+// indexFull reports whether another index entry would exceed maxBytes.
+func (s *segment) indexFull(maxBytes int32) bool {
+	return int64(len(s.idx)+1)*offsetEntrySize > int64(maxBytes) ||
+		int64(len(s.tidx)+1)*timeEntrySize > int64(maxBytes)
+}
+
+// writeIndexes writes both index files in place and fsyncs them. It is
+// called when the segment stops being the active one and on clean close;
+// a crash in the middle leaves a segment that recovery scans anyway.
+func (s *segment) writeIndexes(fsys vfs.FS) error {
+	if err := writeWhole(fsys, s.idxPath, s.idx.encode()); err != nil {
+		return err
+	}
+	return writeWhole(fsys, s.timePath, s.tidx.encode())
+}
+
+func writeWhole(fsys vfs.FS, path string, data []byte) error {
+	f, err := fsys.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// loadIndexes reads both index files and checks them against the
+// segment's size and the next segment's base offset.
+func (s *segment) loadIndexes(fsys vfs.FS, nextBase int64) error {
+	b, err := vfs.ReadFile(fsys, s.idxPath)
+	if err != nil {
+		return err
+	}
+	idx, err := decodeOffsetIndex(b, s.size, s.maxRel(nextBase))
+	if err != nil {
+		return err
+	}
+	b, err = vfs.ReadFile(fsys, s.timePath)
+	if err != nil {
+		return err
+	}
+	tidx, err := decodeTimeIndex(b, s.maxRel(nextBase))
+	if err != nil {
+		return err
+	}
+	s.idx, s.tidx, s.loaded = idx, tidx, true
+	if n := len(tidx); n > 0 {
+		s.maxTs, s.maxTsOffset = tidx[n-1].ts, s.base+int64(tidx[n-1].rel)
+	}
+	return nil
+}
+
+// scanResult is what scanning a segment found.
+type scanResult struct {
+	validSize int64 // bytes of whole, valid batches from the scan start
+	bytesRead int64
+	stopErr   error // why the scan stopped before the end of the file, nil if it did not
+	stopHdr   *wire.BatchHeader
+}
+
+// scan reads batches from position from to the end of the file (fileSize),
+// validating each (length, CRC-32C, offsets increasing within the
+// segment), and tracks them in the in-memory indexes. It stops at the
+// first invalid batch. interval is index.interval.bytes.
+func (s *segment) scan(f vfs.File, from, fileSize int64, interval int32, buf []byte) (scanResult, []byte) {
+	var res scanResult
+	pos := from
+	res.validSize = from
+	for pos < fileSize {
+		n := min(int64(len(buf)), fileSize-pos)
+		m, err := f.ReadAt(buf[:n], pos)
+		if int64(m) < n {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			res.stopErr = err
+			return res, buf
+		}
+		res.bytesRead += n
+		chunk := buf[:n]
+		off := 0
+		for {
+			rest := chunk[off:]
+			if len(rest) < wire.BatchHeaderSize {
+				if pos+int64(off)+int64(len(rest)) >= fileSize {
+					res.stopErr = fmt.Errorf("%w (%d bytes at the end)", errShortHeader, len(rest))
+					return res, buf
+				}
+				break // refill
+			}
+			h, _ := wire.ParseBatchHeader(rest)
+			size := int64(h.Length) + wire.BatchLogOverhead
+			if h.Length < wire.BatchHeaderSize-wire.BatchLogOverhead {
+				res.stopErr, res.stopHdr = fmt.Errorf("%w (length field %d)", wire.ErrBatchLength, h.Length), &h
+				return res, buf
+			}
+			at := pos + int64(off)
+			if at+size > fileSize {
+				res.stopErr, res.stopHdr = fmt.Errorf("%w (batch of %d bytes, %d in the file)", wire.ErrBatchLength, size, fileSize-at), &h
+				return res, buf
+			}
+			if size > int64(len(rest)) {
+				if size > int64(len(buf)) {
+					buf = make([]byte, size)
+				}
+				break // refill from this batch
+			}
+			if _, err := wire.ValidateBatch(rest[:size]); err != nil {
+				res.stopErr, res.stopHdr = err, &h
+				return res, buf
+			}
+			if h.BaseOffset < s.next || h.BaseOffset < s.base || h.LastOffset()-s.base > math.MaxUint32 {
+				res.stopErr, res.stopHdr = fmt.Errorf("batch offsets %d..%d do not follow %d in segment %d", h.BaseOffset, h.LastOffset(), s.next, s.base), &h
+				return res, buf
+			}
+			s.track(&h, at, size, interval)
+			res.validSize = at + size
+			off += int(size)
+		}
+		pos += int64(off)
+	}
+	return res, buf
+}
+
+// errIndexMismatch: an index entry does not point at the batch it names.
+var errIndexMismatch = errors.New("segment: index entry does not match the log")
+
+// locate returns the position and header of the batch holding offset, or
+// the position of the first batch after it; found is false when the
+// segment ends before offset. f is the segment's .log file.
+func (s *segment) locate(f vfs.File, offset int64) (pos int64, h wire.BatchHeader, found bool, err error) {
+	var hb [wire.BatchHeaderSize]byte
+	rel := offset - s.base
+	if rel < 0 {
+		rel = 0
+	}
+	if rel <= math.MaxUint32 {
+		pos = s.idx.floor(uint32(rel))
+	} else if n := len(s.idx); n > 0 {
+		pos = int64(s.idx[n-1].pos)
+	}
+	for pos < s.size {
+		h, err = readHeader(f, pos, &hb)
+		if err != nil {
+			return pos, h, false, &CorruptionError{Path: s.logPath, Position: pos, Offset: offset, Err: err}
+		}
+		if h.LastOffset() >= offset {
+			return pos, h, true, nil
+		}
+		pos += h.Size()
+	}
+	return pos, h, false, nil
+}
+
+// boundaryAtOrBefore returns the start of the last batch that ends at or
+// before limit, scanning from a known batch start from (<= limit).
+// It returns from when the batch at from already crosses limit.
+func (s *segment) boundaryAtOrBefore(f vfs.File, from, limit, beforeOffset int64) (int64, error) {
+	var hb [wire.BatchHeaderSize]byte
+	// Jump ahead with the index: to the last indexed batch that starts
+	// before limit and ends before beforeOffset (entries name a batch's
+	// last offset), if that is past from.
+	jump := s.idx.floorPos(limit)
+	if lastRel := beforeOffset - 1 - s.base; lastRel < 0 {
+		jump = 0
+	} else if lastRel <= math.MaxUint32 {
+		jump = min(jump, s.idx.floor(uint32(lastRel)))
+	}
+	pos := max(from, jump)
+	for pos < limit {
+		h, err := readHeader(f, pos, &hb)
+		if err != nil {
+			return pos, &CorruptionError{Path: s.logPath, Position: pos, Offset: -1, Err: err}
+		}
+		if pos+h.Size() > limit || h.LastOffset() >= beforeOffset {
+			break
+		}
+		pos += h.Size()
+	}
+	return pos, nil
+}
