@@ -68,7 +68,7 @@ func TestManyFramesInOneRead(t *testing.T) {
 			t.Fatalf("response %d has correlation id %d", i, got)
 		}
 	}
-	if st := s.Stats(); st.Requests != n || st.Responses != n {
+	if st := stopped(t, s); st.Requests != n || st.Responses != n {
 		t.Fatalf("stats %+v", st)
 	}
 }

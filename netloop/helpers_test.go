@@ -240,6 +240,19 @@ func (c *client) roundTrip(corr int32) {
 	}
 }
 
+// stopped shuts s down and returns its final counters: the writer
+// counts a response after its last byte is written, which may be after
+// the client has read it.
+func stopped(t testing.TB, s *Server) Stats {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	return s.Stats()
+}
+
 // waitSignal waits for one value on ch.
 func waitSignal[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()

@@ -83,7 +83,7 @@ func TestReplyNilAdvancesOrder(t *testing.T) {
 			t.Fatalf("got correlation id %d, want %d", got, want)
 		}
 	}
-	if st := s.Stats(); st.Requests != 3 || st.Responses != 2 {
+	if st := stopped(t, s); st.Requests != 3 || st.Responses != 2 {
 		t.Fatalf("stats %+v", st)
 	}
 }
@@ -91,7 +91,7 @@ func TestReplyNilAdvancesOrder(t *testing.T) {
 // Replies that arrive after their connection closed are dropped and
 // their Done still runs exactly once; a second Reply is ignored.
 func TestReplyAfterCloseCallsDone(t *testing.T) {
-	closed := make(chan struct{}, 1)
+	closed := make(chan struct{}, 16)
 	h := newHoldHandler()
 	s, logs := newServer(t, Config{}, h)
 	s.hooks.afterClose = func() { closed <- struct{}{} }

@@ -77,6 +77,7 @@ type Server struct {
 type testHooks struct {
 	afterTraffic func(inboundBuffered int) // after each OnTraffic, on the loop
 	afterClose   func()                    // after each OnClose of an admitted connection
+	draining     func()                    // once Shutdown has begun draining
 }
 
 // New checks cfg and returns a server that is not yet listening.
@@ -189,6 +190,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil // already shut down or shutting down
 	}
 	s.draining.Store(true)
+	if h := s.hooks.draining; h != nil {
+		h()
+	}
 	var err error
 	for s.pending.Load() > 0 && err == nil {
 		select {

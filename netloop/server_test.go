@@ -1,9 +1,6 @@
 package netloop
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 func TestSmokeRoundTrip(t *testing.T) {
 	s, _ := startServer(t, Config{}, answerHandler{})
@@ -11,8 +8,10 @@ func TestSmokeRoundTrip(t *testing.T) {
 	for i := int32(1); i <= 3; i++ {
 		c.roundTrip(i)
 	}
-	if st := s.Stats(); st.Requests != 3 || st.Responses != 3 || st.ConnectionsOpen != 1 {
+	if st := s.Stats(); st.Requests != 3 || st.ConnectionsOpen != 1 {
 		t.Fatalf("stats %+v", st)
 	}
-	_ = context.Background()
+	if st := stopped(t, s); st.Responses != 3 || st.ConnectionsOpen != 0 || st.BytesWritten == 0 {
+		t.Fatalf("after shutdown: stats %+v", st)
+	}
 }
