@@ -117,7 +117,7 @@ func TestKafkaGoReadsFetch(t *testing.T) {
 	for v := int16(4); v <= 11; v++ {
 		r := &FetchResponse{Version: v, Topics: []FetchTopic{{Name: "orders", Partitions: []FetchPartition{
 			{Partition: 0, HighWatermark: 107, LastStableOffset: 107, LogStartOffset: 100,
-				AbortedTransactions: []AbortedTransaction{{ProducerID: 7, FirstOffset: 101}},
+				AbortedTransactions:  []AbortedTransaction{{ProducerID: 7, FirstOffset: 101}},
 				PreferredReadReplica: -1,
 				Records:              []Chunk{{File: f, Position: 0, Length: int64(len(file))}, {Bytes: b3}}},
 			{Partition: 1, ErrorCode: 1, HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1, PreferredReadReplica: -1},
