@@ -209,15 +209,21 @@ func decompressGzip(dst, src []byte, limit int) ([]byte, error) {
 			return dst, fmt.Errorf("%w: gzip: %v", ErrCorruptCompressed, err)
 		}
 	}
-	defer gzipReaders.Put(zr)
-	return readBounded(dst, zr, limit, len(src), "gzip")
+	out, err := readBounded(dst, zr, limit, len(src), "gzip")
+	// Point the pooled reader at nothing so the pool does not pin src
+	// (the error of reading a header from no bytes is expected).
+	_ = zr.Reset(bytes.NewReader(nil))
+	gzipReaders.Put(zr)
+	return out, err
 }
 
 func decompressLZ4(dst, src []byte, limit int) ([]byte, error) {
 	zr := lz4Readers.Get().(*lz4.Reader)
-	defer lz4Readers.Put(zr)
 	zr.Reset(bytes.NewReader(src))
-	return readBounded(dst, zr, limit, len(src), "lz4")
+	out, err := readBounded(dst, zr, limit, len(src), "lz4")
+	zr.Reset(nil)
+	lz4Readers.Put(zr)
+	return out, err
 }
 
 func decompressZstd(dst, src []byte, limit int) ([]byte, error) {
@@ -237,8 +243,8 @@ func decompressZstd(dst, src []byte, limit int) ([]byte, error) {
 // by the limit whatever the stream claims.
 func readBounded(dst []byte, r io.Reader, limit, srcLen int, codec string) ([]byte, error) {
 	start := len(dst)
-	// First guess: compressed batches typically expand 2-10x.
-	dst = grow(dst, min(limit+1, 4*srcLen+512))
+	// First guess twice the input; appends double from there.
+	dst = grow(dst, min(limit+1, 2*srcLen+1024))
 	for {
 		if len(dst) == cap(dst) {
 			dst = grow(dst, min(limit+1-(len(dst)-start), max(cap(dst)-start, 4096)))
