@@ -67,8 +67,16 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 		opts.FlushWorkers = 4
 	}
 	path = strings.TrimRight(path, "/")
-	if err := opts.FS.MkdirAll(path); err != nil {
-		return nil, err
+	if _, err := opts.FS.Stat(path); err != nil {
+		if err := opts.FS.MkdirAll(path); err != nil {
+			return nil, err
+		}
+		// A new directory's entry is durable once its parent is synced.
+		for p := path; p != "/" && p != "."; p = parentDir(p) {
+			if err := opts.FS.SyncDir(parentDir(p)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	d := &Dir{path: path, fs: opts.FS, clock: opts.Clock, logger: opts.Logger,
 		cache: newFileCache(opts.FS, opts.MaxOpenFiles),
@@ -331,4 +339,15 @@ func (d *Dir) allClean() (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	switch {
+	case i < 0:
+		return "."
+	case i == 0:
+		return "/"
+	}
+	return p[:i]
 }

@@ -2,6 +2,8 @@ package segment
 
 import (
 	"bytes"
+	"io"
+	"log/slog"
 	"encoding/binary"
 	"math/rand/v2"
 	"testing"
@@ -53,7 +55,7 @@ func testDir(t testing.TB, fs vfs.FS) *Dir {
 	if fs == nil {
 		fs = vfs.NewMemFS()
 	}
-	d, err := OpenDir("/data", Options{FS: fs, FlushWorkers: 2})
+	d, err := OpenDir("/data", Options{FS: fs, FlushWorkers: 2, Logger: quietLogger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,3 +109,5 @@ func readAll(t testing.TB, l *Log, from int64) [][]byte {
 }
 
 func equalBatches(a, b []byte) bool { return bytes.Equal(a, b) }
+
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))

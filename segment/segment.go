@@ -193,6 +193,9 @@ func (s *segment) scan(f vfs.File, from, fileSize int64, interval int32, buf []b
 		off := 0
 		for {
 			rest := chunk[off:]
+			if len(rest) == 0 {
+				break
+			}
 			if len(rest) < wire.BatchHeaderSize {
 				if pos+int64(off)+int64(len(rest)) >= fileSize {
 					res.stopErr = fmt.Errorf("%w (%d bytes at the end)", errShortHeader, len(rest))
