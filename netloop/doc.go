@@ -1,3 +1,163 @@
-// Package netloop owns sockets: gnet listeners, framing, per-connection
-// in-order responses, backpressure and the sendfile writer.
+// Package netloop owns the broker's sockets: PLAINTEXT listeners on gnet
+// event loops, Kafka request framing and size limits, per-connection
+// in-order responses, backpressure, connection limits, idle timeouts,
+// graceful shutdown, and the response writer with its sendfile(2) path for
+// record data. It knows nothing of what requests mean: frames are decoded
+// by wire.DecodeRequest and handed to a Handler (the broker's router),
+// which answers through Request.Reply.
+//
+// # Using it
+//
+//	srv, err := netloop.New(netloop.Config{Listeners: []string{"0.0.0.0:9092"}}, router)
+//	err = srv.Start()             // listening when it returns
+//	addrs := srv.Addrs()          // port 0 resolved
+//	...
+//	err = srv.Shutdown(ctx)       // drain, then close; bounded by ctx
+//
+// The Handler's Handle is called on a gnet loop and must not block; it
+// passes the request on (to an actor) and returns. Someone later calls
+// req.Reply exactly once, from any goroutine, in any order relative to
+// other requests: Reply(resp) to answer, Reply(nil) for a request that has
+// no response (acks=0 produce). A *wire.Response is a list of chunks,
+// bytes or file regions, that together form one complete response frame
+// (size prefix included, see wire.AppendResponse); resp.Done, if set, is
+// called exactly once when every chunk has been written or the connection
+// has gone, and releases what the chunks borrowed.
+//
+// # Threading model
+//
+// Three kinds of goroutine touch a connection.
+//
+// The gnet loop that owns it (Config.EventLoops of them, one per CPU by
+// default; gnet's main reactor accepts and deals connections out round
+// robin) runs OnOpen, OnTraffic and OnClose. It reads the socket, frames,
+// copies each frame out of gnet's reused buffers into a buffer the
+// request owns, decodes it, assigns the connection's next sequence number
+// and calls Handle. It never writes to a socket, never blocks and never
+// touches a file.
+//
+// Any goroutine may call Reply. Reply only files the response in the
+// connection's reorder ring under a mutex and signals the writer.
+//
+// Each connection has a writer goroutine that owns every write to it. In
+// OnOpen the loop dups the socket (gnet.Conn.Dup, on the loop, where the
+// descriptor is known to be this connection's) and wraps the dup in a
+// *net.TCPConn registered with Go's netpoller. The writer waits for the
+// response with the next sequence number, takes it and every consecutive
+// ready one, writes their byte chunks with writev and their file regions
+// with sendfile, then calls Done. A slow client, a full socket buffer or
+// a cold page cache blocks only this goroutine. gnet's own write path is
+// never used, so its unbounded outbound buffer stays empty.
+//
+// gnet closes only its descriptor; the socket closes when the writer's
+// dup closes too, which OnClose does (that also unblocks a write stuck on
+// a client that does not read). After OnClose, netloop makes no more gnet
+// calls for the connection: gnet.Conn.Wake and Close are made under the
+// connection's mutex and only while it is open, since after the engine
+// stops a stale call could reach a reused descriptor.
+//
+// An idle sweeper goroutine (connections.max.idle.ms) uses only gnet's
+// concurrency-safe Conn.Close.
+//
+// # Framing and limits
+//
+// A request is an int32 big-endian size followed by that many bytes. The
+// size is checked as soon as its 4 bytes are in: negative or above
+// MaxRequestBytes (socket.request.max.bytes) closes the connection with
+// one log line, before a byte of the body is buffered or allocated. A
+// frame is taken only when complete; until then its bytes wait in gnet's
+// inbound buffer, however many reads it takes (one byte at a time is
+// fine), and one read may carry many frames, all decoded in that
+// OnTraffic. A frame that does not decode (unknown API key, unsupported
+// version, malformed header or body) closes its connection with one log
+// line naming the client's address and client id; nothing else is
+// disturbed. An ApiVersions request of an unknown version decodes (KIP-511)
+// and reaches the Handler like any other. A panic in Handle is recovered,
+// logged, and costs only its connection.
+//
+// max.connections and max.connections.per.ip are checked in OnOpen; an
+// extra connection is closed at once with a log line.
+//
+// # Ordering
+//
+// Kafka clients expect responses in request order on a connection.
+// Each decoded request gets the connection's next sequence number;
+// Reply files the response in a ring of MaxInFlightPerConn slots at
+// sequence mod size; the writer writes slot after slot in sequence order,
+// so an answer that arrives early waits for those before it. Reply(nil)
+// fills its slot with "nothing to write", so a request without a response
+// still advances the order. A late Reply, after the connection closed, is
+// dropped and its Done called. A second Reply for one request is a
+// handler bug: logged, its response released, the first one stands.
+//
+// # Backpressure
+//
+// Two bounds per connection, checked before each frame is taken:
+// MaxInFlightPerConn requests decoded but not yet written, and
+// MaxOutboundBytes of response bytes held in memory and not yet written
+// (byte chunks; file regions hold no memory and are bounded by the
+// in-flight count). At either bound the connection is muted: no more
+// frames are decoded, and the loop stops reading its socket. When the
+// writer drains it below both bounds, it unmutes it and wakes the loop
+// (gnet.Conn.Wake), which resumes reading and decodes what is buffered.
+//
+// gnet has no API to stop reading a socket, and without one a client that
+// keeps sending while never reading its responses would grow gnet's
+// inbound buffer without bound. netloop therefore switches the socket's
+// registration in the loop's epoll set to EPOLLRDHUP only (and back to
+// gnet's EPOLLIN|EPOLLPRI), so the kernel's receive window fills and TCP
+// pushes back on the client. The loop's epoll descriptor is read by
+// reflection from gnet v2.9.7's unexported fields (pause_linux.go); if a
+// gnet upgrade breaks that, netloop logs it once and falls back to closing
+// a muted connection whose buffered input passes MaxRequestBytes plus one
+// read, and TestBackpressureClientNeverReads fails. Memory per connection
+// is then bounded by one partial frame, one read buffer of spill, the
+// in-flight responses and the socket buffers.
+//
+// # Sendfile
+//
+// A file chunk (wire.Chunk with File set) whose File.SysFd reports a
+// descriptor is sent with sendfile(2) from the writer goroutine, through
+// syscall.RawConn.Write on the socket dup: EAGAIN returns false to
+// RawConn.Write and the goroutine parks in Go's netpoller until the socket
+// is writable. The offset is explicit (sendfile's offset argument), never
+// the file's shared position, so any number of connections may send from
+// one open segment file at once; TCPConn.ReadFrom would use and advance
+// the shared position. Stats.BytesSendfile counts what went this way.
+//
+// Caveats:
+//   - The descriptor must stay open, and the region's bytes unchanged,
+//     until Done: the segment owner holds a reference per response and
+//     drops it in Done (retention and compaction wait for it).
+//   - A region past the end of the file (the file was truncated) breaks
+//     the response mid-frame: the connection is closed.
+//   - A cold page cache makes sendfile block on disk; that blocks only
+//     the connection's writer goroutine (the runtime hands its P to
+//     another thread), never a loop.
+//   - The socket is in two epoll sets (gnet's for reading, level-
+//     triggered; Go's for the dup, edge-triggered), which costs an extra
+//     netpoll wakeup per inbound packet, and each connection costs one
+//     goroutine and one extra descriptor.
+//   - sendfile never applies to TLS. Files without a descriptor, kernels
+//     that refuse sendfile for a file (EINVAL, ENOSYS, EOPNOTSUPP) and
+//     non-Linux builds take the copying path: ReadAt into a pooled 64 KiB
+//     buffer, then Write (Stats.BytesCopied). A TLS listener will use the
+//     same writer with its copying path.
+//
+// # Shutdown
+//
+// Shutdown(ctx): stop accepting (new connections are refused) and stop
+// decoding; wait until every decoded request has been answered and its
+// response written or dropped; stop the gnet engine, which closes the
+// listeners and calls OnClose for every connection; wait for the writers
+// to exit. ctx bounds the whole; when it expires the connections are
+// closed anyway and ctx's error is returned. gnet's Engine.Stop polls for
+// completion every 500 ms, so netloop starts the stop with an already
+// done context and waits for gnet.Rotate to return instead.
+//
+// # Port 0
+//
+// gnet has no Addr(). Listeners are created without SO_REUSEPORT (gnet's
+// main reactor accepts for all loops), so port 0 binds one port, and
+// Start reads it back from a dup of the listener (Engine.DupListener).
 package netloop
