@@ -1,6 +1,8 @@
 package metadata
 
 import (
+	"slices"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/config"
@@ -81,6 +83,7 @@ func (s *State) DeleteTopics(req *kmsg.DeleteTopicsRequest) (*kmsg.DeleteTopicsR
 		kept = append(kept, t)
 	}
 	next.Topics = kept
+	next.Deleting = append(next.Deleting, gone...)
 	if err := s.commit(next); err != nil {
 		for _, i := range deletedAt {
 			resp.Topics[i].ErrorCode = kerr.KafkaStorageError.Int16()
@@ -90,19 +93,21 @@ func (s *State) DeleteTopics(req *kmsg.DeleteTopicsRequest) (*kmsg.DeleteTopicsR
 	}
 	var eff Effects
 	for _, t := range gone {
-		s.deleting[t.Name] = t.ID
-		for _, p := range t.Partitions {
-			eff.Delete = append(eff.Delete, PartitionRef{Topic: t.Name, ID: t.ID, Partition: p.Index, Dir: p.Dir})
-		}
+		eff.Delete = append(eff.Delete, refs(t)...)
 	}
 	return resp, eff
 }
 
-// FinishDeletion releases a deleted topic's name once its files are gone.
-func (s *State) FinishDeletion(name string, id TopicID) {
-	if s.deleting[name] == id {
-		delete(s.deleting, name)
+// FinishDeletion releases a deleted topic's name once its files are gone,
+// and persists that. On a save error the name stays reserved (and the
+// removal is retried on the next start).
+func (s *State) FinishDeletion(name string, id TopicID) error {
+	if s.deleting[name] != id {
+		return nil
 	}
+	next := s.snap.clone()
+	next.Deleting = slices.DeleteFunc(next.Deleting, func(t Topic) bool { return t.ID == id })
+	return s.commit(next)
 }
 
 // Deleting reports whether a topic name is waiting for its files to go.

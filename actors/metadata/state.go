@@ -51,6 +51,9 @@ type Snapshot struct {
 	// broker's own.
 	DynamicDefault map[string]string `json:"dynamic_default,omitempty"`
 	DynamicBroker  map[string]string `json:"dynamic_broker,omitempty"`
+	// Deleting are deleted topics whose files may not all be gone yet;
+	// their names stay reserved, and a restart resumes their removal.
+	Deleting []Topic `json:"deleting,omitempty"`
 }
 
 // clone deep-copies s so a failed save leaves the live state untouched.
@@ -62,6 +65,7 @@ func (s *Snapshot) clone() *Snapshot {
 		t.Configs = maps.Clone(t.Configs)
 		c.Topics[i] = t
 	}
+	c.Deleting = slices.Clone(s.Deleting)
 	c.DynamicDefault = maps.Clone(s.DynamicDefault)
 	c.DynamicBroker = maps.Clone(s.DynamicBroker)
 	return &c
@@ -102,7 +106,7 @@ type State struct {
 // directory, in which case a cluster id is generated and saved). rand
 // supplies cluster and topic ids.
 func New(broker *config.Broker, snap *Snapshot, store Store, rand io.Reader) (*State, error) {
-	s := &State{broker: broker, store: store, rand: rand, deleting: make(map[string]TopicID)}
+	s := &State{broker: broker, store: store, rand: rand}
 	if snap == nil {
 		var id [16]byte
 		if _, err := io.ReadFull(rand, id[:]); err != nil {
@@ -119,7 +123,7 @@ func New(broker *config.Broker, snap *Snapshot, store Store, rand io.Reader) (*S
 	if snap.BrokerID != broker.BrokerID {
 		return nil, fmt.Errorf("%w: configured broker.id=%d, data directory holds broker %d", ErrBrokerIDMismatch, broker.BrokerID, snap.BrokerID)
 	}
-	for _, t := range snap.Topics {
+	for _, t := range append(slices.Clone(snap.Topics), snap.Deleting...) {
 		for _, p := range t.Partitions {
 			if !slices.Contains(broker.LogDirs, p.Dir) {
 				return nil, fmt.Errorf("metadata: partition %s-%d lives in %s, which is not in log.dirs %v", t.Name, p.Index, p.Dir, broker.LogDirs)
@@ -143,6 +147,10 @@ func (s *State) install(snap *Snapshot) {
 		t := &snap.Topics[i]
 		s.byName[t.Name] = t
 		s.byID[t.ID] = t
+	}
+	s.deleting = make(map[string]TopicID, len(snap.Deleting))
+	for _, t := range snap.Deleting {
+		s.deleting[t.Name] = t.ID
 	}
 }
 
@@ -193,14 +201,26 @@ func (s *State) brokerInt(name string) int64 {
 	return config.ParseInt(e.Value)
 }
 
-// StartAll returns the effects that open every partition, for start-up.
+// StartAll returns the effects of a start: open every partition, and
+// resume removing the files of topics whose deletion was interrupted.
 func (s *State) StartAll() Effects {
 	var eff Effects
 	for i := range s.snap.Topics {
 		t := &s.snap.Topics[i]
 		eff.Start = append(eff.Start, s.specs(t, t.Partitions)...)
 	}
+	for _, t := range s.snap.Deleting {
+		eff.Delete = append(eff.Delete, refs(t)...)
+	}
 	return eff
+}
+
+func refs(t Topic) []PartitionRef {
+	out := make([]PartitionRef, len(t.Partitions))
+	for i, p := range t.Partitions {
+		out[i] = PartitionRef{Topic: t.Name, ID: t.ID, Partition: p.Index, Dir: p.Dir}
+	}
+	return out
 }
 
 func (s *State) specs(t *Topic, parts []Partition) []PartitionSpec {
@@ -216,7 +236,7 @@ func (s *State) specs(t *Topic, parts []Partition) []PartitionSpec {
 // extra planned counts.
 func (s *State) pickDir(planned map[string]int) string {
 	counts := make(map[string]int, len(s.broker.LogDirs))
-	for _, t := range s.snap.Topics {
+	for _, t := range append(slices.Clone(s.snap.Topics), s.snap.Deleting...) {
 		for _, p := range t.Partitions {
 			counts[p.Dir]++
 		}

@@ -269,7 +269,20 @@ func TestDeleteTopics(t *testing.T) {
 	if code(cresp.Topics[0].ErrorCode) != kerr.TopicAlreadyExists {
 		t.Fatalf("recreate while deleting: %v", code(cresp.Topics[0].ErrorCode))
 	}
-	s.FinishDeletion("a", eff.Delete[0].ID)
+	// A restart before the files are gone resumes their removal.
+	restarted, err := New(broker(t), st.last, st, newRand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := restarted.StartAll(); len(again.Delete) != 3 || len(again.Start) != 0 || !restarted.Deleting("a") {
+		t.Fatalf("restart during deletion: %+v", again)
+	}
+	if err := s.FinishDeletion("a", eff.Delete[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.last.Deleting) != 1 || st.last.Deleting[0].Name != "b" {
+		t.Fatalf("persisted deletions %+v", st.last.Deleting)
+	}
 	cresp, _ = s.CreateTopics(createReq(topicReq("a", 1, 1)), now)
 	if cresp.Topics[0].ErrorCode != 0 {
 		t.Fatalf("recreate after deletion: %v", code(cresp.Topics[0].ErrorCode))

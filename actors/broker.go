@@ -1,0 +1,213 @@
+package actors
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/segment"
+)
+
+// logDir is what partition actors need from a data directory; segment.Dir
+// provides it.
+type logDir interface {
+	Open(topic string, partition int32, cfg segment.Config) (*segment.Log, segment.RecoveryReport, error)
+	Remove(topic string, partition int32) error
+	Close() error
+}
+
+// Options are the seams of a Broker; the zero value is production.
+type Options struct {
+	// Rand supplies cluster and topic ids; default crypto/rand.
+	Rand io.Reader
+	// Now is the clock handed to the pure cores; default time.Now.
+	Now func() time.Time
+	// GatherTimeout bounds how long a request waits for partition
+	// actors' answers (DescribeLogDirs, DeleteTopics); default 30s.
+	GatherTimeout time.Duration
+}
+
+// Broker is the broker's brain: an actor system with one metadata actor
+// and one partition actor per partition, and the router that hands them
+// requests. It implements netloop.Handler.
+type Broker struct {
+	cfg    *config.Broker
+	log    *slog.Logger
+	opts   Options
+	system *actor.ActorSystem
+	meta   *actor.PID
+	dirs   map[string]logDir // by path, as in config.Broker.LogDirs
+
+	endpoint    atomic.Pointer[metadata.Endpoint]
+	routes      atomic.Pointer[Routes]
+	metaStopped chan struct{}
+	startup     atomic.Pointer[startup]
+	closeOnce   sync.Once
+	closeErr    error
+}
+
+// ErrClosed is returned by Close on a second call.
+var ErrClosed = errors.New("actors: broker closed")
+
+// NewBroker opens the metadata in the data directories (creating a fresh
+// cluster identity on first start) and every partition log, and returns
+// once all of them are open.
+func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broker, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Reader
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.GatherTimeout <= 0 {
+		o.GatherTimeout = 30 * time.Second
+	}
+	b := &Broker{cfg: cfg, log: logger, opts: o, dirs: make(map[string]logDir), metaStopped: make(chan struct{})}
+
+	state, err := b.loadState()
+	if err != nil {
+		return nil, err
+	}
+	ep := state.Endpoint()
+	b.endpoint.Store(&ep)
+	for _, path := range cfg.LogDirs {
+		d, err := openLogDir(path, logger)
+		if err != nil {
+			b.closeDirs()
+			return nil, fmt.Errorf("actors: data directory %s: %w", path, err)
+		}
+		b.dirs[path] = d
+	}
+	b.routes.Store(&Routes{})
+
+	b.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With("component", "protoactor")
+	}))
+	ready := make(chan struct{})
+	b.startup.Store(&startup{state: state, ready: ready})
+	props := actor.PropsFromProducer(func() actor.Actor {
+		a := &metadataActor{b: b}
+		if s := b.startup.Swap(nil); s != nil {
+			// The first incarnation reuses what NewBroker loaded; a
+			// restarted one reloads from disk in Started.
+			a.state, a.ready = s.state, s.ready
+		}
+		return a
+	}, actor.WithSupervisor(partitionSupervisor()))
+	b.meta, err = b.system.Root.SpawnNamed(props, "metadata")
+	if err != nil {
+		b.closeDirs()
+		return nil, fmt.Errorf("actors: spawn metadata actor: %w", err)
+	}
+	select {
+	case <-ready:
+	case <-b.metaStopped:
+		b.system.Shutdown()
+		b.closeDirs()
+		return nil, errors.New("actors: the metadata actor stopped while starting; see the log")
+	}
+	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(b.routes.Load().Topics))
+	return b, nil
+}
+
+// startup hands NewBroker's loaded state to the metadata actor's first
+// incarnation.
+type startup struct {
+	state *metadata.State
+	ready chan struct{}
+}
+
+// loadState reads the metadata snapshot from the data directories.
+func (b *Broker) loadState() (*metadata.State, error) {
+	store, snap, err := metadata.Open(b.cfg.LogDirs)
+	if err != nil {
+		return nil, err
+	}
+	s, err := metadata.New(b.cfg, snap, store, b.opts.Rand)
+	if err != nil {
+		return nil, err
+	}
+	if ep := b.endpoint.Load(); ep != nil {
+		s.SetEndpoint(*ep)
+	}
+	return s, nil
+}
+
+// SetAdvertised sets the host and port that Metadata and DescribeCluster
+// give clients: call it once the listeners are bound (port 0 resolves to
+// the real port) and before clients are told the broker is ready.
+func (b *Broker) SetAdvertised(host string, port int32) {
+	ep := metadata.Endpoint{Host: host, Port: port}
+	b.endpoint.Store(&ep)
+	b.system.Root.Send(b.meta, &setEndpoint{ep: ep})
+}
+
+// ClusterID returns the cluster id (for logs).
+func (b *Broker) ClusterID() string { return b.routes.Load().ClusterID }
+
+// Close stops every actor after the messages already queued, closing each
+// partition log cleanly (so the next start skips recovery), then the data
+// directories. ctx bounds the wait.
+func (b *Broker) Close(ctx context.Context) error {
+	err := ErrClosed
+	b.closeOnce.Do(func() {
+		b.system.Root.Poison(b.meta)
+		select {
+		case <-b.metaStopped:
+			b.closeErr = b.closeDirs()
+		case <-ctx.Done():
+			b.closeErr = fmt.Errorf("actors: close: %w (partition logs may need recovery on next start)", ctx.Err())
+		}
+		b.system.Shutdown()
+		err = b.closeErr
+	})
+	return err
+}
+
+// openLogDir opens one data directory.
+func openLogDir(path string, logger *slog.Logger) (logDir, error) {
+	return segment.OpenDir(path, segment.Options{Logger: logger})
+}
+
+func (b *Broker) closeDirs() error {
+	var errs []error
+	for path, d := range b.dirs {
+		if err := d.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("actors: close %s: %w", path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// minLevel drops records below a level (protoactor's chatter).
+type minLevel struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= m.level && m.Handler.Enabled(ctx, l)
+}
+
+func (m minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{m.Handler.WithAttrs(a), m.level}
+}
+
+func (m minLevel) WithGroup(n string) slog.Handler { return minLevel{m.Handler.WithGroup(n), m.level} }

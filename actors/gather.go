@@ -1,0 +1,57 @@
+package actors
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// gather collects n answers that arrive on different actors' goroutines
+// and calls done once with all of them, without blocking anyone: each
+// answer lands in its own slot, an atomic counter finds the last one. If
+// the answers are not all in by the deadline (an actor died, its message
+// went to dead letters), done runs with what arrived and timedOut set, so
+// the client is answered instead of left waiting; results is then nil.
+type gather struct {
+	results   []int64
+	remaining atomic.Int64
+	fired     atomic.Bool
+	timer     *time.Timer
+	done      func(results []int64, timedOut bool)
+}
+
+// newGather starts a gather of n answers; n == 0 calls done at once.
+func newGather(n int, deadline time.Duration, done func(results []int64, timedOut bool)) *gather {
+	g := &gather{results: make([]int64, n), done: done}
+	g.remaining.Store(int64(n))
+	if n == 0 {
+		g.finish(false)
+		return g
+	}
+	if deadline > 0 {
+		g.timer = time.AfterFunc(deadline, func() { g.finish(true) })
+	}
+	return g
+}
+
+// put records answer i. Each slot is written once, by one actor.
+func (g *gather) put(i int, v int64) {
+	g.results[i] = v
+	if g.remaining.Add(-1) == 0 {
+		g.finish(false)
+	}
+}
+
+func (g *gather) finish(timedOut bool) {
+	if !g.fired.CompareAndSwap(false, true) {
+		return
+	}
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	if timedOut {
+		// Late actors may still write their slots: hand out none of them.
+		g.done(nil, true)
+		return
+	}
+	g.done(g.results, false)
+}

@@ -1,0 +1,229 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/wire"
+)
+
+// partKey names one partition of one topic incarnation (a re-created
+// topic has a new id, so its actors never meet the old ones).
+type partKey struct {
+	id        metadata.TopicID
+	partition int32
+}
+
+// metadataActor is the shell around metadata.State: it feeds requests to
+// the core, carries out the returned effects (spawning, reconfiguring and
+// deleting partition actors, its children) and publishes the routing
+// table. It never waits: answers that need partition actors are gathered
+// and sent by whoever completes the gather.
+type metadataActor struct {
+	b     *Broker
+	ctx   actor.Context // valid during Receive only
+	state *metadata.State
+	ready chan struct{} // first incarnation: closed once every log is open
+
+	parts map[partKey]*actor.PID
+}
+
+// Messages the metadata actor receives besides adminRequest.
+type (
+	setEndpoint  struct{ ep metadata.Endpoint }
+	deletionDone struct {
+		name string
+		id   metadata.TopicID
+	}
+)
+
+func (a *metadataActor) Receive(ctx actor.Context) {
+	a.ctx = ctx
+	defer func() { a.ctx = nil }()
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.start()
+	case *adminRequest:
+		a.serve(m)
+	case *setEndpoint:
+		a.state.SetEndpoint(m.ep)
+	case *deletionDone:
+		if err := a.state.FinishDeletion(m.name, m.id); err != nil {
+			a.b.log.Error("cannot persist the end of a topic deletion; the name stays reserved until restart", "topic", m.name, "err", err)
+		} else {
+			a.b.log.Info("topic deleted", "topic", m.name, "id", m.id.String())
+		}
+	case *actor.Terminated:
+		a.forget(m.Who)
+	case *actor.Stopped:
+		close(a.b.metaStopped)
+	}
+}
+
+// start loads the state (after a restart: from disk) and spawns a
+// partition actor per partition.
+func (a *metadataActor) start() {
+	if a.state == nil {
+		s, err := a.b.loadState()
+		if err != nil {
+			// Without metadata the broker cannot serve; fail loudly and
+			// let the supervisor retry from disk.
+			panic(fmt.Sprintf("actors: reload metadata: %v", err))
+		}
+		a.state = s
+	}
+	a.parts = make(map[partKey]*actor.PID)
+	eff := a.state.StartAll()
+	var opened *gather
+	if a.ready != nil {
+		ready := a.ready
+		a.ready = nil
+		opened = newGather(len(eff.Start), 0, func([]int64, bool) { close(ready) })
+	}
+	a.spawn(eff.Start, opened)
+	if len(eff.Delete) > 0 {
+		a.b.log.Info("resuming interrupted topic deletions", "partitions", len(eff.Delete))
+		a.delete(eff.Delete, nil)
+	}
+	a.publish()
+}
+
+// serve runs one admin request through its handler. A panic is a bug: the
+// client gets no answer (it times out), the panic is logged with its
+// stack, and the actor restarts from durable state.
+func (a *metadataActor) serve(m *adminRequest) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.b.log.Error("metadata actor failed on a request; restarting from disk", "api", wire.APIName(m.req.Header.APIKey),
+				"client", m.req.ClientAddr, "panic", r, "stack", string(debug.Stack()))
+			m.req.Reply(nil)
+			panic(r)
+		}
+	}()
+	m.handle(a, m.req)
+}
+
+func (a *metadataActor) now() time.Time { return a.b.opts.Now() }
+
+// apply carries out a core's effects. done, when set, runs once every
+// deletion has removed its files (or the gather timed out).
+func (a *metadataActor) apply(eff metadata.Effects, deleted func()) {
+	if len(eff.Start) > 0 {
+		a.spawn(eff.Start, nil)
+	}
+	for _, rc := range eff.Reconfigure {
+		cfg := segmentConfig(rc.Config)
+		for key, pid := range a.parts {
+			if key.id == rc.ID {
+				a.ctx.Send(pid, &reconfigure{cfg: cfg})
+			}
+		}
+	}
+	if len(eff.Delete) > 0 {
+		a.delete(eff.Delete, deleted)
+	} else if deleted != nil {
+		deleted()
+	}
+	if len(eff.Start) > 0 || len(eff.Delete) > 0 {
+		a.publish()
+	}
+}
+
+// spawn starts partition actors as children, so that stopping or
+// restarting this actor closes every log first.
+func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather) {
+	for i, spec := range specs {
+		dir, log := a.b.dirs[spec.Dir], a.b.log
+		report := opened
+		props := actor.PropsFromProducer(func() actor.Actor {
+			p := &partitionActor{spec: spec, dir: dir, log: log}
+			if report != nil {
+				p.opened, p.openedSlot = report, i
+				report = nil // only the first incarnation reports
+			}
+			return p
+		})
+		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
+		pid, err := a.ctx.SpawnNamed(props, name)
+		if err != nil {
+			a.b.log.Error("cannot start partition actor", "topic", spec.Topic, "partition", spec.Partition, "err", err)
+			continue
+		}
+		a.parts[partKey{spec.ID, spec.Partition}] = pid
+	}
+}
+
+// delete asks each partition actor to close its log, remove its files and
+// stop; when all have, names are released and done runs.
+func (a *metadataActor) delete(refs []metadata.PartitionRef, done func()) {
+	self := a.ctx.Self()
+	system := a.b.system
+	topics := make(map[metadata.TopicID]string)
+	for _, r := range refs {
+		topics[r.ID] = r.Topic
+	}
+	log := a.b.log
+	g := newGather(len(refs), a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+		if timedOut {
+			log.Warn("deleting partitions took too long; topic names stay reserved until they finish", "partitions", len(refs))
+		} else {
+			for id, name := range topics {
+				system.Root.Send(self, &deletionDone{name: name, id: id})
+			}
+		}
+		if done != nil {
+			done()
+		}
+	})
+	for i, r := range refs {
+		key := partKey{r.ID, r.Partition}
+		pid, ok := a.parts[key]
+		if !ok {
+			// No actor owns it (a deletion resumed at start): remove the
+			// files off this actor's goroutine.
+			dir, r, i := a.b.dirs[r.Dir], r, i
+			go func() {
+				if err := dir.Remove(r.Topic, r.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					log.Error("partition files could not be removed", "topic", r.Topic, "partition", r.Partition, "err", err)
+				}
+				g.put(i, 0)
+			}()
+			continue
+		}
+		delete(a.parts, key)
+		a.ctx.Send(pid, &deletePartition{done: g, slot: i})
+	}
+}
+
+// forget drops a stopped child from the table.
+func (a *metadataActor) forget(who *actor.PID) {
+	for key, pid := range a.parts {
+		if pid.Equal(who) {
+			delete(a.parts, key)
+			a.b.log.Error("partition actor stopped after repeated failures; the partition is offline until restart",
+				"actor", who.Id)
+			a.publish()
+			return
+		}
+	}
+}
+
+// publish replaces the routing table with the current topics.
+func (a *metadataActor) publish() {
+	r := &Routes{ClusterID: a.state.ClusterID(), Topics: make(map[string]*TopicRoute)}
+	for _, t := range a.state.Topics() {
+		tr := &TopicRoute{Name: t.Name, ID: t.ID, Partitions: make([]*actor.PID, len(t.Partitions))}
+		for i, p := range t.Partitions {
+			tr.Partitions[i] = a.parts[partKey{t.ID, p.Index}]
+		}
+		r.Topics[t.Name] = tr
+	}
+	a.b.routes.Store(r)
+}

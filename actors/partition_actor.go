@@ -1,0 +1,130 @@
+package actors
+
+import (
+	"errors"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/segment"
+)
+
+// Messages a partition actor receives.
+type (
+	// reconfigure applies a new effective topic config to the live log.
+	reconfigure struct{ cfg segment.Config }
+	// reportLog asks for the log's size, answered into a gather slot.
+	reportLog struct {
+		g    *gather
+		slot int
+	}
+	// deletePartition closes the log, removes its files and stops the
+	// actor; the gather slot is filled when the files are gone.
+	deletePartition struct {
+		done *gather
+		slot int
+	}
+)
+
+// partitionActor owns one partition's segment.Log. On this issue it
+// opens, reconfigures, reports on, closes and deletes its log; produce and
+// fetch plug in next (see doc.go).
+type partitionActor struct {
+	spec metadata.PartitionSpec
+	dir  logDir
+	log  *slog.Logger
+
+	plog    *segment.Log
+	openErr error // the log could not be opened: the partition is offline
+
+	opened     *gather // first start only: reports the log open (or failed)
+	openedSlot int
+	deleted    bool
+}
+
+func (p *partitionActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		p.open()
+	case *reconfigure:
+		if p.plog != nil {
+			p.plog.SetConfig(m.cfg)
+		}
+	case *reportLog:
+		var size int64
+		if p.plog != nil {
+			size = p.plog.Size()
+		}
+		m.g.put(m.slot, size)
+	case *deletePartition:
+		p.remove()
+		m.done.put(m.slot, 0)
+		ctx.Stop(ctx.Self())
+	case *actor.Restarting, *actor.Stopping:
+		p.close()
+	}
+}
+
+func (p *partitionActor) attrs() []any {
+	return []any{"topic", p.spec.Topic, "partition", p.spec.Partition, "dir", p.spec.Dir}
+}
+
+// open opens (and if needed recovers) the log. Supervision restarts come
+// back here: the log on disk is the partition's durable state.
+func (p *partitionActor) open() {
+	start := time.Now()
+	l, rep, err := p.dir.Open(p.spec.Topic, p.spec.Partition, segmentConfig(p.spec.Config))
+	if err != nil {
+		p.openErr = err
+		p.log.Error("partition log cannot be opened; the partition is offline", append(p.attrs(), "err", err)...)
+	} else {
+		p.plog, p.openErr = l, nil
+		switch {
+		case rep.TruncatedBytes > 0:
+			p.log.Warn("partition log recovered with a damaged tail cut off", append(p.attrs(),
+				"truncated_bytes", rep.TruncatedBytes, "lost_from_offset", rep.LostFromOffset, "lost_to_offset", rep.LostToOffset,
+				"reason", rep.Reason, "segments_scanned", rep.SegmentsScanned)...)
+		case !rep.Clean && rep.SegmentsScanned > 0:
+			p.log.Info("partition log recovered", append(p.attrs(), "segments_scanned", rep.SegmentsScanned,
+				"bytes_scanned", rep.BytesScanned, "took", time.Since(start).Round(time.Millisecond))...)
+		}
+	}
+	if p.opened != nil {
+		p.opened.put(p.openedSlot, 0)
+		p.opened = nil
+	}
+}
+
+// close closes the log cleanly, so the next open skips recovery.
+func (p *partitionActor) close() {
+	if p.plog == nil {
+		return
+	}
+	if err := p.plog.Close(); err != nil {
+		p.log.Error("partition log did not close cleanly; it will be recovered on next start", append(p.attrs(), "err", err)...)
+	}
+	p.plog = nil
+}
+
+// remove deletes the partition's files; segment closes the open log
+// itself, without a pointless final flush.
+func (p *partitionActor) remove() {
+	if p.deleted {
+		return
+	}
+	p.deleted, p.plog = true, nil
+	if err := p.dir.Remove(p.spec.Topic, p.spec.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		p.log.Error("partition files could not be removed", append(p.attrs(), "err", err)...)
+	}
+}
+
+// partitionSupervisor restarts a failing partition actor (which re-opens
+// its log from disk) up to 5 times a minute, then stops it: a partition
+// that keeps failing is offline until the broker restarts, and the rest
+// of the broker keeps serving.
+func partitionSupervisor() actor.SupervisorStrategy {
+	return actor.NewOneForOneStrategy(5, time.Minute, func(any) actor.Directive { return actor.RestartDirective })
+}
