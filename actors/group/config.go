@@ -1,0 +1,92 @@
+package group
+
+import (
+	"crypto/rand"
+	"time"
+)
+
+// Config is the coordinator's configuration. Names follow Kafka's broker
+// settings; the zero value of a field means "Kafka's default" (see
+// withDefaults), except where noted.
+type Config struct {
+	// InitialRebalanceDelay is group.initial.rebalance.delay.ms (3000):
+	// how long the first rebalance of an empty group waits for more
+	// members; each new member extends it by this much again, up to the
+	// rebalance timeout. Negative means no delay.
+	InitialRebalanceDelay time.Duration
+	// MinSessionTimeout and MaxSessionTimeout are
+	// group.min.session.timeout.ms (6000) and group.max.session.timeout.ms
+	// (1800000): the range a JoinGroup's session timeout must fall in.
+	MinSessionTimeout time.Duration
+	MaxSessionTimeout time.Duration
+	// MaxSize is group.max.size; 0 means unlimited (Kafka's default,
+	// Integer.MAX_VALUE).
+	MaxSize int
+	// OffsetMetadataMaxBytes is offset.metadata.max.bytes (4096).
+	OffsetMetadataMaxBytes int
+	// OffsetsRetention is offsets.retention.minutes (10080 = 7 days).
+	OffsetsRetention time.Duration
+	// NewMemberJoinTimeout bounds how long a brand-new member's first
+	// JoinGroup may stay parked (Kafka's fixed 5 minutes): a client that
+	// gave up and retried would otherwise leave a defunct member behind.
+	NewMemberJoinTimeout time.Duration
+	// NewUUID returns 16 random bytes for member ids. Tests inject a
+	// deterministic source; nil means crypto/rand.
+	NewUUID func() [16]byte
+}
+
+// Kafka's defaults.
+const (
+	DefaultInitialRebalanceDelay  = 3 * time.Second
+	DefaultMinSessionTimeout      = 6 * time.Second
+	DefaultMaxSessionTimeout      = 30 * time.Minute
+	DefaultOffsetMetadataMaxBytes = 4096
+	DefaultOffsetsRetention       = 7 * 24 * time.Hour
+	DefaultNewMemberJoinTimeout   = 5 * time.Minute
+)
+
+func (c Config) withDefaults() Config {
+	if c.InitialRebalanceDelay == 0 {
+		c.InitialRebalanceDelay = DefaultInitialRebalanceDelay
+	} else if c.InitialRebalanceDelay < 0 {
+		c.InitialRebalanceDelay = 0
+	}
+	if c.MinSessionTimeout == 0 {
+		c.MinSessionTimeout = DefaultMinSessionTimeout
+	}
+	if c.MaxSessionTimeout == 0 {
+		c.MaxSessionTimeout = DefaultMaxSessionTimeout
+	}
+	if c.OffsetMetadataMaxBytes == 0 {
+		c.OffsetMetadataMaxBytes = DefaultOffsetMetadataMaxBytes
+	}
+	if c.OffsetsRetention == 0 {
+		c.OffsetsRetention = DefaultOffsetsRetention
+	}
+	if c.NewMemberJoinTimeout == 0 {
+		c.NewMemberJoinTimeout = DefaultNewMemberJoinTimeout
+	}
+	if c.NewUUID == nil {
+		c.NewUUID = func() (u [16]byte) {
+			rand.Read(u[:])
+			return u
+		}
+	}
+	return c
+}
+
+// formatUUID renders 16 bytes as a version-4 UUID string, the form Java's
+// UUID.randomUUID().toString() gives and Kafka puts in member ids.
+func formatUUID(u [16]byte) string {
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, b := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, hex[b>>4], hex[b&0xf])
+	}
+	return string(out)
+}

@@ -1,0 +1,280 @@
+package group
+
+import (
+	"slices"
+	"time"
+
+	"github.com/samsa-io/samsa/wire/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Coordinator is the groups of one __consumer_offsets partition (or of a
+// whole broker): it creates groups on demand, routes each request to its
+// group, splits batched requests (DescribeGroups, DeleteGroups,
+// OffsetFetch v8+) and merges the answers, answers ListGroups, and
+// rebuilds everything from the partition's records. A shell that prefers
+// one actor per group uses Group directly and does this routing itself;
+// this type is the reference for how.
+//
+// Threading: owned by one actor; not safe for concurrent use.
+type Coordinator struct {
+	cfg     Config
+	groups  map[string]*Group
+	loading bool
+
+	nextBatch uint64
+	batches   map[uint64]*batch
+}
+
+// NewCoordinator returns a coordinator with no groups, ready to serve.
+// Call BeginLoad first if there are records to replay.
+func NewCoordinator(cfg Config) *Coordinator {
+	return &Coordinator{cfg: cfg.withDefaults(), groups: map[string]*Group{}, batches: map[uint64]*batch{}}
+}
+
+// BeginLoad starts loading: until EndLoad, every request is answered with
+// COORDINATOR_LOAD_IN_PROGRESS (a Heartbeat with no error) and Replay
+// feeds the partition's records in.
+func (c *Coordinator) BeginLoad() { c.loading = true }
+
+// Loading reports whether a load is under way.
+func (c *Coordinator) Loading() bool { return c.loading }
+
+// Replay applies one __consumer_offsets record (value nil: tombstone).
+// A record that does not decode returns an error; the caller logs it and
+// goes on (Kafka fails the load; a broker that refuses to start over one
+// bad record helps nobody).
+func (c *Coordinator) Replay(key, value []byte) error {
+	k, err := DecodeKey(key)
+	if err != nil {
+		return err
+	}
+	if k.Kind == KeyOther {
+		return nil
+	}
+	g := c.groups[k.Group]
+	if g == nil {
+		g = NewGroup(k.Group, c.cfg)
+		c.groups[k.Group] = g
+	}
+	return g.Replay(k, value)
+}
+
+// EndLoad ends loading: groups start their members' session timers and
+// requests are served again.
+func (c *Coordinator) EndLoad(now time.Time) Effects {
+	c.loading = false
+	var fx Effects
+	for _, id := range c.sortedIDs() {
+		g := c.groups[id]
+		fx.merge(g.Loaded(now))
+		c.dropIfVacant(g)
+	}
+	return fx
+}
+
+// Group returns the group with this id, or nil.
+func (c *Coordinator) Group(id string) *Group { return c.groups[id] }
+
+// GroupIDs lists the groups held, sorted.
+func (c *Coordinator) GroupIDs() []string { return c.sortedIDs() }
+
+func (c *Coordinator) sortedIDs() []string {
+	ids := make([]string, 0, len(c.groups))
+	for id := range c.groups {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// group returns the group, creating its state if needed (it stays only if
+// the call brings it into existence; see dropIfVacant).
+func (c *Coordinator) group(id string) *Group {
+	g := c.groups[id]
+	if g == nil {
+		g = NewGroup(id, c.cfg)
+		c.groups[id] = g
+	}
+	return g
+}
+
+func (c *Coordinator) dropIfVacant(g *Group) {
+	if g.Vacant() {
+		delete(c.groups, g.id)
+	}
+}
+
+// Handle serves one group request: JoinGroup, SyncGroup, Heartbeat,
+// LeaveGroup, OffsetCommit, OffsetFetch, OffsetDelete, DescribeGroups,
+// ListGroups or DeleteGroups. client is needed by JoinGroup only. Any
+// other request is answered with nothing (no Reply): it is not for this
+// coordinator.
+func (c *Coordinator) Handle(t Ticket, req kmsg.Request, client Client, now time.Time) Effects {
+	if c.loading {
+		if r := LoadInProgressResponse(req); r != nil {
+			return Effects{Replies: []Reply{{To: t, Response: r}}}
+		}
+		return Effects{}
+	}
+	var fx Effects
+	var touched *Group
+	switch r := req.(type) {
+	case *kmsg.JoinGroupRequest:
+		touched = c.group(r.Group)
+		fx = touched.JoinGroup(t, r, client, now)
+	case *kmsg.SyncGroupRequest:
+		touched = c.group(r.Group)
+		fx = touched.SyncGroup(t, r, now)
+	case *kmsg.HeartbeatRequest:
+		touched = c.group(r.Group)
+		fx = touched.Heartbeat(t, r, now)
+	case *kmsg.LeaveGroupRequest:
+		touched = c.group(r.Group)
+		fx = touched.LeaveGroup(t, r, now)
+	case *kmsg.OffsetCommitRequest:
+		touched = c.group(r.Group)
+		fx = touched.OffsetCommit(t, r, now)
+	case *kmsg.OffsetDeleteRequest:
+		touched = c.group(r.Group)
+		fx = touched.OffsetDelete(t, r, now)
+	case *kmsg.OffsetFetchRequest:
+		fx.Replies = append(fx.Replies, Reply{To: t, Response: c.offsetFetch(r)})
+	case *kmsg.DescribeGroupsRequest:
+		resp := kmsg.NewPtrDescribeGroupsResponse()
+		resp.Version = r.Version
+		for _, id := range r.Groups {
+			g := c.groups[id]
+			if g == nil {
+				g = NewGroup(id, c.cfg)
+			}
+			resp.Groups = append(resp.Groups, g.Describe(r.Version))
+		}
+		fx.Replies = append(fx.Replies, Reply{To: t, Response: resp})
+	case *kmsg.ListGroupsRequest:
+		resp := kmsg.NewPtrListGroupsResponse()
+		resp.Version = r.Version
+		for _, id := range c.sortedIDs() {
+			if e, ok := c.groups[id].ListEntry(r.StatesFilter, r.TypesFilter); ok {
+				resp.Groups = append(resp.Groups, e)
+			}
+		}
+		fx.Replies = append(fx.Replies, Reply{To: t, Response: resp})
+	case *kmsg.DeleteGroupsRequest:
+		return c.deleteGroups(t, r, now)
+	}
+	if touched != nil {
+		c.dropIfVacant(touched)
+	}
+	return c.collect(fx)
+}
+
+func (c *Coordinator) offsetFetch(r *kmsg.OffsetFetchRequest) *kmsg.OffsetFetchResponse {
+	lookup := func(id string) *Group {
+		if g := c.groups[id]; g != nil {
+			return g
+		}
+		return NewGroup(id, c.cfg)
+	}
+	if r.Version < 8 {
+		return lookup(r.Group).OffsetFetch(r)
+	}
+	resp := kmsg.NewPtrOffsetFetchResponse()
+	resp.Version = r.Version
+	for _, rg := range r.Groups {
+		resp.Groups = append(resp.Groups, lookup(rg.Group).offsetFetchGroup(rg, r.RequireStable))
+	}
+	return resp
+}
+
+// batch gathers the per-group answers of one DeleteGroups request.
+type batch struct {
+	ticket  Ticket
+	resp    *kmsg.DeleteGroupsResponse
+	missing int
+}
+
+// part is the ticket a group answers one entry of a batch under.
+type part struct {
+	batch uint64
+	index int
+}
+
+func (c *Coordinator) deleteGroups(t Ticket, r *kmsg.DeleteGroupsRequest, now time.Time) Effects {
+	c.nextBatch++
+	b := &batch{ticket: t, resp: kmsg.NewPtrDeleteGroupsResponse(), missing: len(r.Groups)}
+	b.resp.Version = r.Version
+	b.resp.Groups = make([]kmsg.DeleteGroupsResponseGroup, len(r.Groups))
+	c.batches[c.nextBatch] = b
+	var fx Effects
+	for i, id := range r.Groups {
+		g := c.group(id)
+		fx.merge(g.DeleteGroups(part{c.nextBatch, i}, r.Version, now))
+		c.dropIfVacant(g)
+	}
+	if len(r.Groups) == 0 {
+		delete(c.batches, c.nextBatch)
+		fx.Replies = append(fx.Replies, Reply{To: t, Response: b.resp})
+	}
+	return c.collect(fx)
+}
+
+// collect turns the answers groups gave to batch parts into the batch's
+// reply once every part is in.
+func (c *Coordinator) collect(fx Effects) Effects {
+	out := fx.Replies[:0:0]
+	for _, r := range fx.Replies {
+		p, ok := r.To.(part)
+		if !ok {
+			out = append(out, r)
+			continue
+		}
+		b := c.batches[p.batch]
+		if b == nil {
+			continue
+		}
+		if dr, ok := r.Response.(*kmsg.DeleteGroupsResponse); ok && len(dr.Groups) == 1 {
+			b.resp.Groups[p.index] = dr.Groups[0]
+		}
+		if b.missing--; b.missing == 0 {
+			delete(c.batches, p.batch)
+			out = append(out, Reply{To: b.ticket, Response: b.resp})
+		}
+	}
+	fx.Replies = out
+	return fx
+}
+
+// OnTimer routes a timer to its group.
+func (c *Coordinator) OnTimer(k TimerKey, now time.Time) Effects {
+	g := c.groups[k.Group]
+	if g == nil {
+		return Effects{}
+	}
+	fx := g.OnTimer(k, now)
+	c.dropIfVacant(g)
+	return c.collect(fx)
+}
+
+// OnAppended routes an append completion to its group.
+func (c *Coordinator) OnAppended(a Append, code kerr.Code, now time.Time) Effects {
+	g := c.groups[a.Group]
+	if g == nil {
+		return Effects{}
+	}
+	fx := g.OnAppended(a.Token, code, now)
+	c.dropIfVacant(g)
+	return c.collect(fx)
+}
+
+// ExpireOffsets runs offset expiry over every group (call it every
+// offsets.retention.check.interval.ms).
+func (c *Coordinator) ExpireOffsets(now time.Time) Effects {
+	var fx Effects
+	for _, id := range c.sortedIDs() {
+		g := c.groups[id]
+		fx.merge(g.ExpireOffsets(now))
+		c.dropIfVacant(g)
+	}
+	return c.collect(fx)
+}
