@@ -32,7 +32,8 @@ type metadataActor struct {
 	state *metadata.State
 	ready chan struct{} // first incarnation: closed once every log is open
 
-	parts map[partKey]*actor.PID
+	parts    map[partKey]*actor.PID
+	stopping bool
 }
 
 // Messages the metadata actor receives besides adminRequest.
@@ -60,8 +61,12 @@ func (a *metadataActor) Receive(ctx actor.Context) {
 		} else {
 			a.b.log.Info("topic deleted", "topic", m.name, "id", m.id.String())
 		}
+	case *actor.Stopping, *actor.Restarting:
+		a.stopping = true // children stop with us: their Terminated is expected
 	case *actor.Terminated:
-		a.forget(m.Who)
+		if !a.stopping {
+			a.forget(m.Who)
+		}
 	case *actor.Stopped:
 		close(a.b.metaStopped)
 	}

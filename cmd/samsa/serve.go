@@ -1,20 +1,193 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/samsa-io/samsa/actors"
+	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/netloop"
 )
 
-// newServeCommand runs a broker. (Being built: see the front-door issue.)
+// newServeCommand runs a broker until SIGTERM or SIGINT.
 func newServeCommand() *cobra.Command {
+	var configFile, logLevel, logFormat string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run a broker",
+		Long: `Run a single-node broker.
+
+Configuration uses Kafka's server.properties keys. Each key can be given as
+a flag (--log.dirs ./data), as an environment variable (SAMSA_LOG_DIRS:
+prefix SAMSA_, upper case, '.' as '_', '_' as '__', '-' as '___'), or in a
+Kafka server.properties file (--config). Precedence: flags, then
+environment, then file, then defaults.
+
+Defaults suit a laptop: PLAINTEXT://127.0.0.1:9092, data in ./data.
+Unknown keys are logged and ignored, so an existing server.properties
+loads unchanged; keys samsa accepts without acting on yet are logged too.
+zookeeper.connect (cluster mode) is not supported yet: samsa refuses to
+start with it set rather than run alone while its operator expects a
+cluster; clear it (--zookeeper.connect=) to run a single node.
+
+SIGTERM or SIGINT stops accepting connections, finishes the requests in
+flight, closes every log cleanly (the next start skips recovery) and exits
+0, within samsa.shutdown.timeout.ms. A second signal exits at once.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("the broker is not built yet")
+			logger, err := newLogger(cmd, logLevel, logFormat)
+			if err != nil {
+				return err
+			}
+			cfg, err := loadBrokerConfig(cmd, configFile, os.Environ())
+			if err != nil {
+				return fmt.Errorf("invalid configuration: %w", err)
+			}
+			return serve(cfg, logger)
 		},
 	}
-	cmd.Flags().String("log.dirs", "./data", "data directory")
+	cmd.Flags().StringVar(&configFile, "config", "", "Kafka server.properties file to read (or "+envConfigFile+")")
+	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error (or "+envLogLevel+")")
+	cmd.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json (or "+envLogFormat+")")
+	addConfigFlags(cmd.Flags())
 	return cmd
+}
+
+func newLogger(cmd *cobra.Command, level, format string) (*slog.Logger, error) {
+	if v := os.Getenv(envLogLevel); v != "" && !cmd.Flags().Changed("log-level") {
+		level = v
+	}
+	if v := os.Getenv(envLogFormat); v != "" && !cmd.Flags().Changed("log-format") {
+		format = v
+	}
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("invalid --log-format %q: want text or json", format)
+}
+
+// serve runs the broker: open the metadata and logs, listen, advertise,
+// announce readiness, wait for a signal, shut down in order.
+func serve(cfg *config.Broker, logger *slog.Logger) error {
+	for _, w := range cfg.Warnings {
+		logger.Warn("config: " + w)
+	}
+	broker, err := actors.NewBroker(cfg, logger)
+	if err != nil {
+		return err
+	}
+	server, err := netloop.New(netloopConfig(cfg, logger), broker)
+	if err != nil {
+		closeBroker(broker, cfg, logger)
+		return err
+	}
+	if err := server.Start(); err != nil {
+		closeBroker(broker, cfg, logger)
+		return fmt.Errorf("listen: %w", err)
+	}
+	host, port := advertised(cfg, server.Addrs())
+	broker.SetAdvertised(host, port)
+
+	var where []string
+	for _, a := range server.Addrs() {
+		where = append(where, a.String()+" (PLAINTEXT)")
+	}
+	dirs := strings.Join(cfg.LogDirs, ",")
+	logger.Info("broker ready", "broker_id", cfg.BrokerID, "cluster_id", broker.ClusterID(),
+		"listeners", strings.Join(where, ","), "advertised", net.JoinHostPort(host, strconv.Itoa(int(port))), "log_dirs", dirs)
+	// The readiness line test harnesses wait for.
+	fmt.Fprintf(os.Stderr, "samsa: listening on %s, data in %s\n", strings.Join(where, ", "), dirs)
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	sig := <-sigs
+	logger.Info("shutting down", "signal", sig.String(), "timeout", cfg.ShutdownTimeout)
+	go func() {
+		s := <-sigs
+		logger.Error("second signal: exiting without a clean shutdown; logs will be recovered on next start", "signal", s.String())
+		os.Exit(1)
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	var errs []error
+	if err := server.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("stopping listeners: %w", err))
+	}
+	if err := broker.Close(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("closing logs: %w", err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	logger.Info("stopped cleanly")
+	return nil
+}
+
+func closeBroker(b *actors.Broker, cfg *config.Broker, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := b.Close(ctx); err != nil {
+		logger.Error("closing logs", "err", err)
+	}
+}
+
+// netloopConfig maps the broker's network settings.
+func netloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
+	nc := netloop.Config{
+		MaxRequestBytes:     cfg.RequestMaxBytes,
+		ConnectionsMaxIdle:  cfg.ConnectionsMaxIdle,
+		MaxConnections:      cfg.MaxConnections,
+		MaxConnectionsPerIP: cfg.MaxConnectionsPerIP,
+		Logger:              logger,
+	}
+	if nc.ConnectionsMaxIdle == 0 {
+		nc.ConnectionsMaxIdle = -1 // Kafka's 0: never close idle connections
+	}
+	if _, set := cfg.Static[config.KeyNetworkThreads]; set {
+		nc.EventLoops = cfg.NetworkThreads // else one loop per CPU
+	}
+	for _, l := range cfg.Listeners {
+		nc.Listeners = append(nc.Listeners, l.Address())
+	}
+	return nc
+}
+
+// advertised is the address clients are told: advertised.listeners when
+// set, else the first listener with its bound port (port 0 resolves) and,
+// for a wildcard host, this machine's name.
+func advertised(cfg *config.Broker, bound []net.Addr) (string, int32) {
+	if len(cfg.Advertised) > 0 {
+		return cfg.Advertised[0].Host, int32(cfg.Advertised[0].Port)
+	}
+	host, port := cfg.Listeners[0].Host, cfg.Listeners[0].Port
+	if len(bound) > 0 {
+		if tcp, ok := bound[0].(*net.TCPAddr); ok {
+			port = tcp.Port
+		}
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if name, err := os.Hostname(); err == nil {
+			host = name
+		}
+	}
+	return host, int32(port)
 }
