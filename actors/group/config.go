@@ -48,8 +48,6 @@ const (
 func (c Config) withDefaults() Config {
 	if c.InitialRebalanceDelay == 0 {
 		c.InitialRebalanceDelay = DefaultInitialRebalanceDelay
-	} else if c.InitialRebalanceDelay < 0 {
-		c.InitialRebalanceDelay = 0
 	}
 	if c.MinSessionTimeout == 0 {
 		c.MinSessionTimeout = DefaultMinSessionTimeout
@@ -90,3 +88,6 @@ func formatUUID(u [16]byte) string {
 	}
 	return string(out)
 }
+
+// initialDelay is the initial rebalance delay, 0 when disabled.
+func (c *Config) initialDelay() time.Duration { return max(c.InitialRebalanceDelay, 0) }

@@ -30,11 +30,11 @@ func (g *Group) prepareRebalance(now time.Time) {
 	g.syncStoreInFlight = false
 
 	timeout := g.rebalanceTimeout()
-	if g.state == Empty && g.cfg.InitialRebalanceDelay > 0 {
+	if g.state == Empty && g.cfg.initialDelay() > 0 {
 		g.initialDelay = true
 		g.newMemberAdded = false
-		g.delayRemaining = max(timeout-g.cfg.InitialRebalanceDelay, 0)
-		g.arm(TimerJoin, "", now.Add(g.cfg.InitialRebalanceDelay))
+		g.delayRemaining = max(timeout-g.cfg.initialDelay(), 0)
+		g.arm(TimerJoin, "", now.Add(g.cfg.initialDelay()))
 		g.transition(PreparingRebalance, now)
 		return
 	}
@@ -80,7 +80,7 @@ func (g *Group) onJoinTimer(now time.Time) {
 		// Members keep arriving: wait another delay, within what is
 		// left of the rebalance timeout.
 		g.newMemberAdded = false
-		d := min(g.cfg.InitialRebalanceDelay, g.delayRemaining)
+		d := min(g.cfg.initialDelay(), g.delayRemaining)
 		g.delayRemaining = max(g.delayRemaining-d, 0)
 		g.arm(TimerJoin, "", now.Add(d))
 		return
