@@ -19,6 +19,7 @@ import (
 
 	"github.com/samsa-io/samsa/actors"
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/netloop"
 )
 
@@ -323,5 +324,49 @@ func TestMetadataAutoCreate(t *testing.T) {
 	resp, err := req.RequestWith(ctx, cl2)
 	if err != nil || resp.Topics[0].ErrorCode != kerr.UnknownTopicOrPartition.Code {
 		t.Fatalf("broker-disabled auto-create: %v %+v", err, resp)
+	}
+}
+
+func TestInterruptedDeletionResumesOnStart(t *testing.T) {
+	dir := t.TempDir()
+	n := startNode(t, dir)
+	adm, _ := n.admin(t)
+	ctx := ctxT(t)
+	if r, err := adm.CreateTopic(ctx, 2, 1, nil, "doomed"); err != nil || r.Err != nil {
+		t.Fatalf("create: %v %v", err, r.Err)
+	}
+	n.stop(t)
+
+	// Simulate a crash between persisting the deletion and removing the
+	// files: the snapshot says "deleting", the files are still there.
+	store, snap, err := metadata.Open([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Deleting, snap.Topics = snap.Topics, nil
+	if err := store.Save(snap); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "doomed-1")); err != nil {
+		t.Fatal(err)
+	}
+
+	n2 := startNode(t, dir)
+	adm2, _ := n2.admin(t)
+	// The name is released once the files are gone; creating it again
+	// must eventually succeed and find an empty partition directory.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, err := adm2.CreateTopic(ctx, 1, 1, nil, "doomed")
+		if err == nil && r.Err == nil {
+			break
+		}
+		if !errors.Is(r.Err, kerr.TopicAlreadyExists) || time.Now().After(deadline) {
+			t.Fatalf("re-create after resumed deletion: %v %v", err, r.Err)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a real broker's state with a deadline
+	}
+	if _, err := os.Stat(filepath.Join(dir, "doomed-1")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("doomed-1 survived the resumed deletion: %v", err)
 	}
 }

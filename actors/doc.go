@@ -1,2 +1,114 @@
-// Package actors holds all broker state and behaviour.
+// Package actors holds all broker state and behaviour: the router that
+// hands each request to the actor that owns it, the metadata actor, and a
+// supervised partition actor per partition. It is built on protoactor-go
+// (package actor).
+//
+// # Wiring (what cmd/samsa does)
+//
+//	cfg, _ := config.Load(inputs...)               // actors/config
+//	b, _ := actors.NewBroker(cfg, logger)          // opens metadata and every log
+//	srv, _ := netloop.New(netloopCfg, b)           // b is the netloop.Handler
+//	srv.Start()
+//	b.SetAdvertised(host, boundPort)               // before telling anyone we are ready
+//	... wait for SIGTERM/SIGINT ...
+//	srv.Shutdown(ctx)                              // stop accepting, finish requests in flight
+//	b.Close(ctx)                                   // close every log cleanly
+//
+// # Actors and what they own
+//
+//   - The metadata actor ("metadata", one per broker) owns
+//     metadata.State: topics, partitions, topic ids, dynamic configs and
+//     the cluster identity, persisted atomically in samsa-metadata.json in
+//     a data directory. It serves every admin API and spawns, reconfigures
+//     and deletes partition actors, which are its children.
+//   - A partition actor ("metadata/p-<topic id>-<partition>") owns one
+//     segment.Log and everything derived from it. On this issue it opens
+//     (and recovers) the log in Started, applies config changes live,
+//     reports its size, closes the log cleanly when stopped, and removes
+//     its files when its topic is deleted.
+//
+// Each actor is a thin shell around a plain core: metadata.State's
+// handlers take a kmsg request (and the time) and return the response
+// plus Effects (partitions to start, reconfigure, delete); the shell
+// carries the effects out. The cores are tested without an actor system.
+//
+// # Threading
+//
+// Broker.Handle runs on a gnet event loop and never blocks: it looks the
+// API key up in routesByKey (router.go) and either answers directly
+// (ApiVersions, from the wire table) or Sends the request to the owning
+// actor. Mailboxes are unbounded (a bounded one would block the loop);
+// backpressure is netloop's, per connection. No actor ever waits on
+// another (no Future.Wait or Result inside Receive): when an answer needs
+// several actors (DescribeLogDirs sizes, DeleteTopics file removal) the
+// asking actor hands each one a slot of a gather (gather.go), and the
+// actor that fills the last slot sends the response through req.Reply,
+// which netloop accepts from any goroutine. A gather has a deadline so a
+// dead actor cannot leave a client waiting.
+//
+// The routing table (Routes: topic to partition actor PIDs) is an
+// immutable value the metadata actor republishes after every change
+// through an atomic pointer, so the router reads it without locks.
+//
+// # Messages
+//
+//   - adminRequest{req, handle}: router to metadata actor; handle is the
+//     handler from the dispatch table, run inside the actor.
+//   - setEndpoint: the advertised host/port (SetAdvertised).
+//   - deletionDone: a deleted topic's files are gone; its name is free.
+//   - reconfigure{segment.Config}: metadata to partition.
+//   - reportLog{gather, slot}: metadata to partition; answered into the
+//     gather.
+//   - deletePartition{gather, slot}: metadata to partition; the partition
+//     removes its files, fills the slot and stops.
+//
+// Requests are owned by whoever holds them; a *wire.Request's Body may
+// alias its Frame, so neither is reused until Reply has been called.
+//
+// # Supervision and durability
+//
+// Supervision restarts an actor from durable state, never from memory:
+//
+//   - A partition actor that panics is restarted (5 times a minute at
+//     most, then stopped: that partition stays offline until the broker
+//     restarts, the rest keeps serving). Restarting closes the log and
+//     Started re-opens it from disk.
+//   - The metadata actor is a root actor. A panic while serving a request
+//     is logged with its stack, the request is dropped (the client times
+//     out), its children (all partitions) are stopped, logs closed, and
+//     the restarted actor reloads the snapshot from disk and respawns them.
+//   - A failed snapshot save leaves the live state untouched and answers
+//     KAFKA_STORAGE_ERROR.
+//   - DeleteTopics removes the topic from the snapshot and records it in
+//     Snapshot.Deleting in the same save; the name stays reserved until its
+//     files are gone. A crash in between resumes the removal on the next
+//     start, so a re-created topic never finds old files.
+//   - Close poisons the metadata actor (queued messages first), which
+//     stops every partition actor (each closes its log), then closes the
+//     data directories, which write segment's clean-shutdown marker.
+//
+// # Adding a handler
+//
+//  1. Add the API's row to wire.APIs (wire/apis.go) with the versions
+//     served; never advertise an API before its handler exists.
+//  2. Write handle_<api>.go with one function: either
+//     func(b *Broker, req *wire.Request) (answers on the loop; must not
+//     block) or a metadataActor method, or a function that Sends to the
+//     owning actor (for produce and fetch: the partition actor from
+//     b.Routes().Partition(topic, partition), with a gather for
+//     multi-partition requests).
+//  3. Add it to routesByKey in router.go.
+//  4. Put the logic in a pure core (a sub-package with kmsg in, response
+//     and effects out) and unit-test it there.
+//
+// # What the next issue (produce, fetch) plugs into
+//
+// Produce and Fetch route per partition: Handle splits the request by
+// topic-partition, looks each up in b.Routes() (unknown partitions are
+// answered UNKNOWN_TOPIC_OR_PARTITION at once), sends each partition actor
+// its part with a gather slot, and the last partition to answer encodes
+// and replies. partitionActor gains produce and fetch messages and a core
+// type around its segment.Log (leader epoch: PartitionSpec.LeaderEpoch;
+// config: segmentConfig of the effective topic config, updated by
+// reconfigure). An acks=0 produce replies with req.Reply(nil).
 package actors

@@ -45,7 +45,9 @@ func (g *gather) finish(timedOut bool) {
 	if !g.fired.CompareAndSwap(false, true) {
 		return
 	}
-	if g.timer != nil {
+	// The timer's own callback must not read g.timer (it may run before
+	// newGather has stored it); answers arrive after newGather returned.
+	if !timedOut && g.timer != nil {
 		g.timer.Stop()
 	}
 	if timedOut {

@@ -31,8 +31,10 @@
 //     >= 1 and at most the number of brokers (one, for now).
 //   - Topic configs are checked against the config registry: unknown keys
 //     and bad values are INVALID_CONFIG with a message naming the key.
-//   - A deleted topic's name stays reserved until the shell reports its
-//     files gone (FinishDeletion), so a new topic of that name never opens
-//     the old files.
+//   - A deleted topic moves to Snapshot.Deleting in the same save that
+//     removes it; its name stays reserved until the shell reports its
+//     files gone (FinishDeletion, persisted), and StartAll resumes the
+//     removal after a crash, so a new topic of that name never opens the
+//     old files.
 //   - CreatePartitions only grows a topic.
 package metadata
