@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,6 +144,7 @@ func (b *Broker) loadState() (*metadata.State, error) {
 	if err != nil {
 		return nil, err
 	}
+	relocate(snap, b.cfg.LogDirs)
 	s, err := metadata.New(b.cfg, snap, store, b.opts.Rand)
 	if err != nil {
 		return nil, err
@@ -148,6 +153,47 @@ func (b *Broker) loadState() (*metadata.State, error) {
 		s.SetEndpoint(*ep)
 	}
 	return s, nil
+}
+
+// relocate points partitions whose recorded directory is not one of
+// log.dirs (spelled differently: relative and absolute, or started from
+// another working directory) at the configured directory that holds their
+// files. It changes nothing on disk; a partition found nowhere is left as
+// is, and metadata.New refuses to start rather than lose it.
+func relocate(snap *metadata.Snapshot, dirs []string) {
+	if snap == nil {
+		return
+	}
+	byAbs := make(map[string]string, len(dirs))
+	for _, d := range dirs {
+		if a, err := filepath.Abs(d); err == nil {
+			byAbs[a] = d
+		}
+	}
+	fix := func(t *metadata.Topic) {
+		for i := range t.Partitions {
+			p := &t.Partitions[i]
+			if slices.Contains(dirs, p.Dir) {
+				continue
+			}
+			if a, err := filepath.Abs(p.Dir); err == nil && byAbs[a] != "" {
+				p.Dir = byAbs[a]
+				continue
+			}
+			for _, d := range dirs {
+				if st, err := os.Stat(filepath.Join(d, t.Name+"-"+strconv.Itoa(int(p.Index)))); err == nil && st.IsDir() {
+					p.Dir = d
+					break
+				}
+			}
+		}
+	}
+	for i := range snap.Topics {
+		fix(&snap.Topics[i])
+	}
+	for i := range snap.Deleting {
+		fix(&snap.Deleting[i])
+	}
 }
 
 // SetAdvertised sets the host and port that Metadata and DescribeCluster

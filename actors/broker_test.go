@@ -370,3 +370,24 @@ func TestInterruptedDeletionResumesOnStart(t *testing.T) {
 		t.Fatalf("doomed-1 survived the resumed deletion: %v", err)
 	}
 }
+
+func TestDataDirectorySpelledDifferentlyOnRestart(t *testing.T) {
+	abs := t.TempDir()
+	n := startNode(t, abs)
+	adm, _ := n.admin(t)
+	if r, err := adm.CreateTopic(ctxT(t), 1, 1, nil, "moved"); err != nil || r.Err != nil {
+		t.Fatalf("create: %v %v", err, r.Err)
+	}
+	n.stop(t)
+	// Same directory, through a different path.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Fatal(err)
+	}
+	n2 := startNode(t, link)
+	adm2, _ := n2.admin(t)
+	topics, err := adm2.ListTopics(ctxT(t))
+	if err != nil || !topics.Has("moved") {
+		t.Fatalf("topic lost after the data directory was named differently: %v %v", err, topics.Names())
+	}
+}
