@@ -108,7 +108,11 @@ func (g *Group) storeAssignment(from []kmsg.SyncGroupRequestGroupAssignment, now
 		}
 		g.transition(Stable, now)
 		for _, id := range g.order {
-			g.answerSync(g.members[id], kerr.None)
+			m := g.members[id]
+			if m.sync != nil {
+				g.answerSync(m, kerr.None)
+				g.heartbeatFrom(m, now)
+			}
 		}
 	})
 }
