@@ -1,6 +1,7 @@
 package netloop
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -13,57 +14,109 @@ import (
 	"github.com/samsa-io/samsa/wire"
 )
 
-// BenchmarkRoundTrip measures request/response round trips through the
-// server with a trivial handler (answers at once on the loop with an
-// 8-byte response), each connection doing one request at a time. It
-// reports requests per second over all connections.
+// BenchmarkRoundTrip measures request/response round trips with a trivial
+// handler (an 8-byte answer given at once), each connection doing one
+// request at a time, and reports requests per second over all
+// connections. "netloop" is this package; "stdlib" is a goroutine-per-
+// connection net.Listener server doing the same framing, as a yardstick
+// measured side by side on the same machine.
 //
 //	go test -run '^$' -bench RoundTrip -benchtime 3s ./netloop/
 func BenchmarkRoundTrip(b *testing.B) {
 	for _, conns := range []int{1, 64} {
-		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
+		b.Run(fmt.Sprintf("netloop/conns=%d", conns), func(b *testing.B) {
 			s, _ := startServer(b, Config{}, handlerFunc(func(req *wire.Request) {
 				req.Reply(corrOnly(req.Header.CorrelationID))
 			}))
-			clients := make([]net.Conn, conns)
-			for i := range clients {
-				clients[i] = dial(b, s.Addrs()[0]).Conn
-			}
-			frame := metadataFrame(7)
-			var left atomic.Int64
-			left.Store(int64(b.N))
-			var wg sync.WaitGroup
-			var failed atomic.Value
-			b.ResetTimer()
-			start := time.Now()
-			for _, c := range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					resp := make([]byte, 8)
-					for left.Add(-1) >= 0 {
-						if _, err := c.Write(frame); err != nil {
-							failed.Store(err)
-							return
-						}
-						if _, err := io.ReadFull(c, resp); err != nil {
-							failed.Store(err)
-							return
-						}
-						if binary.BigEndian.Uint32(resp[4:]) != 7 {
-							failed.Store(errBadCorr)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
-			if err := failed.Load(); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+			runRoundTrips(b, s.Addrs()[0], conns)
+		})
+		b.Run(fmt.Sprintf("stdlib/conns=%d", conns), func(b *testing.B) {
+			runRoundTrips(b, stdlibServer(b), conns)
 		})
 	}
+}
+
+func runRoundTrips(b *testing.B, addr net.Addr, conns int) {
+	clients := make([]net.Conn, conns)
+	for i := range clients {
+		clients[i] = dial(b, addr).Conn
+	}
+	frame := metadataFrame(7)
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	b.ResetTimer()
+	start := time.Now()
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp := make([]byte, 8)
+			for left.Add(-1) >= 0 {
+				if _, err := c.Write(frame); err != nil {
+					failed.Store(err)
+					return
+				}
+				if _, err := io.ReadFull(c, resp); err != nil {
+					failed.Store(err)
+					return
+				}
+				if binary.BigEndian.Uint32(resp[4:]) != 7 {
+					failed.Store(error(errBadCorr))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err := failed.Load(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+}
+
+// stdlibServer answers size-prefixed frames with their correlation id,
+// one goroutine per connection.
+func stdlibServer(b *testing.B) net.Addr {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				var hdr [4]byte
+				buf := make([]byte, 1024)
+				out := make([]byte, 8)
+				binary.BigEndian.PutUint32(out, 4)
+				for {
+					if _, err := io.ReadFull(r, hdr[:]); err != nil {
+						return
+					}
+					n := binary.BigEndian.Uint32(hdr[:])
+					if n < 8 || n > uint32(len(buf)) {
+						return
+					}
+					if _, err := io.ReadFull(r, buf[:n]); err != nil {
+						return
+					}
+					copy(out[4:], buf[4:8])
+					if _, err := c.Write(out); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr()
 }

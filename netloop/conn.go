@@ -53,6 +53,8 @@ type conn struct {
 	closed   bool      // mu: OnClose ran; no more gc calls, replies are dropped
 	closing  bool      // mu: the idle sweep asked gnet to close it
 	broken   bool      // mu: a write failed; the rest is discarded until close
+	writing  bool      // mu: the write token: someone is writing to the socket
+	handoff  *handoff  // mu: a batch the fast path wrote in part, for the writer
 }
 
 // slot holds one response in the reorder ring. ready with a nil resp is a
@@ -117,10 +119,11 @@ func (c *conn) deliver(seq uint64, resp *wire.Response) {
 	s := &c.slots[seq%uint64(len(c.slots))]
 	s.resp, s.ready = resp, true
 	c.outbound += memBytes(resp)
-	if seq == c.writeSeq {
-		c.cond.Signal()
+	if seq != c.writeSeq {
+		c.mu.Unlock() // an earlier response is still missing
+		return
 	}
-	c.mu.Unlock()
+	c.tryFastPathLocked() // unlocks
 }
 
 // markClosed is OnClose's part: no more gnet calls, replies from now on

@@ -1,7 +1,9 @@
 package netloop
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -150,4 +152,57 @@ func TestHandlerPanicClosesOnlyItsConnection(t *testing.T) {
 	if st := s.Stats(); st.HandlerPanics != 1 {
 		t.Fatalf("stats %+v", st)
 	}
+}
+
+// Small responses answered on the spot go out through the replier's fast
+// path; when the socket takes only part of one, the writer finishes it.
+// Every byte must arrive, in order, either way.
+func TestFastPathHandoffKeepsBytesInOrder(t *testing.T) {
+	const respSize = 24 << 10
+	h := handlerFunc(func(req *wire.Request) {
+		corr := req.Header.CorrelationID
+		b := make([]byte, 8+respSize)
+		binary.BigEndian.PutUint32(b, 4+respSize)
+		binary.BigEndian.PutUint32(b[4:], uint32(corr))
+		for i := 8; i < len(b); i++ {
+			b[i] = byte(int(corr) + i)
+		}
+		req.Reply(&wire.Response{Chunks: []wire.Chunk{{Bytes: b[:100]}, {Bytes: b[100:]}}})
+	})
+	handedOff := make(chan struct{}, 1)
+	s, _ := newServer(t, Config{}, h)
+	s.hooks.handoff = func() {
+		select {
+		case handedOff <- struct{}{}:
+		default:
+		}
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, s.Addrs()[0])
+	// A fixed receive buffer (no autotuning up to tcp_rmem's 32 MiB), so
+	// that the responses fill the socket.
+	_ = c.Conn.(*net.TCPConn).SetReadBuffer(256 << 10)
+	const n = 400
+	var frames [][]byte
+	for i := int32(0); i < n; i++ {
+		frames = append(frames, metadataFrame(i))
+	}
+	c.send(frames...)
+	// Read nothing until the socket has refused part of a fast-path write.
+	waitSignal(t, handedOff, "a fast-path write to be handed to the writer")
+	for i := int32(0); i < n; i++ {
+		corr, body := c.recv()
+		if corr != i || len(body) != respSize {
+			t.Fatalf("response %d: correlation id %d, %d bytes", i, corr, len(body))
+		}
+		for j, v := range body {
+			if v != byte(int(corr)+j+8) {
+				t.Fatalf("response %d: byte %d is %d", i, j, v)
+			}
+		}
+	}
+	st := stopped(t, s)
+	t.Logf("%d handoffs, %d mutes", st.Handoffs, st.Mutes)
 }

@@ -78,6 +78,7 @@ type testHooks struct {
 	afterTraffic func(inboundBuffered int) // after each OnTraffic, on the loop
 	afterClose   func()                    // after each OnClose of an admitted connection
 	draining     func()                    // once Shutdown has begun draining
+	handoff      func()                    // after a fast-path write is handed to the writer
 }
 
 // New checks cfg and returns a server that is not yet listening.
@@ -140,17 +141,34 @@ func (s *Server) Start() error {
 		}
 		return fmt.Errorf("netloop: start: %w", s.runErr)
 	}
+	go s.sweepIdle()
+	go s.watchEngine()
 	for _, l := range s.cfg.Listeners {
 		a, err := s.boundAddr(l)
 		if err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = s.Shutdown(ctx)
 			return fmt.Errorf("netloop: listener %s: %w", l, err)
 		}
 		s.addrs = append(s.addrs, a)
 	}
-	go s.sweepIdle()
 	s.log.Info("netloop: listening", "addrs", s.addrs, "max_request_bytes", s.cfg.MaxRequestBytes,
 		"max_in_flight_per_conn", s.cfg.MaxInFlightPerConn)
 	return nil
+}
+
+// watchEngine reports a gnet engine that stops on its own. gnet stops the
+// whole engine when accept(2) fails with anything but a transient error,
+// notably EMFILE/ENFILE when the process runs out of descriptors (each
+// connection costs two: gnet's and the writer's dup), so keep
+// MaxConnections well below RLIMIT_NOFILE/2.
+func (s *Server) watchEngine() {
+	<-s.runDone
+	if s.state.Load() == stateRunning {
+		s.log.Error("netloop: the gnet engine stopped unexpectedly; no connections are served any more",
+			"err", s.runErr, "listeners", s.cfg.Listeners)
+	}
 }
 
 // boundAddr asks the kernel where listener l is bound (port 0 resolved):

@@ -18,6 +18,7 @@ type Stats struct {
 	Responses      uint64 // responses written in full (Reply(nil) is not one)
 	RepliesDropped uint64 // responses discarded because their connection had gone
 	Mutes          uint64 // times a connection stopped being decoded for backpressure
+	Handoffs       uint64 // replier fast-path writes the socket took only in part (the writer finished them)
 
 	BytesWritten  uint64 // every response byte put on a socket
 	BytesSendfile uint64 // record data sent by sendfile(2)
@@ -37,6 +38,7 @@ type counters struct {
 	responses             atomic.Uint64
 	repliesDropped        atomic.Uint64
 	mutes                 atomic.Uint64
+	handoffs              atomic.Uint64
 	bytesWritten          atomic.Uint64
 	bytesSendfile         atomic.Uint64
 	bytesCopied           atomic.Uint64
@@ -55,6 +57,7 @@ func (c *counters) snapshot() Stats {
 		Responses:             c.responses.Load(),
 		RepliesDropped:        c.repliesDropped.Load(),
 		Mutes:                 c.mutes.Load(),
+		Handoffs:              c.handoffs.Load(),
 		BytesWritten:          c.bytesWritten.Load(),
 		BytesSendfile:         c.bytesSendfile.Load(),
 		BytesCopied:           c.bytesCopied.Load(),

@@ -14,22 +14,22 @@ const copyBufSize = 64 << 10
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}
 
-// writeLoop is the connection's writer goroutine. It owns every write to
-// the socket: it takes the responses that are ready in sequence order, as
-// many consecutive ones as there are, writes them (byte chunks gathered
-// into writev, file regions by sendfile or by copy), then advances the
-// order, lowers the in-flight and outbound counts and, if the loop stopped
-// decoding for backpressure and the connection is now below its bounds,
-// wakes the loop. It exits when the connection is closed, releasing what
-// is still filed.
+// writeLoop is the connection's writer goroutine. Whoever holds the write
+// token (conn.writing) is the only one writing to the socket; usually
+// that is this goroutine. It waits until the token is free and there is
+// something to write: a batch a replier's fast path could not finish
+// (handoff), or the response with the next sequence number, which it
+// takes together with every consecutive ready one. It writes them (byte
+// chunks gathered into writev, file regions by sendfile or by copy) and
+// completes the batch (see finishBatch). It exits when the connection is
+// closed, releasing what is still filed.
 func (c *conn) writeLoop() {
 	defer c.srv.writers.Done()
-	n := uint64(len(c.slots))
-	batch := make([]*wire.Response, 0, n)
+	batch := make([]*wire.Response, 0, len(c.slots))
 	iov := make([][]byte, 0, 16)
 	for {
 		c.mu.Lock()
-		for !c.closed && !c.slots[c.writeSeq%n].ready {
+		for !c.closed && (c.writing || (c.handoff == nil && !c.headReadyLocked())) {
 			c.cond.Wait()
 		}
 		if c.closed {
@@ -38,62 +38,100 @@ func (c *conn) writeLoop() {
 			c.drop(dropped)
 			return
 		}
-		batch = batch[:0]
-		for k := uint64(0); k < n; k++ {
-			s := &c.slots[(c.writeSeq+k)%n]
-			if !s.ready {
-				break
-			}
-			batch = append(batch, s.resp)
-			*s = slot{}
+		c.writing = true
+		var rest [][]byte
+		if h := c.handoff; h != nil {
+			c.handoff = nil
+			batch = append(batch[:0], h.batch...)
+			rest = h.iov
+		} else {
+			batch = c.takeBatchLocked(batch[:0])
 		}
 		broken := c.broken
 		c.mu.Unlock()
 
 		var err error
-		if !broken {
+		switch {
+		case broken:
+		case rest != nil:
+			err = c.writev(rest)
+		default:
 			iov, err = c.writeBatch(batch, iov)
 		}
-		mem := 0
-		for _, r := range batch {
-			mem += memBytes(r)
-		}
-
-		c.mu.Lock()
-		c.writeSeq += uint64(len(batch))
-		c.inFlight -= len(batch)
-		c.outbound -= mem
-		if err != nil && !c.broken {
-			c.broken = true
-			if !c.closed {
-				_ = c.gc.Close()
-			}
-		}
-		if c.muted && !c.closed && c.inFlight < len(c.slots) && c.outbound < c.srv.cfg.MaxOutboundBytes {
-			c.muted = false
-			_ = c.gc.Wake(nil) // OnTraffic resumes reading and decoding
-		}
-		broken = c.broken
-		c.mu.Unlock()
-
-		c.touch()
-		for _, r := range batch {
-			if r == nil {
-				continue
-			}
-			if broken {
-				c.srv.stats.repliesDropped.Add(1)
-			} else {
-				c.srv.stats.responses.Add(1)
-			}
-			release(r)
-		}
-		c.srv.finish(len(batch))
+		c.finishBatch(batch, err)
 		clear(batch)
 	}
 }
 
-// takeAllLocked empties the ring after close and returns what was filed.
+// headReadyLocked reports whether the next response in order is filed.
+func (c *conn) headReadyLocked() bool {
+	return c.slots[c.writeSeq%uint64(len(c.slots))].ready
+}
+
+// takeBatchLocked moves the consecutive ready responses from the head of
+// the ring into dst.
+func (c *conn) takeBatchLocked(dst []*wire.Response) []*wire.Response {
+	n := uint64(len(c.slots))
+	for k := uint64(0); k < n; k++ {
+		s := &c.slots[(c.writeSeq+k)%n]
+		if !s.ready {
+			break
+		}
+		dst = append(dst, s.resp)
+		*s = slot{}
+	}
+	return dst
+}
+
+// finishBatch completes a written (or failed) batch and gives the write
+// token back: the order advances, the in-flight and outbound counts drop
+// and, if the loop stopped decoding for backpressure and the connection
+// is now below its bounds, the loop is woken to resume. A write error
+// closes the connection; the rest is discarded until OnClose.
+func (c *conn) finishBatch(batch []*wire.Response, err error) {
+	mem := 0
+	for _, r := range batch {
+		mem += memBytes(r)
+	}
+	c.mu.Lock()
+	c.writing = false
+	c.writeSeq += uint64(len(batch))
+	c.inFlight -= len(batch)
+	c.outbound -= mem
+	if err != nil && !c.broken {
+		c.broken = true
+		if !c.closed {
+			_ = c.gc.Close()
+		}
+	}
+	if c.muted && !c.closed && c.inFlight < len(c.slots) && c.outbound < c.srv.cfg.MaxOutboundBytes {
+		c.muted = false
+		_ = c.gc.Wake(nil) // OnTraffic resumes reading and decoding
+	}
+	if c.headReadyLocked() {
+		c.cond.Signal() // the token is free and there is more to write
+	}
+	broken := c.broken
+	c.mu.Unlock()
+
+	c.touch()
+	for _, r := range batch {
+		if r == nil {
+			continue
+		}
+		if broken {
+			c.srv.stats.repliesDropped.Add(1)
+		} else {
+			c.srv.stats.responses.Add(1)
+		}
+		release(r)
+	}
+	c.srv.finish(len(batch))
+}
+
+// takeAllLocked empties the ring and the handoff after close and returns
+// what was filed. Requests counted in flight but never filed are finished
+// by their (late) Reply, which sees closed.
 func (c *conn) takeAllLocked() []*wire.Response {
 	var out []*wire.Response
 	count := 0
@@ -106,9 +144,16 @@ func (c *conn) takeAllLocked() []*wire.Response {
 			c.slots[i] = slot{}
 		}
 	}
+	if h := c.handoff; h != nil {
+		c.handoff = nil
+		count += len(h.batch)
+		for _, r := range h.batch {
+			if r != nil {
+				out = append(out, r)
+			}
+		}
+	}
 	c.inFlight -= count
-	// Requests counted in inFlight but never filed are finished by their
-	// (late) Reply, which sees closed.
 	c.srv.finish(count)
 	return out
 }
@@ -161,6 +206,9 @@ func (c *conn) writev(iov [][]byte) error {
 	c.srv.stats.bytesWritten.Add(uint64(n))
 	return err
 }
+
+// errClosedWhileWriting fails a batch whose connection closed mid-write.
+var errClosedWhileWriting = errors.New("netloop: connection closed while writing")
 
 // errShortFile means a file region reaches past the end of its file.
 var errShortFile = errors.New("netloop: file region past end of file")

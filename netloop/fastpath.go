@@ -1,0 +1,158 @@
+package netloop
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/samsa-io/samsa/wire"
+)
+
+// The replier's fast path. Waking the writer goroutine for every response
+// costs a goroutine handoff per round trip, which dominates small
+// requests. So when a Reply files the next response in order and nobody
+// holds the write token, the replying goroutine takes the token and tries
+// one non-blocking writev of the ready responses itself, if they are
+// small and made of bytes only. Whatever the socket does not take at once
+// (EAGAIN, a partial write) is handed to the writer goroutine, which
+// finishes it with blocking semantics; file regions and large responses
+// always go through the writer. The replier never waits: the fast path is
+// one non-blocking system call.
+
+const (
+	fastPathMaxBytes  = 64 << 10 // larger batches go to the writer
+	fastPathMaxChunks = 64       // iovecs in the one writev
+)
+
+// handoff is a batch the fast path wrote in part; the writer writes iov,
+// the rest, and completes the batch.
+type handoff struct {
+	batch []*wire.Response
+	iov   [][]byte
+}
+
+// tryFastPathLocked is called by deliver, under mu, after filing the
+// response at the head of the order. If the fast path applies it takes
+// the token and the batch, releases mu and writes; otherwise it wakes the
+// writer (if the token is free) and releases mu.
+func (c *conn) tryFastPathLocked() {
+	if c.writing || c.handoff != nil || c.broken {
+		c.mu.Unlock() // the token holder (or the writer, for the handoff) sees the new head
+		return
+	}
+	// Take the longest run of ready responses from the head that fits.
+	n := uint64(len(c.slots))
+	size, chunks, k := 0, 0, uint64(0)
+run:
+	for ; k < n; k++ {
+		s := &c.slots[(c.writeSeq+k)%n]
+		if !s.ready {
+			break
+		}
+		if s.resp == nil {
+			continue
+		}
+		rs, rc := 0, 0
+		for i := range s.resp.Chunks {
+			if s.resp.Chunks[i].File != nil {
+				break run
+			}
+			rs += len(s.resp.Chunks[i].Bytes)
+			rc++
+		}
+		if size+rs > fastPathMaxBytes || chunks+rc > fastPathMaxChunks {
+			break
+		}
+		size += rs
+		chunks += rc
+	}
+	if k == 0 {
+		c.cond.Signal() // the writer takes it
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true
+	// Fresh slices: after finishBatch gives the token back, they may still
+	// be read here or sit in a handoff.
+	batch := make([]*wire.Response, 0, k)
+	for i := uint64(0); i < k; i++ {
+		s := &c.slots[(c.writeSeq+i)%n]
+		batch = append(batch, s.resp)
+		*s = slot{}
+	}
+	c.mu.Unlock()
+	c.fastWrite(batch)
+}
+
+// fastWrite tries the one non-blocking writev; the caller holds the token.
+func (c *conn) fastWrite(batch []*wire.Response) {
+	iov := make([][]byte, 0, fastPathMaxChunks/4)
+	total := 0
+	for _, r := range batch {
+		if r == nil {
+			continue
+		}
+		for i := range r.Chunks {
+			if b := r.Chunks[i].Bytes; len(b) > 0 {
+				iov = append(iov, b)
+				total += len(b)
+			}
+		}
+	}
+	written, err := c.tryWritev(iov)
+	c.srv.stats.bytesWritten.Add(uint64(written))
+	if err == nil && written == total {
+		c.finishBatch(batch, nil)
+		return
+	}
+	if err != nil && err != unix.EAGAIN {
+		c.finishBatch(batch, err)
+		return
+	}
+	// The socket took part of it: the writer finishes with blocking
+	// semantics. The token is free, but no fast path runs while a handoff
+	// is pending.
+	rest := iov
+	for written > 0 {
+		if written < len(rest[0]) {
+			rest[0] = rest[0][written:]
+			break
+		}
+		written -= len(rest[0])
+		rest = rest[1:]
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		c.finishBatch(batch, errClosedWhileWriting)
+		return
+	}
+	c.writing = false
+	c.handoff = &handoff{batch: batch, iov: rest}
+	c.srv.stats.handoffs.Add(1)
+	c.cond.Signal()
+	c.mu.Unlock()
+	if h := c.srv.hooks.handoff; h != nil {
+		h()
+	}
+}
+
+// tryWritev makes one non-blocking writev on the socket (through the
+// RawConn, so it is serialized with the netpoller's view of the
+// descriptor) and never waits.
+func (c *conn) tryWritev(iov [][]byte) (int, error) {
+	var (
+		n   int
+		err error
+	)
+	werr := c.raw.Write(func(fd uintptr) bool {
+		for {
+			n, err = unix.Writev(int(fd), iov)
+			if err != unix.EINTR {
+				return true
+			}
+		}
+	})
+	if werr != nil {
+		return 0, werr
+	}
+	return max(n, 0), err
+}
