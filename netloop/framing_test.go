@@ -20,7 +20,7 @@ func TestFrameOneByteAtATime(t *testing.T) {
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Shutdown(t.Context()) })
+	shutdownAtEnd(t, s)
 
 	c := dial(t, s.Addrs()[0])
 	for round := int32(1); round <= 2; round++ {
@@ -117,7 +117,7 @@ func TestDisconnectMidFrame(t *testing.T) {
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Shutdown(t.Context()) })
+	shutdownAtEnd(t, s)
 
 	good := dial(t, s.Addrs()[0])
 	good.roundTrip(1)

@@ -108,12 +108,18 @@ func startServer(t testing.TB, cfg Config, h Handler) (*Server, *logBuffer) {
 	if err := s.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
+	shutdownAtEnd(t, s)
+	return s, logs
+}
+
+// shutdownAtEnd shuts s down when the test ends (t.Context is already
+// cancelled by then, so it has its own deadline).
+func shutdownAtEnd(t testing.TB, s *Server) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		defer cancel()
 		_ = s.Shutdown(ctx)
 	})
-	return s, logs
 }
 
 func newServer(t testing.TB, cfg Config, h Handler) (*Server, *logBuffer) {

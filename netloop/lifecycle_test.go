@@ -17,7 +17,7 @@ func TestConnectionLimits(t *testing.T) {
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Shutdown(t.Context()) })
+	shutdownAtEnd(t, s)
 	addr := s.Addrs()[0]
 	a1 := dialFrom(t, addr, "127.0.0.1")
 	a1.roundTrip(1)

@@ -100,7 +100,7 @@ func TestReplyAfterCloseCallsDone(t *testing.T) {
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Shutdown(t.Context()) })
+	shutdownAtEnd(t, s)
 
 	c := dial(t, s.Addrs()[0])
 	c.send(metadataFrame(1), metadataFrame(2))
@@ -180,6 +180,7 @@ func TestFastPathHandoffKeepsBytesInOrder(t *testing.T) {
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
+	shutdownAtEnd(t, s)
 	c := dial(t, s.Addrs()[0])
 	// A fixed receive buffer (no autotuning up to tcp_rmem's 32 MiB), so
 	// that the responses fill the socket.

@@ -135,7 +135,9 @@ func TestFileRegionPastEOF(t *testing.T) {
 	if len(got) != 8+len(data) || !bytes.Equal(got[8:], data) {
 		t.Fatalf("got %d bytes before the close, want the header and the %d file bytes", len(got), len(data))
 	}
-	s.Shutdown(t.Context())
+	if err := s.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	if dones.Load() != 1 {
 		t.Fatalf("Done called %d times", dones.Load())
 	}
