@@ -402,7 +402,7 @@ func (h *harness) stableGroup(group string, n int) []string {
 		h.wantCode(first, kerr.MemberIDRequired)
 		id := h.joinResp(first).MemberID
 		ids = append(ids, id)
-		parked = append(parked, h.join(group, joinOpts{member: id}))
+		parked = append(parked, h.join(group, joinOpts{member: id, clientID: fmt.Sprintf("c%d", i)}))
 	}
 	// Members that join together extend the initial delay once.
 	h.advance(2 * h.c.cfg.initialDelay())
