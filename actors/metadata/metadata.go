@@ -1,7 +1,6 @@
 package metadata
 
 import (
-	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -27,13 +26,9 @@ func (s *State) Metadata(req *kmsg.MetadataRequest, now time.Time) (*kmsg.Metada
 
 	all := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
 	if all {
-		names := make([]string, 0, len(s.byName))
-		for n := range s.byName {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			resp.Topics = append(resp.Topics, s.topicEntry(s.byName[n]))
+		resp.Topics = make([]kmsg.MetadataResponseTopic, len(s.sortedNames))
+		for i, n := range s.sortedNames {
+			resp.Topics[i] = s.metaEntries[n]
 		}
 		return resp, Effects{}
 	}
@@ -102,17 +97,21 @@ func (s *State) brokerEntry() kmsg.MetadataResponseBroker {
 	return b
 }
 
-func (s *State) topicEntry(t *Topic) kmsg.MetadataResponseTopic {
+// topicEntry is a topic's cached Metadata entry (shared: read-only).
+func (s *State) topicEntry(t *Topic) kmsg.MetadataResponseTopic { return s.metaEntries[t.Name] }
+
+func (s *State) buildTopicEntry(t *Topic) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = str(t.Name)
 	e.TopicID = t.ID
 	e.AuthorizedOperations = authorizedOperationsUnset
 	id := s.snap.BrokerID
+	replicas := []int32{id} // one broker: every partition shares it
 	e.Partitions = make([]kmsg.MetadataResponseTopicPartition, len(t.Partitions))
 	for i, p := range t.Partitions {
 		mp := kmsg.NewMetadataResponseTopicPartition()
 		mp.Partition, mp.Leader, mp.LeaderEpoch = p.Index, id, p.LeaderEpoch
-		mp.Replicas, mp.ISR = []int32{id}, []int32{id}
+		mp.Replicas, mp.ISR = replicas, replicas
 		e.Partitions[i] = mp
 	}
 	return e

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/samsa-io/samsa/actors/config"
 )
 
@@ -100,6 +102,11 @@ type State struct {
 	byName   map[string]*Topic
 	byID     map[TopicID]*Topic
 	deleting map[string]TopicID // names whose files are being removed
+
+	// Metadata answers are built once per state change: the entries are
+	// immutable and shared by every response until the next install.
+	metaEntries map[string]kmsg.MetadataResponseTopic
+	sortedNames []string
 }
 
 // New builds the state from a loaded snapshot (nil for a fresh data
@@ -148,6 +155,14 @@ func (s *State) install(snap *Snapshot) {
 		s.byName[t.Name] = t
 		s.byID[t.ID] = t
 	}
+	s.metaEntries = make(map[string]kmsg.MetadataResponseTopic, len(snap.Topics))
+	s.sortedNames = make([]string, 0, len(snap.Topics))
+	for i := range snap.Topics {
+		t := &snap.Topics[i]
+		s.metaEntries[t.Name] = s.buildTopicEntry(t)
+		s.sortedNames = append(s.sortedNames, t.Name)
+	}
+	slices.Sort(s.sortedNames)
 	s.deleting = make(map[string]TopicID, len(snap.Deleting))
 	for _, t := range snap.Deleting {
 		s.deleting[t.Name] = t.ID
