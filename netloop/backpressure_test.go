@@ -101,3 +101,40 @@ func heapInUse() int64 {
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapInuse)
 }
+
+// A client whose connection is paused (never reads, kept sending) and
+// then hangs up is noticed and cleaned up: the paused socket still
+// reports the hang-up.
+func TestPausedConnectionHangUp(t *testing.T) {
+	closed := make(chan struct{}, 4)
+	payload := make([]byte, 256<<10)
+	h := handlerFunc(func(req *wire.Request) {
+		hdr := binary.BigEndian.AppendUint32(nil, uint32(4+len(payload)))
+		hdr = binary.BigEndian.AppendUint32(hdr, uint32(req.Header.CorrelationID))
+		req.Reply(&wire.Response{Chunks: []wire.Chunk{{Bytes: hdr}, {Bytes: payload}}})
+	})
+	s, _ := newServer(t, Config{MaxInFlightPerConn: 2}, h)
+	s.hooks.afterClose = func() { closed <- struct{}{} }
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	shutdownAtEnd(t, s)
+	c := dial(t, s.Addrs()[0])
+	_ = c.Conn.(*net.TCPConn).SetReadBuffer(64 << 10)
+	frame := metadataFrame(1)
+	for {
+		_ = c.SetWriteDeadline(time.Now().Add(500 * time.Millisecond))
+		if _, err := c.Write(frame); err != nil {
+			break // pushed back: the server stopped reading
+		}
+	}
+	if s.Stats().Mutes == 0 {
+		t.Fatal("never muted")
+	}
+	c.Close()
+	waitSignal(t, closed, "the server to notice the hang-up")
+	st := stopped(t, s)
+	if st.ConnectionsOpen != 0 || st.RepliesDropped == 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}

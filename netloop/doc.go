@@ -36,18 +36,33 @@
 // and calls Handle. It never writes to a socket, never blocks and never
 // touches a file.
 //
-// Any goroutine may call Reply. Reply only files the response in the
-// connection's reorder ring under a mutex and signals the writer.
+// Any goroutine may call Reply. Reply files the response in the
+// connection's reorder ring under a mutex and, if it is the next one in
+// order, either writes it at once (the fast path below) or signals the
+// writer.
 //
-// Each connection has a writer goroutine that owns every write to it. In
-// OnOpen the loop dups the socket (gnet.Conn.Dup, on the loop, where the
-// descriptor is known to be this connection's) and wraps the dup in a
-// *net.TCPConn registered with Go's netpoller. The writer waits for the
-// response with the next sequence number, takes it and every consecutive
-// ready one, writes their byte chunks with writev and their file regions
-// with sendfile, then calls Done. A slow client, a full socket buffer or
-// a cold page cache blocks only this goroutine. gnet's own write path is
-// never used, so its unbounded outbound buffer stays empty.
+// Each connection has a writer goroutine. In OnOpen the loop dups the
+// socket (gnet.Conn.Dup, on the loop, where the descriptor is known to be
+// this connection's) and wraps the dup in a *net.TCPConn registered with
+// Go's netpoller. Writes are serialized by a write token (conn.writing):
+// whoever holds it is the only writer. The writer goroutine waits for the
+// token and the response with the next sequence number, takes it and
+// every consecutive ready one, writes their byte chunks with writev and
+// their file regions with sendfile, then calls Done. A slow client, a full
+// socket buffer or a cold page cache blocks only this goroutine. gnet's
+// own write path is never used, so its unbounded outbound buffer stays
+// empty.
+//
+// Fast path: waking the writer costs a goroutine handoff per response,
+// which dominates small requests. So when Reply files the next response
+// in order and the token is free, the replying goroutine (an actor, or the
+// loop itself when Handle answers at once) takes the token and makes one
+// non-blocking writev of the ready run of responses, if they are bytes
+// only and at most 64 KiB. If the socket takes only part (EAGAIN, a short
+// write), the rest is handed to the writer goroutine, which finishes it;
+// the replier never waits. File regions and larger responses always go
+// through the writer goroutine. Done may therefore run on the replying
+// goroutine.
 //
 // gnet closes only its descriptor; the socket closes when the writer's
 // dup closes too, which OnClose does (that also unblocks a write stuck on
