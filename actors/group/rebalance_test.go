@@ -409,3 +409,24 @@ func TestLeaveGroup(t *testing.T) {
 	old.Version, old.Group, old.MemberID = 1, "g", "ghost"
 	h.wantCode(h.send(old, "c"), kerr.UnknownMemberID)
 }
+
+// The new static member id could not be written: the replacement is
+// undone, the old id stays valid and the new instance gets the error.
+func TestStaticMemberReplacementAppendFailure(t *testing.T) {
+	h := newHarness(t)
+	s := h.join("g", joinOpts{instance: "i", clientID: "old"})
+	h.advance(3 * time.Second)
+	sid := h.joinResp(s).MemberID
+	h.syncV("g", sid, "i", 1, map[string][]byte{sid: []byte("A")}, 5)
+	h.failNext = kerr.NotEnoughReplicas
+	r := h.join("g", joinOpts{instance: "i", clientID: "new"})
+	h.wantCode(r, kerr.CoordinatorNotAvailable)
+	h.wantState("g", Stable)
+	if m := h.group("g").Members(); len(m) != 1 || m[0] != sid || h.group("g").Leader() != sid {
+		t.Fatalf("members %v leader %s", m, h.group("g").Leader())
+	}
+	h.wantCode(h.heartbeatI("g", sid, "i", 1), kerr.None)
+	if got := string(h.syncResp(h.syncV("g", sid, "i", 1, nil, 5)).MemberAssignment); got != "A" {
+		t.Fatalf("assignment %q", got)
+	}
+}

@@ -15,6 +15,16 @@ func restart(t *testing.T, h *harness) *harness {
 	t.Helper()
 	h2 := newHarnessWith(t, testConfig())
 	h2.now = h.now
+	// Tickets continue from the old harness. Requests still parked on the
+	// old coordinator die with it (their clients time out and retry); the
+	// old harness still checks that its coordinator answers them.
+	h2.sent = h.sent
+	for i := 1; i <= h.sent; i++ {
+		h2.replies[i] = h.replies[i]
+		if h2.replies[i] == nil {
+			h2.replies[i] = kmsg.NewPtrHeartbeatResponse()
+		}
+	}
 	h2.c.BeginLoad()
 	h2.wantCode(h2.join("g", joinOpts{}), kerr.CoordinatorLoadInProgress)
 	h2.wantCode(h2.heartbeat("g", "m", 1), kerr.None) // Kafka answers heartbeats blindly while loading
