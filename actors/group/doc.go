@@ -76,29 +76,29 @@
 //
 // # States
 //
-//	                    JoinGroup (new member)
-//	   +-------+ ------------------------------------> +--------------------+
-//	   | Empty |                                       | PreparingRebalance |<-----+
-//	   +-------+ <------------------------------------ +--------------------+      |
-//	    |  ^        join phase ends with no members       |  join phase ends:      |
-//	    |  |        (generation+1, record written)        |  all rejoined, or     |
-//	    |  |                                              |  rebalance timeout    |
-//	    |  |                                              v  (generation+1)       |
-//	    |  |                                   +---------------------+            |
-//	    |  |                                   | CompletingRebalance |------------+
-//	    |  |                                   +---------------------+  join of a |
-//	    |  |                                              |  new member, changed  |
-//	    |  |                                              |  metadata, a member   |
-//	    |  |                leader's SyncGroup stored     |  leaving or expiring, |
-//	    |  |                                              v  sync timeout         |
-//	    |  |                                         +--------+                   |
-//	    |  |                                         | Stable |-------------------+
-//	    |  |                                         +--------+  leader rejoins, a
-//	    |  |                                                      member's metadata
-//	    v  |                                                      changes, leaves,
-//	   +------+  DeleteGroups, or expiry of                      expires, or sync
-//	   | Dead |  the last offset of an Empty group                timeout
-//	   +------+  (tombstone written; terminal)
+//	              first JoinGroup
+//	+-------+ ------------------------------> +--------------------+ <-----------------+
+//	| Empty |                                 | PreparingRebalance |                   |
+//	+-------+ <------------------------------ +--------------------+                   |
+//	    |      join phase ends, no members               |                             |
+//	    |      (generation+1, record written)            | join phase ends: all        |
+//	    |                                                | rejoined, or rebalance      |
+//	    |                                                | timeout (generation+1)      |
+//	    |                                                v                             |
+//	    |                                     +---------------------+  new member,     |
+//	    |                                     | CompletingRebalance | ---------------->|
+//	    |                                     +---------------------+  changed         |
+//	    |                                                |             metadata, leave,|
+//	    |                                                | leader's    expiry, sync    |
+//	    |                                                | SyncGroup   timeout         |
+//	    |                                                | stored                      |
+//	    |                                                v                             |
+//	    | DeleteGroups, or the                      +--------+  leader rejoins,        |
+//	    | last offset expires                       | Stable | ----------------------->+
+//	    v                                           +--------+  changed metadata,
+//	+------+                                                    leave, expiry,
+//	| Dead |  terminal: tombstone written, state dropped        sync timeout
+//	+------+
 //
 // Rebalance rules:
 //
