@@ -39,6 +39,9 @@ type Options struct {
 	// GatherTimeout bounds how long a request waits for partition
 	// actors' answers (DescribeLogDirs, DeleteTopics); default 30s.
 	GatherTimeout time.Duration
+
+	// openDir opens a data directory; tests wrap segment.Dir with it.
+	openDir func(path string, logger *slog.Logger) (logDir, error)
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor
@@ -80,6 +83,9 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.openDir == nil {
+		o.openDir = openLogDir
+	}
 	if o.GatherTimeout <= 0 {
 		o.GatherTimeout = 30 * time.Second
 	}
@@ -92,7 +98,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	ep := state.Endpoint()
 	b.endpoint.Store(&ep)
 	for _, path := range cfg.LogDirs {
-		d, err := openLogDir(path, logger)
+		d, err := o.openDir(path, logger)
 		if err != nil {
 			b.closeDirs()
 			return nil, fmt.Errorf("actors: data directory %s: %w", path, err)

@@ -146,14 +146,12 @@ func (a *metadataActor) apply(eff metadata.Effects, deleted func()) {
 func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather) {
 	for i, spec := range specs {
 		dir, log := a.b.dirs[spec.Dir], a.b.log
-		report := opened
+		var startup *startReport
+		if opened != nil {
+			startup = &startReport{g: opened, slot: i}
+		}
 		props := actor.PropsFromProducer(func() actor.Actor {
-			p := &partitionActor{spec: spec, dir: dir, log: log}
-			if report != nil {
-				p.opened, p.openedSlot = report, i
-				report = nil // only the first incarnation reports
-			}
-			return p
+			return &partitionActor{spec: spec, dir: dir, log: log, startup: startup}
 		})
 		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
 		pid, err := a.ctx.SpawnNamed(props, name)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -40,9 +41,24 @@ type partitionActor struct {
 	plog    *segment.Log
 	openErr error // the log could not be opened: the partition is offline
 
-	opened     *gather // first start only: reports the log open (or failed)
-	openedSlot int
-	deleted    bool
+	startup *startReport // broker start only, shared by incarnations
+	deleted bool
+}
+
+// startReport tells NewBroker that a partition's first open is over
+// (opened, failed, or the actor gave up): exactly once, whichever
+// incarnation gets there, so a panic during the first open cannot leave
+// the broker's start waiting.
+type startReport struct {
+	g    *gather
+	slot int
+	done atomic.Bool
+}
+
+func (r *startReport) report() {
+	if r != nil && r.done.CompareAndSwap(false, true) {
+		r.g.put(r.slot, 0)
+	}
 }
 
 func (p *partitionActor) Receive(ctx actor.Context) {
@@ -65,6 +81,8 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		ctx.Stop(ctx.Self())
 	case *actor.Restarting, *actor.Stopping:
 		p.close()
+	case *actor.Stopped:
+		p.startup.report() // stopped by its supervisor before it ever opened
 	}
 }
 
@@ -92,10 +110,7 @@ func (p *partitionActor) open() {
 				"bytes_scanned", rep.BytesScanned, "took", time.Since(start).Round(time.Millisecond))...)
 		}
 	}
-	if p.opened != nil {
-		p.opened.put(p.openedSlot, 0)
-		p.opened = nil
-	}
+	p.startup.report()
 }
 
 // close closes the log cleanly, so the next open skips recovery.

@@ -1,0 +1,102 @@
+package actors
+
+import (
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/segment"
+)
+
+// flakyDir is a real segment.Dir whose Open panics a set number of times
+// for one partition, the way a bug in recovery would.
+type flakyDir struct {
+	*segment.Dir
+	mu     sync.Mutex
+	panics map[string]int // "topic-partition" -> panics left
+	opens  map[string]int
+}
+
+func (d *flakyDir) Open(topic string, partition int32, cfg segment.Config) (*segment.Log, segment.RecoveryReport, error) {
+	key := topic + "-" + string(rune('0'+partition))
+	d.mu.Lock()
+	d.opens[key]++
+	left := d.panics[key]
+	if left > 0 {
+		d.panics[key] = left - 1
+	}
+	d.mu.Unlock()
+	if left > 0 {
+		panic("flaky open of " + key)
+	}
+	return d.Dir.Open(topic, partition, cfg)
+}
+
+func (d *flakyDir) count(key string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.opens[key]
+}
+
+func startFlaky(t *testing.T, dir string, panics map[string]int) (*Broker, *flakyDir) {
+	t.Helper()
+	cfg, err := config.Load(config.Input{Origin: "test", Values: map[string]string{"log.dirs": dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fd *flakyDir
+	opts := Options{openDir: func(path string, logger *slog.Logger) (logDir, error) {
+		sd, err := segment.OpenDir(path, segment.Options{Logger: logger})
+		fd = &flakyDir{Dir: sd, panics: panics, opens: map[string]int{}}
+		return fd, err
+	}}
+	b, err := NewBroker(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, fd
+}
+
+// A partition actor that panics while opening is restarted and opens its
+// log from disk; the broker's start waits for that, not forever.
+func TestPartitionRestartReopensLog(t *testing.T) {
+	dir := t.TempDir()
+	b, _ := startFlaky(t, dir, nil)
+	createTopic(t, b, "flaky", 2)
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	b, fd := startFlaky(t, dir, map[string]int{"flaky-1": 2})
+	defer b.Close(t.Context())
+	if got := fd.count("flaky-1"); got != 3 {
+		t.Fatalf("flaky-1 opened %d times, want 3 (two panics, then success)", got)
+	}
+	if got := fd.count("flaky-0"); got != 1 {
+		t.Fatalf("flaky-0 opened %d times, want 1: its sibling's failure must not restart it", got)
+	}
+	if sizes := logSizes(t, b); len(sizes) != 2 {
+		t.Fatalf("DescribeLogDirs after restart: %v", sizes)
+	}
+}
+
+// A partition that keeps failing is stopped by its supervisor; the
+// broker still starts and serves the other partitions.
+func TestPartitionGivingUpDoesNotBlockStart(t *testing.T) {
+	dir := t.TempDir()
+	b, _ := startFlaky(t, dir, nil)
+	createTopic(t, b, "doomed", 2)
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, fd := startFlaky(t, dir, map[string]int{"doomed-0": 1000})
+	defer b.Close(t.Context())
+	if got := fd.count("doomed-0"); got < 2 {
+		t.Fatalf("doomed-0 opened %d times; the supervisor should have retried", got)
+	}
+	if _, ok := b.Routes().Partition("doomed", 1); !ok {
+		t.Fatal("the healthy partition lost its route")
+	}
+}
