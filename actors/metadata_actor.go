@@ -53,6 +53,8 @@ func (a *metadataActor) Receive(ctx actor.Context) {
 		a.start()
 	case *adminRequest:
 		a.serve(m)
+	case *partitionHealth:
+		a.state.SetOffline(m.id, m.partition, m.offline)
 	case *setEndpoint:
 		a.state.SetEndpoint(m.ep)
 	case *deletionDone:
@@ -210,6 +212,7 @@ func (a *metadataActor) forget(who *actor.PID) {
 	for key, pid := range a.parts {
 		if pid.Equal(who) {
 			delete(a.parts, key)
+			a.state.SetOffline(key.id, key.partition, true)
 			a.b.log.Error("partition actor stopped after repeated failures; the partition is offline until restart",
 				"actor", who.Id)
 			a.publish()

@@ -28,6 +28,13 @@ type (
 		done *gather
 		slot int
 	}
+	// partitionHealth tells the metadata actor whether a partition's log
+	// is open (sent by the partition to its parent after each open).
+	partitionHealth struct {
+		id        metadata.TopicID
+		partition int32
+		offline   bool
+	}
 )
 
 // partitionActor owns one partition's segment.Log. On this issue it
@@ -41,8 +48,9 @@ type partitionActor struct {
 	plog    *segment.Log
 	openErr error // the log could not be opened: the partition is offline
 
-	startup *startReport // broker start only, shared by incarnations
-	deleted bool
+	startup    *startReport // broker start only, shared by incarnations
+	deleted    bool
+	wasOffline bool
 }
 
 // startReport tells NewBroker that a partition's first open is over
@@ -65,6 +73,10 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		p.open()
+		if p.openErr != nil || p.wasOffline {
+			p.wasOffline = p.openErr != nil
+			ctx.Send(ctx.Parent(), &partitionHealth{id: p.spec.ID, partition: p.spec.Partition, offline: p.openErr != nil})
+		}
 	case *reconfigure:
 		if p.plog != nil {
 			p.plog.SetConfig(m.cfg)

@@ -5,9 +5,13 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/segment"
+	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // flakyDir is a real segment.Dir whose Open panics a set number of times
@@ -98,5 +102,24 @@ func TestPartitionGivingUpDoesNotBlockStart(t *testing.T) {
 	}
 	if _, ok := b.Routes().Partition("doomed", 1); !ok {
 		t.Fatal("the healthy partition lost its route")
+	}
+	// Metadata reports the failed partition without a leader once the
+	// metadata actor has seen its actor stop (asynchronously).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		req := kmsg.NewPtrMetadataRequest()
+		req.Version = 12
+		req.Topics = []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr("doomed")}}
+		parts := call(t, b, req).(*kmsg.MetadataResponse).Topics[0].Partitions
+		if parts[0].Leader == -1 && parts[0].ErrorCode == kerr.LeaderNotAvailable.Int16() {
+			if parts[1].Leader != 0 || parts[1].ErrorCode != 0 {
+				t.Fatalf("healthy partition reported %+v", parts[1])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("failed partition still reported with a leader: %+v", parts[0])
+		}
+		time.Sleep(5 * time.Millisecond) // the Terminated notice is asynchronous
 	}
 }

@@ -112,6 +112,11 @@ func (s *State) buildTopicEntry(t *Topic) kmsg.MetadataResponseTopic {
 		mp := kmsg.NewMetadataResponseTopicPartition()
 		mp.Partition, mp.Leader, mp.LeaderEpoch = p.Index, id, p.LeaderEpoch
 		mp.Replicas, mp.ISR = replicas, replicas
+		if s.offline[t.ID][p.Index] {
+			// The only replica cannot serve: no leader until it can.
+			mp.ErrorCode = kerr.LeaderNotAvailable.Int16()
+			mp.Leader, mp.ISR, mp.OfflineReplicas = -1, []int32{}, replicas
+		}
 		e.Partitions[i] = mp
 	}
 	return e

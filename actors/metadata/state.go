@@ -107,13 +107,17 @@ type State struct {
 	// immutable and shared by every response until the next install.
 	metaEntries map[string]kmsg.MetadataResponseTopic
 	sortedNames []string
+
+	// offline partitions (their log cannot be opened), not persisted: a
+	// restart tries again.
+	offline map[TopicID]map[int32]bool
 }
 
 // New builds the state from a loaded snapshot (nil for a fresh data
 // directory, in which case a cluster id is generated and saved). rand
 // supplies cluster and topic ids.
 func New(broker *config.Broker, snap *Snapshot, store Store, rand io.Reader) (*State, error) {
-	s := &State{broker: broker, store: store, rand: rand}
+	s := &State{broker: broker, store: store, rand: rand, offline: make(map[TopicID]map[int32]bool)}
 	if snap == nil {
 		var id [16]byte
 		if _, err := io.ReadFull(rand, id[:]); err != nil {
@@ -176,6 +180,24 @@ func (s *State) commit(next *Snapshot) error {
 	}
 	s.install(next)
 	return nil
+}
+
+// SetOffline marks a partition offline (its log cannot be opened) or back
+// online. Metadata then reports it without a leader.
+func (s *State) SetOffline(id TopicID, partition int32, offline bool) {
+	t, ok := s.byID[id]
+	if !ok || s.offline[id][partition] == offline {
+		return
+	}
+	if offline {
+		if s.offline[id] == nil {
+			s.offline[id] = make(map[int32]bool)
+		}
+		s.offline[id][partition] = true
+	} else {
+		delete(s.offline[id], partition)
+	}
+	s.metaEntries[t.Name] = s.buildTopicEntry(t)
 }
 
 // SetEndpoint sets the address Metadata and DescribeCluster advertise.

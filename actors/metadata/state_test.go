@@ -519,3 +519,23 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+func TestOfflinePartitionHasNoLeader(t *testing.T) {
+	s, _ := newState(t)
+	resp, _ := s.CreateTopics(createReq(topicReq("t", 2, 1)), now)
+	id := resp.Topics[0].TopicID
+	s.SetOffline(id, 1, true)
+	m, _ := s.Metadata(metadataReq(12, false, "t"), now)
+	p0, p1 := m.Topics[0].Partitions[0], m.Topics[0].Partitions[1]
+	if p0.ErrorCode != 0 || p0.Leader != 0 {
+		t.Fatalf("healthy partition %+v", p0)
+	}
+	if code(p1.ErrorCode) != kerr.LeaderNotAvailable || p1.Leader != -1 || len(p1.OfflineReplicas) != 1 {
+		t.Fatalf("offline partition %+v", p1)
+	}
+	s.SetOffline(id, 1, false)
+	m, _ = s.Metadata(metadataReq(12, false, "t"), now)
+	if p := m.Topics[0].Partitions[1]; p.ErrorCode != 0 || p.Leader != 0 {
+		t.Fatalf("back online %+v", p)
+	}
+}
