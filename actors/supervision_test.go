@@ -21,6 +21,7 @@ type flakyDir struct {
 	mu     sync.Mutex
 	panics map[string]int // "topic-partition" -> panics left
 	opens  map[string]int
+	logs   map[string]*segment.Log // the last log opened, by "topic-partition"
 }
 
 func (d *flakyDir) Open(topic string, partition int32, cfg segment.Config) (*segment.Log, segment.RecoveryReport, error) {
@@ -35,7 +36,17 @@ func (d *flakyDir) Open(topic string, partition int32, cfg segment.Config) (*seg
 	if left > 0 {
 		panic("flaky open of " + key)
 	}
-	return d.Dir.Open(topic, partition, cfg)
+	l, rep, err := d.Dir.Open(topic, partition, cfg)
+	d.mu.Lock()
+	d.logs[key] = l
+	d.mu.Unlock()
+	return l, rep, err
+}
+
+func (d *flakyDir) log(key string) *segment.Log {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.logs[key]
 }
 
 func (d *flakyDir) count(key string) int {
@@ -53,7 +64,7 @@ func startFlaky(t *testing.T, dir string, panics map[string]int) (*Broker, *flak
 	var fd *flakyDir
 	opts := Options{openDir: func(path string, logger *slog.Logger) (logDir, error) {
 		sd, err := segment.OpenDir(path, segment.Options{Logger: logger})
-		fd = &flakyDir{Dir: sd, panics: panics, opens: map[string]int{}}
+		fd = &flakyDir{Dir: sd, panics: panics, opens: map[string]int{}, logs: map[string]*segment.Log{}}
 		return fd, err
 	}}
 	b, err := NewBroker(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
@@ -121,5 +132,46 @@ func TestPartitionGivingUpDoesNotBlockStart(t *testing.T) {
 			t.Fatalf("failed partition still reported with a leader: %+v", parts[0])
 		}
 		time.Sleep(5 * time.Millisecond) // the Terminated notice is asynchronous
+	}
+}
+
+// Altered topic configs reach the running logs, and broker-wide dynamic
+// defaults reach every topic that does not override them.
+func TestAlterConfigsAppliesToRunningLogs(t *testing.T) {
+	b, fd := startFlaky(t, t.TempDir(), nil)
+	defer b.Close(t.Context())
+	createTopic(t, b, "live", 2)
+	createTopic(t, b, "other", 1)
+
+	alter := func(typ kmsg.ConfigResourceType, name, key, value string) {
+		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		res := kmsg.NewIncrementalAlterConfigsRequestResource()
+		res.ResourceType, res.ResourceName = typ, name
+		res.Configs = []kmsg.IncrementalAlterConfigsRequestResourceConfig{{Name: key, Value: kmsg.StringPtr(value)}}
+		req.Resources = append(req.Resources, res)
+		if r := call(t, b, req).(*kmsg.IncrementalAlterConfigsResponse); r.Resources[0].ErrorCode != 0 {
+			t.Fatalf("alter %s=%s: %d", key, value, r.Resources[0].ErrorCode)
+		}
+		// Every partition actor handles the reconfigure before this
+		// DescribeLogDirs (same sender, FIFO mailboxes), and answering it
+		// orders its writes before our reads below.
+		logSizes(t, b)
+	}
+	alter(kmsg.ConfigResourceTypeTopic, "live", "segment.bytes", "2097152")
+	alter(kmsg.ConfigResourceTypeTopic, "live", "samsa.flush.policy", "always")
+	for _, key := range []string{"live-0", "live-1"} {
+		c := fd.log(key).Config()
+		if c.SegmentBytes != 2097152 || c.FlushPolicy != segment.FlushAlways {
+			t.Fatalf("%s config after alter: %+v", key, c)
+		}
+	}
+	if c := fd.log("other-0").Config(); c.SegmentBytes == 2097152 {
+		t.Fatal("a topic alter reached another topic")
+	}
+	alter(kmsg.ConfigResourceTypeBroker, "", "log.retention.ms", "5000")
+	for _, key := range []string{"live-0", "live-1", "other-0"} {
+		if c := fd.log(key).Config(); c.RetentionMs != 5000 {
+			t.Fatalf("%s retention after broker default: %d", key, c.RetentionMs)
+		}
 	}
 }
