@@ -18,9 +18,13 @@ import (
 //   - the gnet loop that owns the connection (OnOpen, OnTraffic, OnClose):
 //     it decodes frames, assigns sequence numbers, pauses and resumes
 //     reading; fields marked "loop" are touched only there;
-//   - Reply, from any goroutine: it files a response in the reorder ring;
+//   - Reply, from any goroutine: it files a response in the reorder ring
+//     and, when the response is next in order and the write token is free,
+//     may write it at once (fastpath.go);
 //   - the connection's writer goroutine: it writes responses in sequence
 //     order to tc, the connection's own dup of the socket.
+//
+// Only the holder of the write token (writing) writes to tc.
 //
 // Fields marked "mu" are guarded by mu. gc's concurrency-safe methods
 // (Wake, Close) are called only under mu and only while !closed: once
@@ -28,7 +32,7 @@ import (
 type conn struct {
 	srv    *Server
 	gc     gnet.Conn
-	tc     *net.TCPConn    // dup of the socket, owned by the writer
+	tc     *net.TCPConn    // dup of the socket, written by the token holder
 	raw    syscall.RawConn // tc's raw form, for sendfile
 	remote string          // "ip:port", for logs and Request.ClientAddr
 	ip     string          // for max.connections.per.ip
@@ -44,7 +48,7 @@ type conn struct {
 	epfdKnown bool
 
 	mu       sync.Mutex
-	cond     sync.Cond // signalled when the head of the ring is ready, or on close
+	cond     sync.Cond // wakes the writer: head ready with the token free, a handoff, or close
 	slots    []slot    // mu: reorder ring, indexed by sequence % len(slots)
 	writeSeq uint64    // mu: sequence number the writer writes next
 	inFlight int       // mu: decoded, not yet written (or dropped)
@@ -105,8 +109,9 @@ func (c *conn) isMuted() bool {
 	return c.muted
 }
 
-// deliver files resp under seq and wakes the writer if seq is next. A
-// reply for a closed connection is released at once.
+// deliver files resp under seq and, if it is next in order, writes it
+// (fast path) or wakes the writer. A reply for a closed connection is
+// released at once.
 func (c *conn) deliver(seq uint64, resp *wire.Response) {
 	c.mu.Lock()
 	if c.closed {
