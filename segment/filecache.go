@@ -14,6 +14,7 @@ import (
 type handle struct {
 	f    vfs.File
 	refs atomic.Int32
+	live *atomic.Int64 // the cache's count of open files
 }
 
 func (h *handle) acquire() { h.refs.Add(1) }
@@ -21,6 +22,7 @@ func (h *handle) acquire() { h.refs.Add(1) }
 func (h *handle) release() {
 	if n := h.refs.Add(-1); n == 0 {
 		h.f.Close()
+		h.live.Add(-1)
 	} else if n < 0 {
 		panic("segment: file handle released too often")
 	}
@@ -37,6 +39,7 @@ type fileCache struct {
 	lru     list.List // of *cacheEntry, most recent at the front
 	entries map[string]*list.Element
 	opens   atomic.Int64 // files opened, for tests and metrics
+	live    atomic.Int64 // files open now, cached or still referenced
 }
 
 type cacheEntry struct {
@@ -64,7 +67,8 @@ func (c *fileCache) acquire(path string) (*handle, error) {
 		return nil, err
 	}
 	c.opens.Add(1)
-	h := &handle{f: f}
+	c.live.Add(1)
+	h := &handle{f: f, live: &c.live}
 	h.refs.Store(2) // the cache's and the caller's
 	c.entries[path] = c.lru.PushFront(&cacheEntry{path: path, h: h})
 	for c.lru.Len() > c.max {
@@ -81,7 +85,8 @@ func (c *fileCache) adopt(path string, f vfs.File) *handle {
 	if el, ok := c.entries[path]; ok {
 		c.removeLocked(el)
 	}
-	h := &handle{f: f}
+	c.live.Add(1)
+	h := &handle{f: f, live: &c.live}
 	h.refs.Store(2)
 	c.entries[path] = c.lru.PushFront(&cacheEntry{path: path, h: h})
 	for c.lru.Len() > c.max {
@@ -121,3 +126,8 @@ func (c *fileCache) size() int {
 	defer c.mu.Unlock()
 	return c.lru.Len()
 }
+
+// OpenFiles is the number of segment files the directory holds open:
+// cached ones plus evicted ones still referenced by readers or pending
+// fsyncs.
+func (d *Dir) OpenFiles() int64 { return d.cache.live.Load() }

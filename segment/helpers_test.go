@@ -2,9 +2,9 @@ package segment
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"log/slog"
-	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 
