@@ -23,6 +23,19 @@ type TopicID [16]byte
 // String is the id in Kafka's display form: unpadded URL-safe base64.
 func (id TopicID) String() string { return base64.RawURLEncoding.EncodeToString(id[:]) }
 
+// MarshalText writes the id in its display form (the snapshot file).
+func (id TopicID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText reads the display form.
+func (id *TopicID) UnmarshalText(b []byte) error {
+	raw, err := base64.RawURLEncoding.DecodeString(string(b))
+	if err != nil || len(raw) != len(id) {
+		return fmt.Errorf("metadata: bad topic id %q", b)
+	}
+	copy(id[:], raw)
+	return nil
+}
+
 // IsZero reports whether id is the all-zero (unset) id.
 func (id TopicID) IsZero() bool { return id == TopicID{} }
 
@@ -47,7 +60,7 @@ type Snapshot struct {
 	Version   int    `json:"version"`
 	ClusterID string `json:"cluster_id"`
 	BrokerID  int32  `json:"broker_id"`
-	Topics    []Topic
+	Topics    []Topic `json:"topics"`
 	// DynamicDefault are cluster-wide dynamic broker configs (AlterConfigs
 	// on the BROKER resource with an empty name); DynamicBroker are this
 	// broker's own.
