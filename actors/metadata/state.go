@@ -57,9 +57,9 @@ type Topic struct {
 
 // Snapshot is everything the metadata actor persists, in one file.
 type Snapshot struct {
-	Version   int    `json:"version"`
-	ClusterID string `json:"cluster_id"`
-	BrokerID  int32  `json:"broker_id"`
+	Version   int     `json:"version"`
+	ClusterID string  `json:"cluster_id"`
+	BrokerID  int32   `json:"broker_id"`
 	Topics    []Topic `json:"topics"`
 	// DynamicDefault are cluster-wide dynamic broker configs (AlterConfigs
 	// on the BROKER resource with an empty name); DynamicBroker are this
