@@ -1,6 +1,7 @@
 package group
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -90,9 +91,11 @@ func (g *Group) join(t Ticket, req *kmsg.JoinGroupRequest, c Client, now time.Ti
 		fail(kerr.GroupMaxSizeReached)
 		return
 	}
+	// Copies: request bytes alias the request frame, and the group keeps
+	// them for as long as the member lives.
 	protocols := make([]protocol, 0, len(req.Protocols))
 	for _, p := range req.Protocols {
-		protocols = append(protocols, protocol{name: p.Name, metadata: nonNil(p.Metadata)})
+		protocols = append(protocols, protocol{name: p.Name, metadata: nonNil(bytes.Clone(p.Metadata))})
 	}
 	j := joinRequest{
 		ticket: t, version: v, memberID: req.MemberID, instanceID: instanceID,

@@ -244,3 +244,26 @@ func TestSupersededJoinIsAnswered(t *testing.T) {
 	h.wantCode(j2, kerr.None)
 	h.wantCode(j3, kerr.None)
 }
+
+// Request bytes alias the request frame, which the network layer may
+// reuse: the group must keep copies.
+func TestGroupDoesNotRetainRequestBytes(t *testing.T) {
+	h := newHarness(t)
+	meta := subscription("t1")
+	j := h.join("g", joinOpts{version: 3, protocols: []kmsg.JoinGroupRequestProtocol{{Name: "range", Metadata: meta}}})
+	h.advance(3 * time.Second)
+	id := h.joinResp(j).MemberID
+	assign := []byte("mine")
+	h.sync("g", id, 1, map[string][]byte{id: assign})
+	want := string(meta)
+	for i := range meta {
+		meta[i] = 0xff
+	}
+	copy(assign, "XXXX")
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	req.Groups = []string{"g"}
+	m := h.reply(h.send(req, "c")).(*kmsg.DescribeGroupsResponse).Groups[0].Members[0]
+	if string(m.ProtocolMetadata) != want || string(m.MemberAssignment) != "mine" {
+		t.Fatalf("the group kept references into request bytes: %q %q", m.ProtocolMetadata, m.MemberAssignment)
+	}
+}

@@ -320,7 +320,6 @@ func (g *Group) OffsetDelete(t Ticket, req *kmsg.OffsetDeleteRequest, now time.T
 		}
 		g.reply(t, r)
 	})
-	_ = now
 	return g.end()
 }
 

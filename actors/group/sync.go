@@ -1,6 +1,7 @@
 package group
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -60,7 +61,7 @@ func (g *Group) sync(t Ticket, req *kmsg.SyncGroupRequest, now time.Time) {
 		g.parkSync(m, &parked{ticket: t, version: v})
 		delete(g.pendingSync, m.id)
 		if g.isLeader(m.id) && !g.syncStoreInFlight {
-			g.storeAssignment(req.GroupAssignment, now)
+			g.storeAssignment(req.GroupAssignment)
 		}
 	case Stable:
 		delete(g.pendingSync, m.id)
@@ -80,14 +81,14 @@ func (g *Group) sync(t Ticket, req *kmsg.SyncGroupRequest, now time.Time) {
 // the group Stable — unless the group moved on meanwhile (a join or a
 // departure restarted the rebalance and already answered the parked
 // SyncGroups).
-func (g *Group) storeAssignment(from []kmsg.SyncGroupRequestGroupAssignment, now time.Time) {
+func (g *Group) storeAssignment(from []kmsg.SyncGroupRequestGroupAssignment) {
 	assignments := make(map[string][]byte, len(g.members))
 	for _, id := range g.order {
 		assignments[id] = []byte{}
 	}
 	for _, a := range from {
 		if _, ok := assignments[a.MemberID]; ok {
-			assignments[a.MemberID] = nonNil(a.MemberAssignment)
+			assignments[a.MemberID] = nonNil(bytes.Clone(a.MemberAssignment)) // outlives the request frame
 		}
 	}
 	gen := g.generation
