@@ -178,8 +178,7 @@ func TestJoinValidation(t *testing.T) {
 		t.Fatalf("failed joins must not create the group")
 	}
 
-	ids := h.stableGroup("g", 1)
-	_ = ids
+	h.stableGroup("g", 1)
 	h.wantCode(h.join("g", joinOpts{ptype: "connect"}), kerr.InconsistentGroupProtocol)
 	h.wantCode(h.join("g", joinOpts{protocols: []kmsg.JoinGroupRequestProtocol{{Name: "sticky", Metadata: []byte{}}}}), kerr.InconsistentGroupProtocol)
 	h.wantState("g", Stable)

@@ -130,14 +130,14 @@ func TestEveryStateAgainstEveryRequest(t *testing.T) {
 				case errorCode(resp) != codes[i]:
 					t.Fatalf("answered %v, want %v", errorCode(resp), codes[i])
 				}
-				describe(t, s.h, state)
+				describe(t, s.h)
 			})
 		}
 	}
 }
 
 // describe checks DescribeGroups and ListGroups agree with the state.
-func describe(t *testing.T, h *harness, state string) {
+func describe(t *testing.T, h *harness) {
 	t.Helper()
 	g := h.c.Group("g")
 	cur := "Dead"
@@ -159,15 +159,13 @@ func describe(t *testing.T, h *harness, state string) {
 	if listed != (cur != "Dead") {
 		t.Fatalf("list by state %s: %#v", cur, l.Groups)
 	}
-	_ = state
 }
 
 func TestDescribeAndListGroups(t *testing.T) {
 	h := newHarness(t)
 	ids := h.stableGroup("a", 2)
 	h.commit("simple", "", -1, "t", 0, 1)
-	b := h.join("b", joinOpts{version: 3})
-	_ = b
+	h.join("b", joinOpts{version: 3})
 
 	req := kmsg.NewPtrDescribeGroupsRequest()
 	req.Version = 5
