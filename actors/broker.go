@@ -59,6 +59,7 @@ type Broker struct {
 	routes      atomic.Pointer[Routes]
 	metaStopped chan struct{}
 	startup     atomic.Pointer[startup]
+	locks       []*os.File // flock on each data directory's .lock
 	closeOnce   sync.Once
 	closeErr    error
 }
@@ -91,8 +92,14 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	}
 	b := &Broker{cfg: cfg, log: logger, opts: o, dirs: make(map[string]logDir), metaStopped: make(chan struct{})}
 
+	locks, err := lockDirs(cfg.LogDirs)
+	if err != nil {
+		return nil, err
+	}
+	b.locks = locks
 	state, err := b.loadState()
 	if err != nil {
+		b.unlock()
 		return nil, err
 	}
 	ep := state.Endpoint()
@@ -101,6 +108,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		d, err := o.openDir(path, logger)
 		if err != nil {
 			b.closeDirs()
+			b.unlock()
 			return nil, fmt.Errorf("actors: data directory %s: %w", path, err)
 		}
 		b.dirs[path] = d
@@ -124,6 +132,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.meta, err = b.system.Root.SpawnNamed(props, "metadata")
 	if err != nil {
 		b.closeDirs()
+		b.unlock()
 		return nil, fmt.Errorf("actors: spawn metadata actor: %w", err)
 	}
 	select {
@@ -131,6 +140,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	case <-b.metaStopped:
 		b.system.Shutdown()
 		b.closeDirs()
+		b.unlock()
 		return nil, errors.New("actors: the metadata actor stopped while starting; see the log")
 	}
 	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(b.routes.Load().Topics))
@@ -228,9 +238,19 @@ func (b *Broker) Close(ctx context.Context) error {
 			b.closeErr = fmt.Errorf("actors: close: %w (partition logs may need recovery on next start)", ctx.Err())
 		}
 		b.system.Shutdown()
+		if b.closeErr == nil {
+			b.unlock() // on a timeout the partitions may still write: keep the lock until exit
+		}
 		err = b.closeErr
 	})
 	return err
+}
+
+func (b *Broker) unlock() {
+	for _, f := range b.locks {
+		f.Close()
+	}
+	b.locks = nil
 }
 
 // openLogDir opens one data directory.

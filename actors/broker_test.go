@@ -391,3 +391,23 @@ func TestDataDirectorySpelledDifferentlyOnRestart(t *testing.T) {
 		t.Fatalf("topic lost after the data directory was named differently: %v %v", err, topics.Names())
 	}
 }
+
+func TestDataDirectoryIsLocked(t *testing.T) {
+	dir := t.TempDir()
+	n := startNode(t, dir)
+	cfg, err := config.Load(config.Input{Origin: "test", Values: map[string]string{"log.dirs": dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := actors.NewBroker(cfg, quietLogger()); !errors.Is(err, actors.ErrDirLocked) {
+		t.Fatalf("second broker on the same directory: %v", err)
+	}
+	n.stop(t)
+	b, err := actors.NewBroker(cfg, quietLogger())
+	if err != nil {
+		t.Fatalf("directory still locked after Close: %v", err)
+	}
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -89,6 +89,12 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	for _, w := range cfg.Warnings {
 		logger.Warn("config: " + w)
 	}
+	// Catch signals from the start: one that arrives while the logs are
+	// being recovered lets the start finish, then shuts down cleanly.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+
 	broker, err := actors.NewBroker(cfg, logger)
 	if err != nil {
 		return err
@@ -115,9 +121,6 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	// The readiness line test harnesses wait for.
 	fmt.Fprintf(os.Stderr, "samsa: listening on %s, data in %s\n", strings.Join(where, ", "), dirs)
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sigs)
 	sig := <-sigs
 	logger.Info("shutting down", "signal", sig.String(), "timeout", cfg.ShutdownTimeout)
 	go func() {
