@@ -1,0 +1,233 @@
+package segment
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/samsa-io/samsa/segment/vfs"
+)
+
+func TestOffsetForTimestamp(t *testing.T) {
+	d := testDir(t, nil)
+	l, _ := openLog(t, d, Config{SegmentBytes: 1500, IndexIntervalBytes: 200})
+	// Batch i: 3 records with timestamps 1000+10i, +1, +2; one batch has
+	// an out-of-order timestamp (the maximum).
+	for i := range 20 {
+		ts := int64(1000 + 10*i)
+		if i == 7 {
+			ts = 5000
+		}
+		mustAppend(t, l, makeBatch(3, 50, ts, uint64(i)), 0)
+	}
+	cases := []struct {
+		ts         int64
+		off, gotTs int64
+		found      bool
+	}{
+		{EarliestTimestamp, 0, -1, true},
+		{LatestTimestamp, 60, -1, true},
+		{MaxTimestamp, 23, 5002, true}, // last record of batch 7 (offsets 21..23, 5000..5002)
+		{0, 0, 1000, true},
+		{1000, 0, 1000, true},
+		{1001, 1, 1001, true},
+		{1003, 3, 1010, true},
+		{1061, 19, 1061, true}, // batch 6, record 1 (1060 has offset 18)
+		{1069, 21, 5000, true}, // batch 7's 5000 is the first at or after 1069
+		{1080, 21, 5000, true},
+		{1190, 21, 5000, true}, // offset order: batch 7 comes first
+		{5001, 22, 5001, true},
+		{5000, 21, 5000, true},
+		{5003, -1, -1, false},
+	}
+	for _, c := range cases {
+		got, err := l.OffsetForTimestamp(c.ts)
+		if err != nil || got.Found != c.found || got.Offset != c.off || got.Timestamp != c.gotTs {
+			t.Errorf("ts %d: got %+v %v, want offset %d ts %d found %v", c.ts, got, err, c.off, c.gotTs, c.found)
+		}
+	}
+	// The same answers after a clean restart (indexes read back from disk).
+	d.Close()
+	d2 := testDir(t, d.fs)
+	l2, _ := openLog(t, d2, Config{})
+	for _, c := range cases {
+		got, err := l2.OffsetForTimestamp(c.ts)
+		if err != nil || got.Offset != c.off {
+			t.Errorf("after restart, ts %d: got %+v %v", c.ts, got, err)
+		}
+	}
+	if _, err := l2.OffsetForTimestamp(-7); err == nil {
+		t.Error("invalid timestamp accepted")
+	}
+}
+
+func TestEpochCache(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{})
+	if e, o := l.EndOffsetForEpoch(0); e != -1 || o != -1 {
+		t.Fatalf("empty cache: %d %d", e, o)
+	}
+	l.Append(makeBatch(3, 1, 0, 1), 2, 0) // epoch 2 at 0
+	l.Append(makeBatch(3, 1, 0, 2), 2, 0)
+	l.Append(makeBatch(3, 1, 0, 3), 4, 0) // epoch 4 at 6
+	l.Append(makeBatch(3, 1, 0, 4), 6, 0) // epoch 6 at 9
+	for _, c := range []struct {
+		req, epoch int32
+		end        int64
+	}{
+		{1, 1, 0}, {2, 2, 6}, {3, 2, 6}, {4, 4, 9}, {5, 4, 9}, {6, 6, 12}, {7, -1, -1},
+	} {
+		if e, o := l.EndOffsetForEpoch(c.req); e != c.epoch || o != c.end {
+			t.Errorf("EndOffsetForEpoch(%d) = %d, %d; want %d, %d", c.req, e, o, c.epoch, c.end)
+		}
+	}
+	ck, _ := vfs.ReadFile(mem, "/data/topic-0/"+LeaderEpochFile)
+	if string(ck) != "0\n3\n2 0\n4 6\n6 9\n" {
+		t.Fatalf("leader-epoch-checkpoint %q", ck)
+	}
+	if _, err := l.TruncateTo(10); err != nil { // removes the batch 9..11: epoch 6 goes
+		t.Fatal(err)
+	}
+	if got := l.Epochs(); len(got) != 2 || got[1] != [2]int64{4, 6} {
+		t.Fatalf("after truncation %v", got)
+	}
+	l.DeleteRecordsBefore(4)
+	if got := l.Epochs(); len(got) != 2 || got[0] != [2]int64{2, 4} {
+		t.Fatalf("after raising the start %v", got)
+	}
+	d.Close()
+	l2, _ := openLog(t, testDir(t, mem), Config{})
+	if l2.LatestEpoch() != 4 || len(l2.Epochs()) != 2 || l2.LogStartOffset() != 4 {
+		t.Fatalf("after restart %v", l2.Epochs())
+	}
+}
+
+func TestCheckpointFormat(t *testing.T) {
+	m := map[TopicPartition]int64{{"b", 1}: 7, {"a", 10}: 3, {"a", 2}: 0}
+	enc := encodeOffsetCheckpoint(m)
+	if string(enc) != "0\n3\na 2 0\na 10 3\nb 1 7\n" {
+		t.Fatalf("encoded %q", enc)
+	}
+	back, err := parseOffsetCheckpoint(enc)
+	if err != nil || len(back) != 3 || back[TopicPartition{"a", 10}] != 3 {
+		t.Fatalf("parsed %v %v", back, err)
+	}
+	for _, bad := range []string{"", "1\n0\n", "0\n2\na 0 1\n", "0\n1\na x 1\n", "0\n1\na 0 -4\n", "0\n1\na 0\n"} {
+		if _, err := parseOffsetCheckpoint([]byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	if _, err := parseEpochCheckpoint([]byte("0\n2\n3 10\n2 20\n")); err == nil {
+		t.Error("accepted decreasing epochs")
+	}
+	// A damaged checkpoint stops the directory from opening.
+	mem := vfs.NewMemFS()
+	mem.MkdirAll("/data")
+	vfs.WriteFileAtomic(mem, "/data/"+RecoveryPointFile, []byte("0\n5\n"))
+	if _, err := OpenDir("/data", Options{FS: mem}); !errors.Is(err, ErrCorruption) {
+		t.Fatalf("damaged checkpoint: %v", err)
+	}
+}
+
+func TestCheckpointsAreAtomic(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{})
+	fillLog(t, l, 2)
+	l.Flush()
+	if err := d.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	// Every crash point during the next checkpoint leaves old or new content.
+	fillLog(t, l, 1)
+	l.Flush()
+	var images []*vfs.MemFS
+	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
+		images = append(images, mem.CrashClone(nil))
+		return 0, nil
+	})
+	if err := d.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	mem.SetFault(nil)
+	images = append(images, mem.CrashClone(nil))
+	for i, img := range images {
+		b, err := vfs.ReadFile(img, "/data/"+RecoveryPointFile)
+		if err != nil || (string(b) != "0\n1\ntopic 0 6\n" && string(b) != "0\n1\ntopic 0 9\n") {
+			t.Fatalf("crash image %d: %q %v", i, b, err)
+		}
+	}
+	if b, _ := vfs.ReadFile(images[len(images)-1], "/data/"+RecoveryPointFile); !strings.Contains(string(b), " 9\n") {
+		t.Fatalf("final checkpoint %q", b)
+	}
+}
+
+func TestDirRemoveAndPartitions(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{})
+	fillLog(t, l, 3)
+	l2, _, _ := d.Open("other-topic", 3, Config{})
+	fillLog(t, l2, 1)
+	parts, err := d.Partitions()
+	if err != nil || len(parts) != 2 || parts[0] != (TopicPartition{"other-topic", 3}) {
+		t.Fatalf("partitions %v %v", parts, err)
+	}
+	res, _ := l.Read(ReadRequest{Offset: 0, MaxBytes: 1 << 20, MaxOffset: -1})
+	if err := d.Remove("topic", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Stat("/data/topic-0"); err == nil {
+		t.Fatal("partition directory survived Remove")
+	}
+	buf := make([]byte, res.Bytes)
+	if _, err := res.Regions[0].File.ReadAt(buf, 0); err != nil {
+		t.Fatalf("region of a removed partition: %v", err)
+	}
+	res.Release()
+	if _, err := l.Append(makeBatch(1, 1, 1, 1), 0, 0); !errors.Is(err, ErrClosed) {
+		t.Fatalf("append to a removed log: %v", err)
+	}
+	ck, _ := vfs.ReadFile(mem, "/data/"+RecoveryPointFile)
+	if strings.Contains(string(ck), "topic 0") {
+		t.Fatalf("removed partition still checkpointed: %q", ck)
+	}
+	// Reopening creates a fresh, empty log.
+	l3, _ := openLog(t, d, Config{})
+	if l3.LogEndOffset() != 0 {
+		t.Fatalf("recreated log ends at %d", l3.LogEndOffset())
+	}
+	if _, _, err := d.Open("topic", 0, Config{}); !errors.Is(err, ErrAlreadyOpen) {
+		t.Fatalf("double open: %v", err)
+	}
+}
+
+func TestConfigDefaultsAndPolicyNames(t *testing.T) {
+	c := DefaultConfig()
+	if c.SegmentBytes != 1<<30 || c.IndexIntervalBytes != 4096 || c.SegmentIndexBytes != 10<<20 ||
+		c.MaxMessageBytes != 1048588 || c.FlushPolicy != FlushGroup || c.RetentionBytes != Unlimited ||
+		c.RetentionMs != 7*24*3600*1000 {
+		t.Fatalf("defaults %+v", c)
+	}
+	for _, n := range []string{"always", "group", "interval", "never"} {
+		p, err := ParseFlushPolicy(n)
+		if err != nil || p.String() != n {
+			t.Fatalf("%s: %v %v", n, p, err)
+		}
+	}
+	if _, err := ParseFlushPolicy("sometimes"); err == nil {
+		t.Fatal("unknown policy accepted")
+	}
+	// Live config: a smaller max.message.bytes applies to the next append.
+	d := testDir(t, nil)
+	l, _ := openLog(t, d, Config{})
+	mustAppend(t, l, makeBatch(1, 500, 1, 1), 0)
+	l.SetConfig(Config{MaxMessageBytes: 100})
+	if _, err := l.Append(makeBatch(1, 500, 1, 1), 0, 0); !errors.Is(err, ErrRecordTooLarge) {
+		t.Fatalf("after lowering max.message.bytes: %v", err)
+	}
+	if l.Config().MaxMessageBytes != 100 || l.Config().SegmentBytes != DefaultSegmentBytes {
+		t.Fatalf("config %+v", l.Config())
+	}
+}

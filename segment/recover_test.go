@@ -1,0 +1,219 @@
+package segment
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/samsa-io/samsa/segment/vfs"
+	"github.com/samsa-io/samsa/wire"
+)
+
+const activeLog = "/data/topic-0/00000000000000000000.log"
+
+func TestCleanShutdownSkipsScanning(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{SegmentBytes: 5000, IndexIntervalBytes: 400})
+	batches := fillLog(t, l, 40)
+	leo, size := l.LogEndOffset(), l.Size()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Stat("/data/" + CleanShutdownFile); err != nil {
+		t.Fatal("no clean-shutdown marker after Close")
+	}
+	d = testDir(t, mem)
+	if !d.StartedClean() {
+		t.Fatal("directory not seen as cleanly shut down")
+	}
+	if _, err := mem.Stat("/data/" + CleanShutdownFile); err == nil {
+		t.Fatal("marker not removed on open")
+	}
+	l, rep := openLog(t, d, Config{SegmentBytes: 5000, IndexIntervalBytes: 400})
+	if !rep.Clean || rep.SegmentsScanned != 0 || rep.BytesScanned > 400+int64(len(batches[0])) {
+		t.Fatalf("clean open scanned: %+v", rep)
+	}
+	if l.LogEndOffset() != leo || l.Size() != size || l.RecoveryPoint() != leo {
+		t.Fatalf("clean open: leo %d/%d size %d/%d rp %d", l.LogEndOffset(), leo, l.Size(), size, l.RecoveryPoint())
+	}
+	got := readAll(t, l, 0)
+	for i := range batches {
+		if !equalBatches(got[i], batches[i]) {
+			t.Fatalf("batch %d differs after clean reopen", i)
+		}
+	}
+	// Appending continues densely.
+	if r := mustAppend(t, l, makeBatch(1, 5, 1, 1), 1); r.FirstOffset != leo {
+		t.Fatalf("append after reopen at %d, want %d", r.FirstOffset, leo)
+	}
+}
+
+func TestUncleanOpenCutsTornTailAndReportsIt(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{})
+	fillLog(t, l, 5) // offsets 0..14
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Checkpoint(); err != nil { // recovery point 15
+		t.Fatal(err)
+	}
+	good := l.Size()
+	// Two more batches, the second torn halfway.
+	mustAppend(t, l, makeBatch(2, 20, 1, 7), 0)
+	torn := makeBatch(4, 50, 1, 8)
+	f, _ := mem.OpenReadWrite(activeLog)
+	wire.SetBatchBaseOffset(torn, 17)
+	size := l.Size()
+	f.WriteAt(torn[:len(torn)/2], size)
+	f.Close()
+
+	d2 := testDir(t, mem) // no Close: unclean
+	l2, rep := openLog(t, d2, Config{})
+	if rep.Clean || rep.SegmentsScanned != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	if rep.TruncatedBytes != int64(len(torn)/2) || rep.LostFromOffset != 17 || rep.LostToOffset != 20 {
+		t.Fatalf("loss report %+v", rep)
+	}
+	if l2.LogEndOffset() != 17 || l2.Size() != size || size <= good {
+		t.Fatalf("after recovery: leo %d size %d", l2.LogEndOffset(), l2.Size())
+	}
+	if st, _ := mem.Stat(activeLog); st.Size != size {
+		t.Fatalf("file not truncated: %d", st.Size)
+	}
+}
+
+func TestCorruptionBeforeRecoveryPointIsAnError(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{})
+	fillLog(t, l, 5)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	// Flip a byte inside the second batch's records: below the recovery point.
+	f, _ := mem.OpenReadWrite(activeLog)
+	var b [1]byte
+	f.ReadAt(b[:], 500)
+	b[0] ^= 0x55
+	f.WriteAt(b[:], 500)
+	f.Close()
+	d2 := testDir(t, mem)
+	_, _, err := d2.Open("topic", 0, Config{})
+	var ce *CorruptionError
+	if !errors.Is(err, ErrCorruption) || !errors.As(err, &ce) || !errors.Is(err, wire.ErrBatchCRC) {
+		t.Fatalf("err = %v", err)
+	}
+	if ce.Path != activeLog || ce.Offset != 3 {
+		t.Fatalf("corruption error %+v", ce)
+	}
+	// Nothing was cut.
+	if st, _ := mem.Stat(activeLog); st.Size != l.Size() {
+		t.Fatalf("log cut from %d to %d bytes", l.Size(), st.Size)
+	}
+}
+
+func TestCorruptionAfterCleanShutdownIsAnError(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{})
+	fillLog(t, l, 3)
+	d.Close()
+	f, _ := mem.OpenReadWrite(activeLog)
+	f.WriteAt([]byte{0xff, 0xff}, l.Size()-3)
+	f.Close()
+	_, _, err := testDir(t, mem).Open("topic", 0, Config{})
+	if !errors.Is(err, ErrCorruption) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMissingAndDamagedIndexesAreRebuilt(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	cfg := Config{SegmentBytes: 3000, IndexIntervalBytes: 300}
+	l, _ := openLog(t, d, cfg)
+	batches := fillLog(t, l, 30)
+	segs := l.Segments()
+	if len(segs) < 3 {
+		t.Fatalf("%d segments", len(segs))
+	}
+	d.Close()
+	idx0 := strings.TrimSuffix(segs[0].Path, LogSuffix) + IndexSuffix
+	idx1 := strings.TrimSuffix(segs[1].Path, LogSuffix) + IndexSuffix
+	want, _ := vfs.ReadFile(mem, idx1)
+	if len(want) == 0 {
+		t.Fatal("empty index for a full segment")
+	}
+	mem.Remove(idx0)                                            // missing
+	vfs.WriteFileAtomic(mem, idx1, []byte{0, 0, 0, 9, 0, 0, 0}) // malformed size
+	d = testDir(t, mem)
+	l, rep := openLog(t, d, cfg)
+	if rep.IndexesRebuilt != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	got, _ := vfs.ReadFile(mem, idx1)
+	if !equalBatches(got, want) {
+		t.Fatal("rebuilt index differs from the original")
+	}
+	// An index whose entry is off by one still serves correct reads: entries
+	// are only starting points of a scan.
+	d.Close()
+	bad := make([]byte, len(want))
+	copy(bad, want)
+	bad[3] ^= 1 // change a relative offset: no longer increasing or pointing right
+	vfs.WriteFileAtomic(mem, idx1, bad)
+	d = testDir(t, mem)
+	l, _ = openLog(t, d, cfg)
+	all := readAll(t, l, 0)
+	if len(all) != len(batches) {
+		t.Fatalf("read %d batches, want %d", len(all), len(batches))
+	}
+}
+
+func TestUncleanOpenDeletesSegmentsAfterAGap(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{SegmentBytes: 2000})
+	fillLog(t, l, 12)
+	segs := l.Segments()
+	if len(segs) < 3 {
+		t.Fatalf("%d segments", len(segs))
+	}
+	// Cut the middle of segment 1 as a lost write would; segment 2 then
+	// starts after a hole and must go.
+	f, _ := mem.OpenReadWrite(segs[1].Path)
+	f.Truncate(segs[1].Size - 100)
+	f.Close()
+	d2 := testDir(t, mem)
+	l2, rep := openLog(t, d2, Config{SegmentBytes: 2000})
+	if len(rep.DeletedSegments) != len(segs)-2 || l2.LogEndOffset() >= segs[1].NextOffset {
+		t.Fatalf("report %+v, leo %d", rep, l2.LogEndOffset())
+	}
+	readAll(t, l2, 0)
+}
+
+func TestLeftoverFilesRemoved(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{})
+	fillLog(t, l, 2)
+	d.Close()
+	for _, n := range []string{"leader-epoch-checkpoint.tmp", "00000000000000000099.index", "00000000000000000007.log.deleted"} {
+		vfs.WriteFileAtomic(mem, "/data/topic-0/"+n, []byte("x"))
+	}
+	d = testDir(t, mem)
+	openLog(t, d, Config{})
+	names, _ := mem.List("/data/topic-0")
+	for _, n := range names {
+		if strings.Contains(n, "tmp") || strings.Contains(n, "99") || strings.Contains(n, "deleted") {
+			t.Fatalf("leftover %s not removed: %v", n, names)
+		}
+	}
+}
