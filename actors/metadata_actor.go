@@ -119,8 +119,9 @@ func (a *metadataActor) serve(m *adminRequest) {
 
 func (a *metadataActor) now() time.Time { return a.b.opts.Now() }
 
-// apply carries out a core's effects. done, when set, runs once every
-// deletion has removed its files (or the gather timed out).
+// apply carries out a core's effects. deleted, when set, runs once every
+// deletion has removed its files (or the gather timed out), or at once
+// when there is nothing to delete.
 func (a *metadataActor) apply(eff metadata.Effects, deleted func()) {
 	if len(eff.Start) > 0 {
 		a.spawn(eff.Start, nil)

@@ -50,6 +50,15 @@ func (b *Broker) Handle(req *wire.Request) {
 	case r.direct != nil:
 		r.direct(b, req)
 	default:
+		// A handler that panics after answering must not answer twice
+		// (netloop's contract is exactly once); admin requests are rare
+		// enough to afford the guard.
+		reply, once := req.Reply, new(atomic.Bool)
+		req.Reply = func(r *wire.Response) {
+			if once.CompareAndSwap(false, true) {
+				reply(r)
+			}
+		}
 		b.system.Root.Send(b.meta, &adminRequest{req: req, handle: r.meta})
 	}
 }
