@@ -42,9 +42,12 @@ type Broker struct {
 	// Static holds every key set explicitly (file, environment, flags),
 	// validated; it is the STATIC_BROKER_CONFIG layer.
 	Static map[string]string
-	// Warnings are things an operator should read: unknown keys, keys
-	// accepted but not acted on yet.
+	// Warnings are things an operator should act on: unknown keys, topic
+	// configs set at broker level, listeners that are skipped.
 	Warnings []string
+	// Notes list keys that were set and are accepted without effect yet
+	// (worth an info line, not a warning: Kafka's own files set them).
+	Notes []string
 
 	BrokerID            int32
 	Rack                string
@@ -115,12 +118,13 @@ func Load(inputs ...Input) (*Broker, error) {
 			origin[k] = in.Origin
 		}
 	}
+	var notes []string
 	for _, k := range slices.Sorted(maps.Keys(static)) {
 		if d, _ := BrokerDef(k); d.Ignored {
-			warnings = append(warnings, fmt.Sprintf("%s (from %s) is accepted but has no effect yet: %s", k, origin[k], d.Doc))
+			notes = append(notes, fmt.Sprintf("%s (from %s) is accepted but has no effect yet: %s", k, origin[k], d.Doc))
 		}
 	}
-	b := &Broker{Static: static, Warnings: warnings}
+	b := &Broker{Static: static, Warnings: warnings, Notes: notes}
 	if zk := static[KeyZooKeeperConnect]; zk != "" {
 		return nil, fmt.Errorf("%w: %s=%s (from %s); remove it, or set it empty (--zookeeper.connect=), to run this broker alone", ErrClusterMode, KeyZooKeeperConnect, zk, origin[KeyZooKeeperConnect])
 	}

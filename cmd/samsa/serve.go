@@ -89,6 +89,9 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	for _, w := range cfg.Warnings {
 		logger.Warn("config: " + w)
 	}
+	for _, n := range cfg.Notes {
+		logger.Info("config: " + n)
+	}
 	// Catch signals from the start: one that arrives while the logs are
 	// being recovered lets the start finish, then shuts down cleanly.
 	sigs := make(chan os.Signal, 2)

@@ -34,8 +34,8 @@ func TestServeConfigPrecedence(t *testing.T) {
 	if cfg.BrokerID != 7 || cfg.Value("log.retention.hours") != "1" { // file > defaults
 		t.Errorf("broker.id %d log.retention.hours %q", cfg.BrokerID, cfg.Value("log.retention.hours"))
 	}
-	if !strings.Contains(strings.Join(cfg.Warnings, "\n"), "num.io.threads") || strings.Contains(strings.Join(cfg.Warnings, "\n"), "binary") {
-		t.Errorf("warnings %q", cfg.Warnings)
+	if !strings.Contains(strings.Join(cfg.Notes, "\n"), "num.io.threads") || strings.Contains(strings.Join(cfg.Warnings, "\n"), "binary") {
+		t.Errorf("warnings %q notes %q", cfg.Warnings, cfg.Notes)
 	}
 }
 
