@@ -186,6 +186,8 @@ var brokerDefs = []Def{
 	{Name: "transaction.state.log.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
 	{Name: "transaction.state.log.min.isr", Type: Int, Default: "2", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
 	{Name: "transaction.state.log.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
+	{Name: "share.coordinator.state.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Share groups (KIP-932) are not supported."},
+	{Name: "share.coordinator.state.topic.min.isr", Type: Short, Default: "2", Check: AtLeast(1), Ignored: true, Doc: "Share groups (KIP-932) are not supported."},
 	{Name: "group.initial.rebalance.delay.ms", Type: Int, Default: "3000", Check: AtLeast(0), Ignored: true, Doc: "Consumer groups come later."},
 	{Name: "group.min.session.timeout.ms", Type: Int, Default: "6000", Ignored: true, Doc: "Consumer groups come later."},
 	{Name: "group.max.session.timeout.ms", Type: Int, Default: "1800000", Ignored: true, Doc: "Consumer groups come later."},
