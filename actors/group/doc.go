@@ -39,7 +39,9 @@
 //     Group methods: JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
 //     OffsetCommit, OffsetDelete, DeleteGroups (these return Effects);
 //     OffsetFetch, FetchOffsets, Describe, ListEntry (read-only, return
-//     the answer directly). Coordinator.Handle takes any of them.
+//     the answer directly). Coordinator.Handle takes any of them. A router
+//     with one actor per group uses GroupsOf to find the groups of a
+//     request and MergeResponses to put a batch's answers together.
 //  2. Send every Reply in Effects.Replies, in order, to the request its
 //     To names. A reply may answer a request other than the one just
 //     handled: when a rebalance's join phase ends, every parked JoinGroup
