@@ -22,26 +22,33 @@ import (
 // measured side by side on the same machine.
 //
 //	go test -run '^$' -bench RoundTrip -benchtime 3s ./netloop/
+//
+// The depth=5 cases pipeline five requests per connection (write five,
+// read five), as Kafka clients do with max.in.flight.requests.per.connection=5.
 func BenchmarkRoundTrip(b *testing.B) {
-	for _, conns := range []int{1, 64} {
-		b.Run(fmt.Sprintf("netloop/conns=%d", conns), func(b *testing.B) {
+	for _, tc := range []struct{ conns, depth int }{{1, 1}, {64, 1}, {1, 5}, {64, 5}} {
+		name := fmt.Sprintf("conns=%d/depth=%d", tc.conns, tc.depth)
+		b.Run("netloop/"+name, func(b *testing.B) {
 			s, _ := startServer(b, Config{}, handlerFunc(func(req *wire.Request) {
 				req.Reply(corrOnly(req.Header.CorrelationID))
 			}))
-			runRoundTrips(b, s.Addrs()[0], conns)
+			runRoundTrips(b, s.Addrs()[0], tc.conns, tc.depth)
 		})
-		b.Run(fmt.Sprintf("stdlib/conns=%d", conns), func(b *testing.B) {
-			runRoundTrips(b, stdlibServer(b), conns)
+		b.Run("stdlib/"+name, func(b *testing.B) {
+			runRoundTrips(b, stdlibServer(b), tc.conns, tc.depth)
 		})
 	}
 }
 
-func runRoundTrips(b *testing.B, addr net.Addr, conns int) {
+func runRoundTrips(b *testing.B, addr net.Addr, conns, depth int) {
 	clients := make([]net.Conn, conns)
 	for i := range clients {
 		clients[i] = dial(b, addr).Conn
 	}
-	frame := metadataFrame(7)
+	var frames []byte
+	for range depth {
+		frames = append(frames, metadataFrame(7)...)
+	}
 	var left atomic.Int64
 	left.Store(int64(b.N))
 	var wg sync.WaitGroup
@@ -52,9 +59,9 @@ func runRoundTrips(b *testing.B, addr net.Addr, conns int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp := make([]byte, 8)
-			for left.Add(-1) >= 0 {
-				if _, err := c.Write(frame); err != nil {
+			resp := make([]byte, 8*depth)
+			for left.Add(-int64(depth)) > -int64(depth) {
+				if _, err := c.Write(frames); err != nil {
 					failed.Store(err)
 					return
 				}
@@ -62,9 +69,11 @@ func runRoundTrips(b *testing.B, addr net.Addr, conns int) {
 					failed.Store(err)
 					return
 				}
-				if binary.BigEndian.Uint32(resp[4:]) != 7 {
-					failed.Store(error(errBadCorr))
-					return
+				for i := 0; i < len(resp); i += 8 {
+					if binary.BigEndian.Uint32(resp[i+4:]) != 7 {
+						failed.Store(error(errBadCorr))
+						return
+					}
 				}
 			}
 		}()

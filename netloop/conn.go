@@ -59,6 +59,7 @@ type conn struct {
 	broken   bool      // mu: a write failed; the rest is discarded until close
 	writing  bool      // mu: the write token: someone is writing to the socket
 	handoff  *handoff  // mu: a batch the fast path wrote in part, for the writer
+	holding  bool      // mu: the loop is decoding a read; it flushes replies when done
 }
 
 // slot holds one response in the reorder ring. ready with a nil resp is a
@@ -124,8 +125,29 @@ func (c *conn) deliver(seq uint64, resp *wire.Response) {
 	s := &c.slots[seq%uint64(len(c.slots))]
 	s.resp, s.ready = resp, true
 	c.outbound += memBytes(resp)
-	if seq != c.writeSeq {
-		c.mu.Unlock() // an earlier response is still missing
+	if seq != c.writeSeq || c.holding {
+		c.mu.Unlock() // an earlier response is missing, or the loop flushes soon
+		return
+	}
+	c.tryFastPathLocked() // unlocks
+}
+
+// holdWrites makes replies filed while the loop decodes a read wait for
+// flushHeld, so that the answers to a pipelined burst leave in one writev
+// instead of one write each. Loop only.
+func (c *conn) holdWrites() {
+	c.mu.Lock()
+	c.holding = true
+	c.mu.Unlock()
+}
+
+// flushHeld ends holdWrites and writes (or hands to the writer) what is
+// ready. Loop only.
+func (c *conn) flushHeld() {
+	c.mu.Lock()
+	c.holding = false
+	if c.closed || !c.headReadyLocked() {
+		c.mu.Unlock()
 		return
 	}
 	c.tryFastPathLocked() // unlocks

@@ -91,6 +91,8 @@ func (e *events) OnTraffic(gc gnet.Conn) gnet.Action {
 // inbound buffer until more bytes arrive.
 func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 	c.touch()
+	c.holdWrites()
+	defer c.flushHeld()
 	if s.draining.Load() {
 		s.pauseReading(gc, c)
 		return gnet.None

@@ -154,21 +154,20 @@ func TestHandlerPanicClosesOnlyItsConnection(t *testing.T) {
 	}
 }
 
-// Small responses answered on the spot go out through the replier's fast
-// path; when the socket takes only part of one, the writer finishes it.
-// Every byte must arrive, in order, either way.
+// Small responses go out through the replier's fast path; when the
+// socket takes only part of one, the writer finishes it. Every byte must
+// arrive, in order, either way. The handler answers from one goroutine of
+// its own, one request at a time, as a partition actor would.
 func TestFastPathHandoffKeepsBytesInOrder(t *testing.T) {
 	const respSize = 24 << 10
-	h := handlerFunc(func(req *wire.Request) {
-		corr := req.Header.CorrelationID
-		b := make([]byte, 8+respSize)
-		binary.BigEndian.PutUint32(b, 4+respSize)
-		binary.BigEndian.PutUint32(b[4:], uint32(corr))
-		for i := 8; i < len(b); i++ {
-			b[i] = byte(int(corr) + i)
+	queue := make(chan *wire.Request, 1024)
+	defer close(queue)
+	go func() {
+		for req := range queue {
+			req.Reply(responseFor(req.Header.CorrelationID, respSize))
 		}
-		req.Reply(&wire.Response{Chunks: []wire.Chunk{{Bytes: b[:100]}, {Bytes: b[100:]}}})
-	})
+	}()
+	h := handlerFunc(func(req *wire.Request) { queue <- req })
 	handedOff := make(chan struct{}, 1)
 	s, _ := newServer(t, Config{}, h)
 	s.hooks.handoff = func() {
@@ -206,4 +205,16 @@ func TestFastPathHandoffKeepsBytesInOrder(t *testing.T) {
 	}
 	st := stopped(t, s)
 	t.Logf("%d handoffs, %d mutes", st.Handoffs, st.Mutes)
+}
+
+// responseFor is a response frame of size bytes after the correlation id,
+// byte i of the frame being corr+i, in two chunks.
+func responseFor(corr int32, size int) *wire.Response {
+	b := make([]byte, 8+size)
+	binary.BigEndian.PutUint32(b, uint32(4+size))
+	binary.BigEndian.PutUint32(b[4:], uint32(corr))
+	for i := 8; i < len(b); i++ {
+		b[i] = byte(int(corr) + i)
+	}
+	return &wire.Response{Chunks: []wire.Chunk{{Bytes: b[:100]}, {Bytes: b[100:]}}}
 }
