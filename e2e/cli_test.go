@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/samsa-io/samsa/testkit"
 )
@@ -18,7 +20,9 @@ func samsaCLI(t *testing.T, addr string, args ...string) (string, string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, append(args, "--bootstrap-server", addr, "--timeout", "10s")...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--bootstrap-server", addr, "--timeout", "10s")...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()

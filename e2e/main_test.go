@@ -108,3 +108,20 @@ func lastLines(s string, n int) string {
 func requireTool(t *testing.T, name string) string { return testkit.RequireTool(t, name) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// freshTopics lists topics through a new client: kadm answers ListTopics
+// from kgo's metadata cache (up to 5s old), which would hide a change the
+// test just made.
+func freshTopics(t *testing.T, addr string, topics ...string) kadm.TopicDetails {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ClientID("samsa-e2e-fresh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	details, err := kadm.NewClient(cl).ListTopics(testContext(t), topics...)
+	if err != nil {
+		t.Fatalf("list topics %v: %v", topics, err)
+	}
+	return details
+}

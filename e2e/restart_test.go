@@ -120,10 +120,8 @@ func checkSameTopics(t *testing.T, b *testkit.BrokerProcess, before map[string]t
 			if _, is := after[topic]; is {
 				t.Errorf("deleted topic %s is back after the restart", topic)
 			}
-			details, err := adm.ListTopics(testContext(t), topic)
-			if err == nil {
-				wantKafkaError(t, "metadata of the deleted topic", details[topic].Err, "", kerr.UnknownTopicOrPartition, false)
-			}
+			details := freshTopics(t, b.Addr(), topic)
+			wantKafkaError(t, "metadata of the deleted topic", details[topic].Err, "", kerr.UnknownTopicOrPartition, false)
 		}
 	}
 	adm.Close()
