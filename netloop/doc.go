@@ -62,7 +62,9 @@
 // write), the rest is handed to the writer goroutine, which finishes it;
 // the replier never waits. File regions and larger responses always go
 // through the writer goroutine. Done may therefore run on the replying
-// goroutine.
+// goroutine, including the loop: it must be quick. While the loop decodes
+// a read, replies filed meanwhile are held and flushed together when the
+// read is done, so the answers to a pipelined burst leave in one writev.
 //
 // gnet closes only its descriptor; the socket closes when the writer's
 // dup closes too, which OnClose does (that also unblocks a write stuck on
