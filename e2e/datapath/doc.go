@@ -1,0 +1,53 @@
+// Package datapath holds the end-to-end tests of samsa's data path
+// (Produce, Fetch, ListOffsets, InitProducerId, OffsetForLeaderEpoch)
+// with real clients against `samsa serve` running as its own process,
+// started through testkit. It has no code of its own; see the _test.go
+// files.
+//
+// # What is tested
+//
+//   - franz_test.go: franz-go produces and consumes recordCount records
+//     (1,000,000 by default) per codec (none, gzip, snappy, lz4, zstd),
+//     every key, value, header and timestamp checked.
+//   - cut_test.go: franz-go's idempotent producer while a
+//     testkit/faultproxy, which the broker advertises as its address, cuts
+//     every connection several times: no duplicate, no gap, order kept.
+//   - crash_test.go: kill -9 of the broker under idempotent acks=all
+//     producers at seeded random points, restart, every acknowledged record
+//     back byte for byte at its offset, no duplicate after the producers
+//     carry on.
+//   - sarama_test.go, kafkago_test.go, kcat_test.go, java_test.go: the
+//     other clients (sarama sync and async producers and consumer,
+//     kafka-go Writer and Reader, kcat/librdkafka, the Java client from
+//     interop/java) produce and consume with each codec they support.
+//   - longpoll_test.go: how fast a fetch parked in max wait is woken by a
+//     produce (p50/p99 logged, not asserted), and that it is woken rather
+//     than answered at max wait.
+//
+// # The record model
+//
+// Round-trip records are built from their index (records_test.go), so a
+// consumer checks each record on its own: key "key-<i>", a 24..99 byte
+// value derived from i, a header "idx" carrying i, a create timestamp of
+// base+i ms, partition i % partitions. The verifier requires every index
+// exactly once, offsets dense from 0 and increasing indexes within each
+// partition.
+//
+// # Knobs
+//
+//	go test ./e2e/datapath/                         # everything, 1,000,000 records per codec
+//	go test -short ./e2e/datapath/                  # 50,000 per codec, fewer crash rounds
+//	SAMSA_DATAPATH_RECORDS=200000 go test ./e2e/datapath/
+//	SAMSA_CRASH_SEED=42 go test -run Crash -v ./e2e/datapath/
+//
+// Tests skip when the broker does not advertise Produce and Fetch yet, and
+// when kcat, java or mvn are missing; under CI=true each of these is a
+// failure instead. The Java harness is built once per test binary with
+// `mvn -q -B package -DskipTests` in interop/java (the first build
+// downloads from Maven Central).
+//
+// # Brokers
+//
+// Most tests share one broker (sharedBroker); the crash and cut tests
+// start their own, because they kill it or put a proxy in front of it.
+package datapath
