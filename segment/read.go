@@ -3,6 +3,7 @@ package segment
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/samsa-io/samsa/wire"
 )
@@ -157,24 +158,29 @@ func (l *Log) offsetAt(s *segment, h *handle, pos int64) (int64, error) {
 }
 
 // ReadBytes is Read for callers that need the bytes: it copies the
-// regions into one slice. It returns the bytes and the next offset.
+// regions into a new slice. It returns the bytes and the next offset.
 func (l *Log) ReadBytes(req ReadRequest) ([]byte, int64, error) {
+	return l.ReadAppend(nil, req)
+}
+
+// ReadAppend is ReadBytes appending to dst, so a caller can reuse a buffer.
+func (l *Log) ReadAppend(dst []byte, req ReadRequest) ([]byte, int64, error) {
 	res, err := l.Read(req)
 	if err != nil {
-		return nil, 0, err
+		return dst, 0, err
 	}
 	defer res.Release()
-	out := make([]byte, res.Bytes)
-	at := 0
+	at := len(dst)
+	dst = slices.Grow(dst, int(res.Bytes))[:at+int(res.Bytes)]
 	for _, r := range res.Regions {
-		n, err := r.File.ReadAt(out[at:at+int(r.Length)], r.Position)
+		n, err := r.File.ReadAt(dst[at:at+int(r.Length)], r.Position)
 		if n < int(r.Length) {
 			if err == nil {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, 0, fmt.Errorf("segment: read %s: %w", l.tp, err)
+			return dst[:len(dst)-int(res.Bytes)], 0, fmt.Errorf("segment: read %s: %w", l.tp, err)
 		}
 		at += n
 	}
-	return out, res.NextOffset, nil
+	return dst, res.NextOffset, nil
 }

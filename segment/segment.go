@@ -165,7 +165,7 @@ func (s *segment) loadIndexes(fsys vfs.FS, nextBase int64) error {
 // scanResult is what scanning a segment found.
 type scanResult struct {
 	validSize int64 // bytes of whole, valid batches from the scan start
-	bytesRead int64
+	bytesRead int64 // bytes examined (the file from the scan start)
 	stopErr   error // why the scan stopped before the end of the file, nil if it did not
 	stopHdr   *wire.BatchHeader
 }
@@ -175,9 +175,8 @@ type scanResult struct {
 // segment), and tracks them in the in-memory indexes. It stops at the
 // first invalid batch. interval is index.interval.bytes.
 func (s *segment) scan(f vfs.File, from, fileSize int64, interval int32, buf []byte) (scanResult, []byte) {
-	var res scanResult
+	res := scanResult{validSize: from, bytesRead: max(fileSize-from, 0)}
 	pos := from
-	res.validSize = from
 	for pos < fileSize {
 		n := min(int64(len(buf)), fileSize-pos)
 		m, err := f.ReadAt(buf[:n], pos)
@@ -188,7 +187,6 @@ func (s *segment) scan(f vfs.File, from, fileSize int64, interval int32, buf []b
 			res.stopErr = err
 			return res, buf
 		}
-		res.bytesRead += n
 		chunk := buf[:n]
 		off := 0
 		for {

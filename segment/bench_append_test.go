@@ -1,0 +1,191 @@
+package segment
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/samsa-io/samsa/segment/vfs"
+)
+
+// BenchmarkAppend measures appends to a real log (a temp dir) side by side
+// with a raw baseline: plain sequential writes of the same batches to one
+// file through vfs.OS, fsynced on the matching schedule. The two
+// alternate in chunks inside each sub-benchmark so both see the same disk
+// and page-cache state; the figures are the custom metrics:
+//
+//	log-MB/s, log-batches/s   the log under the policy
+//	raw-MB/s, raw-batches/s   the baseline
+//	log/raw                   the ratio that matters
+//
+// (ns/op covers one log append plus one raw write.) Run:
+//
+//	go test -run '^$' -bench 'Append' -benchtime 2s ./segment/
+//
+// Pairs: never ~ no fsync; interval ~ fsync every 100 ms (flush.ms=100);
+// always ~ fsync after every write; group with 1 and 8 appenders, each
+// waiting for durability before its next append ~ fsync every 1 MiB.
+func BenchmarkAppend(b *testing.B) {
+	for _, size := range []int{1 << 10, 64 << 10} {
+		batch := makeBatch(1, size-70, 1, 1)
+		name := fmt.Sprintf("size=%dKiB", size>>10)
+		cases := []struct {
+			name      string
+			policy    FlushPolicy
+			appenders int
+			raw       rawSchedule
+		}{
+			{"never", FlushNever, 1, rawNoSync},
+			{"interval", FlushInterval, 1, rawTimed},
+			{"always", FlushAlways, 1, rawEveryWrite},
+			{"group-1appender", FlushGroup, 1, rawEveryMiB},
+			{"group-8appenders", FlushGroup, 8, rawEveryMiB},
+		}
+		for _, c := range cases {
+			b.Run(name+"/"+c.name, func(b *testing.B) {
+				d, err := OpenDir(b.TempDir(), Options{Logger: quietLogger})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer d.Close()
+				l, _, err := d.Open("bench", 0, Config{FlushPolicy: c.policy, FlushIntervalMs: benchIntervalMs})
+				if err != nil {
+					b.Fatal(err)
+				}
+				raw := newRawWriter(b, c.raw)
+				defer raw.close()
+				chunk := max(1, (1<<20)/size) // alternate every MiB
+				var logTime, rawTime time.Duration
+				b.ResetTimer()
+				for done := 0; done < b.N; {
+					n := min(chunk, b.N-done)
+					t0 := time.Now()
+					appendN(b, l, batch, n, c.appenders)
+					t1 := time.Now()
+					raw.writeN(b, batch, n)
+					rawTime += time.Since(t1)
+					logTime += t1.Sub(t0)
+					done += n
+				}
+				b.StopTimer()
+				mb := float64(b.N) * float64(len(batch)) / 1e6
+				b.ReportMetric(mb/logTime.Seconds(), "log-MB/s")
+				b.ReportMetric(mb/rawTime.Seconds(), "raw-MB/s")
+				b.ReportMetric(float64(b.N)/logTime.Seconds(), "log-batches/s")
+				b.ReportMetric(float64(b.N)/rawTime.Seconds(), "raw-batches/s")
+				b.ReportMetric(rawTime.Seconds()/logTime.Seconds(), "log/raw")
+			})
+		}
+	}
+}
+
+const benchIntervalMs = 100 // flush.ms for the interval policy and its raw twin
+
+// appendN appends n times from appenders goroutines. With the group
+// policy each appender waits until its append is durable before the next
+// one, as a producer with acks waits; the mutex stands in for the
+// partition actor that owns the log.
+func appendN(b *testing.B, l *Log, batch []byte, n, appenders int) {
+	if l.Config().FlushPolicy != FlushGroup {
+		for range n {
+			if _, err := l.Append(batch, 0, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	var mu sync.Mutex
+	var left atomic.Int64
+	left.Store(int64(n))
+	var wg sync.WaitGroup
+	for range appenders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := append([]byte(nil), batch...)
+			done := make(chan error, 1)
+			for left.Add(-1) >= 0 {
+				mu.Lock()
+				r, err := l.Append(buf, 0, 0)
+				mu.Unlock()
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				l.WhenDurable(r.LastOffset, func(err error) { done <- err })
+				if err := <-done; err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+type rawSchedule int
+
+const (
+	rawNoSync     rawSchedule = iota
+	rawTimed                  // fsync every benchIntervalMs from a ticker
+	rawEveryWrite             // fsync after every write
+	rawEveryMiB               // fsync after every MiB written
+)
+
+// rawWriter is the baseline: sequential positional writes to one file.
+type rawWriter struct {
+	f         vfs.File
+	sched     rawSchedule
+	pos, dirt int64
+	stop      chan struct{}
+	wg        sync.WaitGroup
+}
+
+func newRawWriter(b *testing.B, sched rawSchedule) *rawWriter {
+	f, err := vfs.OS.Create(b.TempDir() + "/raw")
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := &rawWriter{f: f, sched: sched, stop: make(chan struct{})}
+	if sched == rawTimed {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			t := time.NewTicker(benchIntervalMs * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-w.stop:
+					return
+				case <-t.C:
+					f.Sync()
+				}
+			}
+		}()
+	}
+	return w
+}
+
+func (w *rawWriter) writeN(b *testing.B, batch []byte, n int) {
+	for range n {
+		if _, err := w.f.WriteAt(batch, w.pos); err != nil {
+			b.Fatal(err)
+		}
+		w.pos += int64(len(batch))
+		w.dirt += int64(len(batch))
+		if w.sched == rawEveryWrite || (w.sched == rawEveryMiB && w.dirt >= 1<<20) {
+			if err := w.f.Sync(); err != nil {
+				b.Fatal(err)
+			}
+			w.dirt = 0
+		}
+	}
+}
+
+func (w *rawWriter) close() {
+	close(w.stop)
+	w.wg.Wait()
+	w.f.Close()
+}
