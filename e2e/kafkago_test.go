@@ -33,9 +33,13 @@ func TestKafkaGo(t *testing.T) {
 		if err != nil {
 			t.Fatalf("CreateTopics: %v", err)
 		}
-		err = conn.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: 1, ReplicationFactor: 1})
-		if !errors.Is(err, kafka.TopicAlreadyExists) {
-			t.Errorf("second CreateTopics: %v, want TopicAlreadyExists", err)
+		// kafka-go's Conn.CreateTopics treats TOPIC_ALREADY_EXISTS as success.
+		if err := conn.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: 1, ReplicationFactor: 1}); err != nil {
+			t.Errorf("second CreateTopics: %v, want nil (kafka-go ignores TopicAlreadyExists)", err)
+		}
+		err = conn.CreateTopics(kafka.TopicConfig{Topic: topicName(t, "rf3"), NumPartitions: 1, ReplicationFactor: 3})
+		if !errors.Is(err, kafka.InvalidReplicationFactor) {
+			t.Errorf("CreateTopics with rf 3: %v, want InvalidReplicationFactor", err)
 		}
 
 		parts, err := conn.ReadPartitions(topic)

@@ -10,9 +10,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// recoveryLine matches a log line about scanning or repairing the log at
-// start, which a clean shutdown must make unnecessary.
-var recoveryLine = regexp.MustCompile(`(?i)recover(ed|ing|y)? .*(segment|log|partition)|unclean|torn tail|truncat`)
+// recoveryLine matches the broker's log lines about scanning or repairing
+// a partition log at start (actors' "partition log recovered ...",
+// segment's "recovery cut the log", "rebuilding damaged index"), which a
+// clean shutdown must make unnecessary.
+var recoveryLine = regexp.MustCompile(`(?i)log recovered|recovery cut|rebuilding damaged index|did not close cleanly`)
 
 type topicState struct {
 	id         kadm.TopicID
@@ -82,10 +84,15 @@ func TestRestartKeepsTopicsAndConfigs(t *testing.T) {
 	}
 	checkSameTopics(t, b, before, all)
 
-	// A SIGKILL loses no acknowledged metadata either.
+	// A SIGKILL loses no acknowledged metadata either, and the start after
+	// it does recover the logs (which also shows recoveryLine can match).
 	b.Kill()
+	mark = b.OutputMark()
 	if err := b.Start(); err != nil {
 		t.Fatalf("start after SIGKILL: %v", err)
+	}
+	if !recoveryLine.MatchString(b.OutputSince(mark)) {
+		t.Errorf("the start after SIGKILL logged no recovery:\n%s", b.OutputSince(mark))
 	}
 	checkSameTopics(t, b, before, all)
 }

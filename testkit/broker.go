@@ -27,8 +27,9 @@ type BrokerConfig struct {
 	// that Close removes; a given directory is kept (use it to start a
 	// second broker on the data of a first).
 	DataDir string
-	// Port is the loopback port to listen on; 0 picks a free one. Restarts
-	// keep the port, so clients can reconnect to the same address.
+	// Port is the loopback port to listen on; 0 lets the broker bind a
+	// free one (read back from its listening line). Restarts keep the
+	// port, so clients can reconnect to the same address.
 	Port int
 	// Args are extra `samsa serve` flags, for example "--num.partitions",
 	// "3", or "--config", "server.properties".
@@ -114,14 +115,6 @@ func LaunchBroker(cfg BrokerConfig) (*BrokerProcess, error) {
 		}
 		b.dataDir, b.ownsDataDir = dir, true
 	}
-	if b.port == 0 {
-		port, err := FreePort()
-		if err != nil {
-			b.Close()
-			return nil, err
-		}
-		b.port = port
-	}
 	if err := b.Start(); err != nil {
 		b.Close()
 		return nil, err
@@ -202,6 +195,11 @@ func (b *BrokerProcess) Start() error {
 		}
 	}
 	b.addr = addr
+	if _, portText, err := net.SplitHostPort(addr); err == nil {
+		if port, err := strconv.Atoi(portText); err == nil {
+			b.port = port // a restart comes back on the port port 0 got
+		}
+	}
 	return nil
 }
 
