@@ -40,7 +40,9 @@
 // actor. Mailboxes are unbounded (a bounded one would block the loop);
 // backpressure is netloop's, per connection. No actor ever waits on
 // another (no Future.Wait or Result inside Receive): when an answer needs
-// several actors (DescribeLogDirs sizes, DeleteTopics file removal) the
+// several actors (new partitions' logs open for CreateTopics,
+// CreatePartitions and auto-creation; sizes for DescribeLogDirs; file
+// removal for DeleteTopics) the
 // asking actor hands each one a slot of a gather (gather.go), and the
 // actor that fills the last slot sends the response through req.Reply,
 // which netloop accepts from any goroutine. A gather has a deadline so a

@@ -16,6 +16,5 @@ func (a *metadataActor) handleCreatePartitions(req *wire.Request) {
 			a.b.log.Info("partitions added", "topic", t.Topic, "client", req.ClientAddr)
 		}
 	}
-	a.apply(eff, nil)
-	reply(req, resp)
+	a.apply(eff, func() { reply(req, resp) })
 }

@@ -6,9 +6,9 @@ import (
 	"github.com/samsa-io/samsa/wire"
 )
 
-// handleCreateTopics serves CreateTopics (v2-7). The answer goes out once
-// the topics are persisted and their partition actors spawned; each actor
-// opens its log before it handles anything sent to it later.
+// handleCreateTopics serves CreateTopics (v0-7). The answer goes out once
+// the topics are persisted and every new partition actor has opened its
+// log, so the client can use the topic at once.
 func (a *metadataActor) handleCreateTopics(req *wire.Request) {
 	body := req.Body.(*kmsg.CreateTopicsRequest)
 	resp, eff := a.state.CreateTopics(body, a.now())
@@ -19,6 +19,5 @@ func (a *metadataActor) handleCreateTopics(req *wire.Request) {
 			}
 		}
 	}
-	a.apply(eff, nil)
-	reply(req, resp)
+	a.apply(eff, func() { reply(req, resp) })
 }

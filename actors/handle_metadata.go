@@ -19,8 +19,7 @@ func (a *metadataActor) handleMetadata(req *wire.Request) {
 			a.b.log.Info("topic auto-created", "topic", *t.Topic, "partitions", len(t.Partitions), "client", req.ClientAddr)
 		}
 	}
-	a.apply(eff, nil)
-	reply(req, resp)
+	a.apply(eff, func() { reply(req, resp) })
 }
 
 func (a *metadataActor) startsTopic(specs []metadata.PartitionSpec, name string) bool {

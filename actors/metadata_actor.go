@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"runtime/debug"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -119,12 +120,29 @@ func (a *metadataActor) serve(m *adminRequest) {
 
 func (a *metadataActor) now() time.Time { return a.b.opts.Now() }
 
-// apply carries out a core's effects. deleted, when set, runs once every
-// deletion has removed its files (or the gather timed out), or at once
-// when there is nothing to delete.
-func (a *metadataActor) apply(eff metadata.Effects, deleted func()) {
+// apply carries out a core's effects. done, when set, runs once every
+// started partition has opened its log (or failed to) and every deleted
+// one has removed its files, or a gather deadline passed: handlers answer
+// from it, so a client that creates a topic finds its partitions ready,
+// and one that deletes a topic finds the name free.
+func (a *metadataActor) apply(eff metadata.Effects, done func()) {
+	phases := new(atomic.Int32)
+	finish := func() {
+		if phases.Add(-1) == 0 && done != nil {
+			done()
+		}
+	}
+	phases.Store(1) // apply itself, so done cannot run before every phase is counted
 	if len(eff.Start) > 0 {
-		a.spawn(eff.Start, nil)
+		phases.Add(1)
+		log := a.b.log
+		opened := newGather(len(eff.Start), a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+			if timedOut {
+				log.Warn("opening new partition logs is taking long; answering anyway", "partitions", len(eff.Start))
+			}
+			finish()
+		})
+		a.spawn(eff.Start, opened)
 	}
 	for _, rc := range eff.Reconfigure {
 		cfg := segmentConfig(rc.Config)
@@ -135,13 +153,13 @@ func (a *metadataActor) apply(eff metadata.Effects, deleted func()) {
 		}
 	}
 	if len(eff.Delete) > 0 {
-		a.delete(eff.Delete, deleted)
-	} else if deleted != nil {
-		deleted()
+		phases.Add(1)
+		a.delete(eff.Delete, finish)
 	}
 	if len(eff.Start) > 0 || len(eff.Delete) > 0 {
 		a.publish()
 	}
+	finish()
 }
 
 // spawn starts partition actors as children, so that stopping or

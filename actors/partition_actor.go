@@ -48,15 +48,16 @@ type partitionActor struct {
 	plog    *segment.Log
 	openErr error // the log could not be opened: the partition is offline
 
-	startup    *startReport // broker start only, shared by incarnations
+	startup    *startReport // first open, shared by incarnations
 	deleted    bool
 	wasOffline bool
 }
 
-// startReport tells NewBroker that a partition's first open is over
-// (opened, failed, or the actor gave up): exactly once, whichever
-// incarnation gets there, so a panic during the first open cannot leave
-// the broker's start waiting.
+// startReport tells whoever waits for a partition's first open (NewBroker,
+// or the CreateTopics, CreatePartitions or auto-creating Metadata request
+// that made it) that it is over (opened, failed, or the actor gave up):
+// exactly once, whichever incarnation gets there, so a panic during the
+// first open cannot leave anyone waiting.
 type startReport struct {
 	g    *gather
 	slot int
