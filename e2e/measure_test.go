@@ -73,7 +73,7 @@ func TestMeasureMetadataThroughput(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		mustCreate(t, adm, fmt.Sprintf("measure-%02d", i), 4, nil)
 	}
-	for _, conns := range []int{1, 64} {
+	for _, conns := range []int{1, 8, 64} {
 		rate, cpuPerReq, err := metadataLoad(b, conns, 8, 3*time.Second)
 		if err != nil {
 			t.Fatalf("%d connections: %v", conns, err)
