@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -50,7 +51,7 @@ func TestFranzRoundTrip(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				produceErr = produceFranz(ctx, producer, topic, partitions, n, base, c.name)
+				produceErr = produceFranz(ctx, producer, topic, partitions, n, base, c.name, nil)
 				produced = time.Since(began)
 				if produceErr != nil {
 					cancel() // the consumer would wait for records that never come
@@ -97,14 +98,17 @@ func franzProducer(t testing.TB, addr string, opts ...kgo.Opt) *kgo.Client {
 }
 
 // produceFranz sends records 0..n-1 of the model through cl and returns
-// the first produce error.
-func produceFranz(ctx context.Context, cl *kgo.Client, topic string, partitions int32, n int, base time.Time, codec string) error {
+// the first produce error. onAck, if not nil, is called for each
+// acknowledged record.
+func produceFranz(ctx context.Context, cl *kgo.Client, topic string, partitions int32, n int, base time.Time, codec string, onAck func(*kgo.Record)) error {
 	var failed atomic.Pointer[error]
 	for i := 0; i < n && failed.Load() == nil; i++ {
 		cl.Produce(ctx, franzRecord(topic, i, partitions, base, codec), func(r *kgo.Record, err error) {
 			if err != nil {
 				err = fmt.Errorf("record %s to partition %d: %w", r.Key, r.Partition, err)
 				failed.CompareAndSwap(nil, &err)
+			} else if onAck != nil {
+				onAck(r)
 			}
 		})
 	}
@@ -143,6 +147,32 @@ func consumeFranz(ctx context.Context, t testing.TB, addr, topic string, partiti
 		fs.EachRecord(func(r *kgo.Record) { v.add(fromKgo(r)) })
 		if t.Failed() {
 			return
+		}
+	}
+	checkEndOffsets(ctx, t, cl, topic, v)
+}
+
+// checkEndOffsets fails t unless each partition ends right after the last
+// record v saw in it: a duplicate written after the last original record
+// would otherwise go unread.
+func checkEndOffsets(ctx context.Context, t testing.TB, cl *kgo.Client, topic string, v *verifier) {
+	t.Helper()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Errorf("list end offsets of %s: %v", topic, err)
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for p := range v.partitions {
+		o, ok := ends.Lookup(topic, p)
+		if !ok || o.Err != nil {
+			t.Errorf("end offset of %s/%d: %v", topic, p, o.Err)
+			continue
+		}
+		if o.Offset != v.nextOff[p] {
+			t.Errorf("%s/%d ends at offset %d, but its records end at %d: %d unexpected records",
+				topic, p, o.Offset, v.nextOff[p], o.Offset-v.nextOff[p])
 		}
 	}
 }
