@@ -50,7 +50,9 @@ func indexBytes(i int) []byte { return binary.BigEndian.AppendUint64(nil, uint64
 // millisecond an hour ago: Kafka's timestamps have millisecond
 // precision, and the default log.message.timestamp.after.max.ms (one
 // hour) refuses timestamps further in the future than that.
-func recordTime(base time.Time, i int) time.Time { return base.Add(time.Duration(i) * time.Millisecond) }
+func recordTime(base time.Time, i int) time.Time {
+	return base.Add(time.Duration(i) * time.Millisecond)
+}
 
 func timeBase() time.Time { return time.UnixMilli(time.Now().Add(-time.Hour).UnixMilli()) }
 
