@@ -90,10 +90,20 @@ func (a *metadataActor) start() {
 	a.parts = make(map[partKey]*actor.PID)
 	eff := a.state.StartAll()
 	var opened *gather
+	var published func()
 	if a.ready != nil {
-		ready := a.ready
+		// ready closes when every log is open and the routes are
+		// published, whichever comes last.
+		ready, phases := a.ready, new(atomic.Int32)
 		a.ready = nil
-		opened = newGather(len(eff.Start), 0, func([]int64, bool) { close(ready) })
+		phases.Store(2)
+		published = func() {
+			if phases.Add(-1) == 0 {
+				close(ready)
+			}
+		}
+		// No deadline: recovering a large log takes as long as it takes.
+		opened = newGather(len(eff.Start), 0, func([]int64, bool) { published() })
 	}
 	a.spawn(eff.Start, opened)
 	if len(eff.Delete) > 0 {
@@ -101,6 +111,9 @@ func (a *metadataActor) start() {
 		a.delete(eff.Delete, nil)
 	}
 	a.publish()
+	if published != nil {
+		published()
+	}
 }
 
 // serve runs one admin request through its handler. A panic is a bug: the
