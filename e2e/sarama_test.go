@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"log"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/IBM/sarama"
@@ -76,26 +78,51 @@ func TestSaramaClusterAdmin(t *testing.T) {
 				}
 			}
 
-			entries, err := admin.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: topic})
+			brokers, controller, err := admin.DescribeCluster()
+			if err != nil || len(brokers) != 1 || brokers[0].ID() != controller {
+				t.Fatalf("DescribeCluster: %d brokers, controller %d, %v", len(brokers), controller, err)
+			}
+			missing := topicName(t, "nope")
+			results, err := admin.DescribeConfigs([]*sarama.ConfigResource{
+				{Type: sarama.TopicResource, Name: topic},
+				{Type: sarama.TopicResource, Name: missing},
+				{Type: sarama.BrokerResource, Name: strconv.Itoa(int(controller))},
+			}, sarama.DescribeConfigsOptions{IncludeSynonyms: true})
 			if err != nil {
-				t.Fatalf("DescribeConfig: %v", err)
+				t.Fatalf("DescribeConfigs: %v", err)
+			}
+			byName := map[string]*sarama.ConfigResourceResult{}
+			for _, r := range results {
+				byName[r.Name] = r
+			}
+			if r := byName[missing]; r == nil || !errors.Is(r.ErrorCode, sarama.ErrUnknownTopicOrPartition) {
+				t.Errorf("DescribeConfigs of a missing topic: %+v, want ErrUnknownTopicOrPartition", r)
+			}
+			if r := byName[strconv.Itoa(int(controller))]; r == nil || r.ErrorCode != sarama.ErrNoError || len(r.Configs) == 0 {
+				t.Errorf("DescribeConfigs of broker %d: %+v", controller, r)
+			}
+			r := byName[topic]
+			if r == nil || r.ErrorCode != sarama.ErrNoError {
+				t.Fatalf("DescribeConfigs of %s: %+v", topic, r)
 			}
 			found := false
-			for _, e := range entries {
-				if e.Name == "retention.ms" {
-					found = true
-					if e.Value != retention || e.Default || e.Source != sarama.SourceTopic {
-						t.Errorf("DescribeConfig retention.ms = %+v, want %s from the topic", e, retention)
-					}
+			for _, e := range r.Configs {
+				if e.Name != "retention.ms" {
+					continue
+				}
+				found = true
+				if e.Value != retention || e.Default || e.Source != sarama.SourceTopic {
+					t.Errorf("DescribeConfigs retention.ms = %+v, want %s from the topic", e, retention)
+				}
+				// Synonyms: the topic override first, then the broker keys
+				// it would otherwise follow.
+				if len(e.Synonyms) < 2 || e.Synonyms[0].ConfigName != "retention.ms" ||
+					e.Synonyms[0].Source != sarama.SourceTopic || !strings.HasPrefix(e.Synonyms[1].ConfigName, "log.retention.") {
+					t.Errorf("retention.ms synonyms %+v, want retention.ms (topic) then log.retention.*", synonymNames(e.Synonyms))
 				}
 			}
 			if !found {
-				t.Errorf("DescribeConfig: retention.ms missing among %d entries", len(entries))
-			}
-
-			brokers, controller, err := admin.DescribeCluster()
-			if err != nil || len(brokers) != 1 || brokers[0].ID() != controller {
-				t.Errorf("DescribeCluster: %d brokers, controller %d, %v", len(brokers), controller, err)
+				t.Errorf("DescribeConfigs: retention.ms missing among %d entries", len(r.Configs))
 			}
 
 			if err := admin.DeleteTopic(topic); err != nil {
@@ -106,4 +133,12 @@ func TestSaramaClusterAdmin(t *testing.T) {
 			}
 		})
 	}
+}
+
+func synonymNames(ss []*sarama.ConfigSynonym) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ConfigName+"="+s.ConfigValue+" ("+s.Source.String()+")")
+	}
+	return out
 }
