@@ -2,7 +2,11 @@ package segment
 
 import (
 	"errors"
+	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/samsa-io/samsa/segment/vfs"
 
 	"github.com/samsa-io/samsa/wire"
 )
@@ -136,5 +140,55 @@ func TestAppendLogAppendTime(t *testing.T) {
 	h, err := wire.ValidateBatch(b)
 	if err != nil || h.MaxTimestamp != 777 || h.Attributes&wire.AttrTimestampLogTime == 0 {
 		t.Fatalf("batch not stamped: %+v %v", h, err)
+	}
+}
+
+func TestAppendOutOfSpaceAndTornWriteLeaveLogUnchanged(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{FlushPolicy: FlushNever})
+	mustAppend(t, l, makeBatch(2, 10, 1, 1), 0)
+	before, _, _ := l.ReadBytes(ReadRequest{Offset: 0, MaxBytes: 1 << 20, MaxOffset: -1})
+	used := func() int64 {
+		var n int64
+		for _, p := range []string{"/data/topic-0/" + LeaderEpochFile, activeLog} {
+			st, _ := mem.Stat(p)
+			n += st.Size
+		}
+		return n
+	}
+	mem.SetCapacity(used() + 100) // room for part of the next batch only
+	_, err := l.Append(makeBatch(3, 100, 1, 2), 1, 0)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("append on a full disk: %v", err)
+	}
+	check := func(what string) {
+		t.Helper()
+		after, _, err := l.ReadBytes(ReadRequest{Offset: 0, MaxBytes: 1 << 20, MaxOffset: -1})
+		if err != nil || !equalBatches(before, after) || l.LogEndOffset() != 2 {
+			t.Fatalf("%s changed the log: leo %d, err %v", what, l.LogEndOffset(), err)
+		}
+		if st, _ := mem.Stat(activeLog); st.Size != int64(len(before)) {
+			t.Fatalf("%s left %d bytes in the file, want %d", what, st.Size, len(before))
+		}
+	}
+	check("ENOSPC")
+	mem.SetCapacity(0)
+	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
+		if op == vfs.OpWrite && strings.HasSuffix(name, LogSuffix) {
+			return size / 2, vfs.ErrInjected
+		}
+		return 0, nil
+	})
+	if _, err := l.Append(makeBatch(3, 100, 1, 3), 1, 0); !errors.Is(err, vfs.ErrInjected) {
+		t.Fatalf("torn write: %v", err)
+	}
+	check("a torn write")
+	mem.SetFault(nil)
+	if r := mustAppend(t, l, makeBatch(1, 10, 1, 4), 0); r.FirstOffset != 2 {
+		t.Fatalf("append after the failures at %d", r.FirstOffset)
+	}
+	if l.Failure() != nil {
+		t.Fatalf("log failed: %v", l.Failure())
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/samsa-io/samsa/segment/vfs"
@@ -98,14 +100,23 @@ func crashRun(seed uint64, st *crashStats) (err error) {
 	var ops atomic.Int64
 	crashAt := int64(rng.IntN(400) + 1)
 	crashRNG := rand.New(rand.NewPCG(seed, 0xc4a54))
-	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
-		if ops.Add(1) != crashAt {
-			return 0, nil
-		}
+	// Some runs also meet a failing fsync or a full disk before the crash.
+	failSyncAfter := int64(-1)
+	switch rng.IntN(6) {
+	case 0:
+		failSyncAfter = int64(rng.IntN(300))
+	case 1:
+		mem.SetCapacity(int64(5000 + rng.IntN(40000)))
+	}
+	takeSnapshot := func() {
 		m.mu.Lock()
 		s := &crashSnapshot{durable: m.acked, logStart: m.logStart, batches: map[int64][]byte{}}
 		if cur := l.Load(); cur != nil {
 			s.durable = max(s.durable, min(cur.RecoveryPoint(), m.ackCap))
+			// Retention publishes a raised start before it deletes files;
+			// a concurrent directory fsync may make the deletion durable
+			// before the model hears of it.
+			s.logStart = max(s.logStart, cur.LogStartOffset())
 		}
 		for b, v := range m.batches {
 			s.batches[b] = v
@@ -113,8 +124,22 @@ func crashRun(seed uint64, st *crashStats) (err error) {
 		s.fs = mem.CrashClone(crashRNG)
 		m.mu.Unlock()
 		snap.Store(s)
+	}
+	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
+		n := ops.Add(1)
+		if n == crashAt {
+			takeSnapshot()
+		}
+		if failSyncAfter >= 0 && n >= failSyncAfter && op == vfs.OpSync && strings.HasSuffix(name, LogSuffix) {
+			return 0, syscall.EIO
+		}
 		return 0, nil
 	})
+	// stopped reports whether err is an injected disk failure, which ends
+	// the workload (the crash then happens right after).
+	stopped := func(err error) bool {
+		return errors.Is(err, ErrLogFailed) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EIO)
+	}
 	openDir := func(fs vfs.FS) (*Dir, error) {
 		return OpenDir("/data", Options{FS: fs, Clock: clock, FlushWorkers: 2, MaxOpenFiles: 3, Logger: quietLogger})
 	}
@@ -128,9 +153,16 @@ func crashRun(seed uint64, st *crashStats) (err error) {
 	}
 	l.Store(lg)
 	now := int64(1_000_000)
+workload:
 	for step := 0; step < 300 && snap.Load() == nil; step++ {
 		now += int64(rng.IntN(50))
 		lg := l.Load()
+		if lg.LogStartOffset() > lg.LogEndOffset() {
+			return fmt.Errorf("step %d: log start %d beyond log end %d", step, lg.LogStartOffset(), lg.LogEndOffset())
+		}
+		if os.Getenv("CRASH_TRACE") != "" {
+			fmt.Println("step", step, "start", lg.LogStartOffset(), "end", lg.LogEndOffset(), "segs", lg.Segments())
+		}
 		switch k := rng.IntN(100); {
 		case k < 60: // append one or more batches
 			var set []byte
@@ -138,18 +170,25 @@ func crashRun(seed uint64, st *crashStats) (err error) {
 				set = append(set, makeBatch(1+rng.IntN(4), rng.IntN(200), now, rng.Uint64())...)
 			}
 			res, err := lg.Append(set, 3, now)
-			if err != nil {
-				return fmt.Errorf("append: %w", err)
-			}
+			// An append that failed after writing (its fsync failed) may
+			// still be on disk: it joins the history either way.
 			m.mu.Lock()
 			for p := 0; p < len(set); {
 				h, _ := wire.ParseBatchHeader(set[p:])
 				b := set[p : p+int(h.Size())]
-				m.batches[h.BaseOffset] = b
+				if err == nil {
+					m.batches[h.BaseOffset] = b
+				}
 				m.history[h.BaseOffset] = append(m.history[h.BaseOffset], b)
 				p += int(h.Size())
 			}
 			m.mu.Unlock()
+			if err != nil {
+				if stopped(err) {
+					break workload
+				}
+				return fmt.Errorf("append: %w", err)
+			}
 			if cfg.FlushPolicy == FlushGroup || cfg.FlushPolicy == FlushAlways {
 				end := res.LogEndOffset
 				lg.WhenDurable(res.LastOffset, func(err error) {
@@ -160,16 +199,28 @@ func crashRun(seed uint64, st *crashStats) (err error) {
 			}
 		case k < 65:
 			if err := lg.Roll(now); err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("roll: %w", err)
 			}
 		case k < 70:
 			if _, err := lg.DeleteExpired(now); err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("retention: %w", err)
 			}
 			m.setLogStart(lg.LogStartOffset())
 		case k < 74:
+			if lg.LogStartOffset() > lg.LogEndOffset() {
+				return fmt.Errorf("log start %d beyond log end %d", lg.LogStartOffset(), lg.LogEndOffset())
+			}
 			target := lg.LogStartOffset() + rng.Int64N(lg.LogEndOffset()-lg.LogStartOffset()+1)
 			if _, err := lg.DeleteRecordsBefore(target); err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("delete records: %w", err)
 			}
 			m.setLogStart(lg.LogStartOffset())
@@ -192,6 +243,9 @@ func crashRun(seed uint64, st *crashStats) (err error) {
 			m.mu.Unlock()
 			newEnd, err := lg.TruncateTo(target)
 			if err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("truncate: %w", err)
 			}
 			if newEnd != cut {
@@ -204,26 +258,42 @@ func crashRun(seed uint64, st *crashStats) (err error) {
 				}
 			}
 			m.ackCap = math.MaxInt64
+			m.logStart = lg.LogStartOffset()
 			m.mu.Unlock()
 		case k < 85:
 			if err := lg.Flush(); err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("flush: %w", err)
 			}
 		case k < 90:
 			clock.Advance(20 * 1e6)
 		case k < 94:
 			if err := d.Checkpoint(); err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("checkpoint: %w", err)
 			}
 		default: // clean restart
 			if err := d.Close(); err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("close: %w", err)
 			}
 			if d, err = openDir(mem); err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("reopen dir: %w", err)
 			}
 			lg, rep, err := d.Open("t", 0, cfg)
 			if err != nil {
+				if stopped(err) {
+					break workload
+				}
 				return fmt.Errorf("reopen after clean close: %w", err)
 			}
 			if !rep.Clean || rep.Lost() {
@@ -231,6 +301,9 @@ func crashRun(seed uint64, st *crashStats) (err error) {
 			}
 			l.Store(lg)
 		}
+	}
+	if snap.Load() == nil && (failSyncAfter >= 0 || ops.Load() > 0 && l.Load().Failure() != nil) {
+		takeSnapshot() // crash right after the failure
 	}
 	s := snap.Load()
 	d.Close()
@@ -270,7 +343,7 @@ func verifyRecovered(s *crashSnapshot, m *crashModel, cfg Config, openDir func(v
 	if l.LogEndOffset() < s.durable {
 		return fmt.Errorf("log end %d below the durable offset %d (report %+v)", l.LogEndOffset(), s.durable, rep)
 	}
-	if l.LogStartOffset() > max(s.logStart, 0) && l.LogStartOffset() > s.durable {
+	if l.LogStartOffset() > s.logStart {
 		return fmt.Errorf("log start %d beyond the model's %d", l.LogStartOffset(), s.logStart)
 	}
 	next := l.LogStartOffset()

@@ -162,7 +162,14 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 	fl.durable = min(fl.durable, newEnd)
 	fl.mu.Unlock()
 	fl.dropWaitersFrom(newEnd)
-	if l.d.checkpointedAbove(l.tp, newEnd) {
+	lowerStart := newEnd < l.logStart
+	if lowerStart {
+		// The batch holding the log start straddles the cut: the start
+		// moves down with it, durably before new offsets can reuse it.
+		l.logStart = newEnd
+		l.pubLogStart.Store(newEnd)
+	}
+	if lowerStart || l.d.checkpointedAbove(l.tp, newEnd) {
 		if err := l.d.Checkpoint(); err != nil {
 			return 0, fl.finish(-1, err, -1)
 		}
