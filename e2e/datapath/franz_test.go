@@ -65,6 +65,7 @@ func TestFranzRoundTrip(t *testing.T) {
 			if msg := v.result(); msg != "" {
 				t.Fatalf("codec %s: %s", c.name, msg)
 			}
+			checkStoredCodec(t, b.Addr(), topic, partitions, c.name)
 			t.Logf("codec %s: %d records produced in %v, produced and consumed in %v",
 				c.name, n, produced.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 		})

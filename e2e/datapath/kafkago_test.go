@@ -92,6 +92,7 @@ func TestKafkaGoRoundTrip(t *testing.T) {
 			if msg := v.result(); msg != "" {
 				t.Fatal(msg)
 			}
+			checkStoredCodec(t, b.Addr(), topic, partitions, c.name)
 		})
 	}
 }

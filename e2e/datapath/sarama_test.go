@@ -79,6 +79,7 @@ func TestSaramaRoundTrip(t *testing.T) {
 				if msg := v.result(); msg != "" {
 					t.Fatal(msg)
 				}
+				checkStoredCodec(t, b.Addr(), topic, partitions, c.name)
 			})
 		}
 	}
