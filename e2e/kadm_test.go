@@ -63,6 +63,13 @@ func TestKadmTopics(t *testing.T) {
 		if r.ID == (kadm.TopicID{}) {
 			t.Error("create answered no topic id (CreateTopics v7 carries one)")
 		}
+		// CreateTopics v5+ answers with the topic's configs.
+		if c, ok := r.Configs["retention.ms"]; !ok || deref(c.Value) != "3600000" || c.Source != kmsg.ConfigSourceDynamicTopicConfig {
+			t.Errorf("create answered retention.ms = %+v, want 3600000 from the topic", c)
+		}
+		if c, ok := r.Configs["cleanup.policy"]; !ok || deref(c.Value) != "delete" || c.Source != kmsg.ConfigSourceDefaultConfig {
+			t.Errorf("create answered cleanup.policy = %+v, want the default delete", c)
+		}
 
 		all, err := adm.ListTopics(testContext(t))
 		if err != nil {
@@ -422,6 +429,48 @@ func TestKadmConfigs(t *testing.T) {
 		}
 	})
 
+	t.Run("DynamicBrokerConfig", func(t *testing.T) {
+		brokers, err := adm.ListBrokers(testContext(t))
+		if err != nil || len(brokers) != 1 {
+			t.Fatalf("ListBrokers = %v, %v", brokers, err)
+		}
+		id := brokers[0].NodeID
+		topic := topicName(t, "inherit")
+		mustCreate(t, adm, topic, 1, nil)
+		set, err := adm.AlterBrokerConfigs(testContext(t), []kadm.AlterConfig{
+			{Op: kadm.SetConfig, Name: "log.retention.ms", Value: ptr("7654321")},
+		}, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_, _ = adm.AlterBrokerConfigs(testContext(t), []kadm.AlterConfig{
+				{Op: kadm.DeleteConfig, Name: "log.retention.ms"},
+			}, id)
+		})
+		if len(set) != 1 || set[0].Err != nil {
+			t.Fatalf("set log.retention.ms on broker %d: %+v", id, set)
+		}
+		rcs, err := adm.DescribeBrokerConfigs(testContext(t), id)
+		if err != nil || len(rcs) != 1 {
+			t.Fatalf("describe broker: %v %+v", err, rcs)
+		}
+		wantConfig(t, rcs[0], "log.retention.ms", "7654321", kmsg.ConfigSourceDynamicBrokerConfig)
+		// A topic without an override follows the broker's value.
+		wantConfig(t, describeTopicConfig(t, adm, topic), "retention.ms", "7654321", kmsg.ConfigSourceDynamicBrokerConfig)
+
+		del, err := adm.AlterBrokerConfigs(testContext(t), []kadm.AlterConfig{
+			{Op: kadm.DeleteConfig, Name: "log.retention.ms"},
+		}, id)
+		if err != nil || len(del) != 1 || del[0].Err != nil {
+			t.Fatalf("delete log.retention.ms on broker %d: %v %+v", id, err, del)
+		}
+		c, _ := findConfig(describeTopicConfig(t, adm, topic), "retention.ms")
+		if deref(c.Value) != "604800000" || c.Source == kmsg.ConfigSourceDynamicBrokerConfig {
+			t.Errorf("after removing the broker override, retention.ms = %s (%v), want 604800000 (7 days)", deref(c.Value), c.Source)
+		}
+	})
+
 	t.Run("LegacyAlterReplacesAll", func(t *testing.T) {
 		topic := topicName(t, "legacy")
 		mustCreate(t, adm, topic, 1, map[string]*string{"cleanup.policy": ptr("compact")})
@@ -505,6 +554,12 @@ func TestKadmCluster(t *testing.T) {
 				}
 				if path != b.DataDir() {
 					t.Errorf("log dir %q, want %q", path, b.DataDir())
+				}
+				// DescribeLogDirs v4 (KIP-827) reports the volume's size
+				// and free space; Kafka 3.3+ fills them in.
+				if d.TotalBytes <= 0 || d.UsableBytes < 0 || d.UsableBytes > d.TotalBytes {
+					t.Errorf("log dir %s: total %d bytes, usable %d; want the volume's sizes (KIP-827)",
+						path, d.TotalBytes, d.UsableBytes)
 				}
 				parts := d.Topics[topic]
 				if len(parts) != 2 {
