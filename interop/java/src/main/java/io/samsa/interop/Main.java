@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -22,7 +22,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -33,9 +35,18 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * record it reads without remembering what was sent.
  *
  * Usage:
- *   produce BOOTSTRAP TOPIC COUNT SIZE COMPRESSION IDEMPOTENT(true|false)
- *   consume BOOTSTRAP TOPIC COUNT GROUP|- TIMEOUT_MS
+ *   produce BOOTSTRAP TOPICS COUNT SIZE COMPRESSIONS IDEMPOTENT(true|false)
+ *   consume BOOTSTRAP TOPICS COUNT GROUP|- TIMEOUT_MS [FETCH_BYTES]
  *   admin   BOOTSTRAP TOPIC PARTITIONS
+ * TOPICS is a comma list; produce writes COUNT records to each topic, with
+ * the matching entry of the comma list COMPRESSIONS (or its only entry).
+ * consume reads COUNT records from each topic, all partitions from the
+ * start (without a group: assign and seekToBeginning), and checks each
+ * record: key, value, exactly once per topic, offsets dense from 0 and
+ * seq increasing within each partition (one producer per topic, which
+ * keeps order per partition), create-time timestamps. FETCH_BYTES sets
+ * max.partition.fetch.bytes: small values make many incremental fetch
+ * session (KIP-227) round trips.
  * Prints one line "OK ..." on success; anything else exits non-zero with the
  * client's own error.
  */
@@ -72,10 +83,24 @@ public final class Main {
     }
 
     static void produce(String[] a) throws Exception {
-        String bootstrap = a[1], topic = a[2], compression = a[5];
+        String bootstrap = a[1];
+        String[] topics = a[2].split(",");
+        String[] compressions = a[5].split(",");
         long count = Long.parseLong(a[3]);
         int size = Integer.parseInt(a[4]);
         boolean idempotent = Boolean.parseBoolean(a[6]);
+        if (compressions.length != 1 && compressions.length != topics.length) {
+            fail("give one compression or one per topic");
+        }
+        for (int t = 0; t < topics.length; t++) {
+            String compression = compressions.length == 1 ? compressions[0] : compressions[t];
+            produceTopic(bootstrap, topics[t], count, size, compression, idempotent);
+        }
+        System.out.println("OK produced " + count + " to each of " + topics.length + " topics");
+    }
+
+    static void produceTopic(String bootstrap, String topic, long count, int size, String compression,
+            boolean idempotent) throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -97,11 +122,11 @@ public final class Main {
                 f.get();
             }
         }
-        System.out.println("OK produced " + count);
     }
 
     static void consume(String[] a) throws Exception {
-        String bootstrap = a[1], topic = a[2], group = a[4];
+        String bootstrap = a[1], group = a[4];
+        List<String> topics = List.of(a[2].split(","));
         long count = Long.parseLong(a[3]);
         long timeoutMs = Long.parseLong(a[5]);
         Properties p = new Properties();
@@ -109,42 +134,73 @@ public final class Main {
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        if (a.length > 6) {
+            p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, a[6]);
+        }
         boolean useGroup = !group.equals("-");
         if (useGroup) {
             p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
             p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         }
-        BitSet seen = new BitSet();
-        long got = 0;
+        Map<String, BitSet> seen = new HashMap<>();
+        Map<TopicPartition, Long> nextOffset = new HashMap<>();
+        Map<TopicPartition, Long> lastSeq = new HashMap<>();
+        for (String t : topics) {
+            seen.put(t, new BitSet());
+        }
+        long got = 0, want = count * topics.size();
         long deadline = System.currentTimeMillis() + timeoutMs;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
             if (useGroup) {
-                consumer.subscribe(Collections.singletonList(topic));
+                consumer.subscribe(topics);
             } else {
-                List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>();
-                consumer.partitionsFor(topic).forEach(pi -> tps.add(new org.apache.kafka.common.TopicPartition(topic, pi.partition())));
+                List<TopicPartition> tps = new ArrayList<>();
+                for (String t : topics) {
+                    consumer.partitionsFor(t).forEach(pi -> tps.add(new TopicPartition(t, pi.partition())));
+                }
                 consumer.assign(tps);
                 consumer.seekToBeginning(tps);
             }
-            while (got < count && System.currentTimeMillis() < deadline) {
+            while (got < want && System.currentTimeMillis() < deadline) {
                 ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(500));
                 for (ConsumerRecord<byte[], byte[]> r : recs) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    String at = tp + " offset " + r.offset();
+                    long wantOffset = nextOffset.getOrDefault(tp, 0L);
+                    if (r.offset() != wantOffset) {
+                        fail(at + ": offsets not dense, want " + wantOffset);
+                    }
+                    nextOffset.put(tp, r.offset() + 1);
                     Header h = r.headers().lastHeader("seq");
                     if (h == null) {
-                        fail("record at offset " + r.offset() + " has no seq header");
+                        fail(at + ": no seq header");
                     }
                     long i = Long.parseLong(new String(h.value(), StandardCharsets.UTF_8));
+                    if (i < 0 || i >= count) {
+                        fail(at + ": seq " + i + " out of range");
+                    }
                     if (!java.util.Arrays.equals(r.key(), key(i))) {
-                        fail("record " + i + ": wrong key");
+                        fail(at + ": record " + i + ": wrong key");
                     }
-                    byte[] want = value(i, r.value().length);
-                    if (!java.util.Arrays.equals(r.value(), want)) {
-                        fail("record " + i + ": wrong value");
+                    if (!java.util.Arrays.equals(r.value(), value(i, r.value().length))) {
+                        fail(at + ": record " + i + ": wrong value");
                     }
-                    if (seen.get((int) i)) {
-                        fail("record " + i + " delivered twice");
+                    if (r.timestampType() != TimestampType.CREATE_TIME || r.timestamp() <= 0) {
+                        fail(at + ": record " + i + ": timestamp " + r.timestampType() + " " + r.timestamp());
                     }
-                    seen.set((int) i);
+                    Long last = lastSeq.get(tp);
+                    if (last != null && i <= last) {
+                        fail(at + ": record " + i + " after record " + last + ": order lost");
+                    }
+                    lastSeq.put(tp, i);
+                    BitSet s = seen.get(r.topic());
+                    if (s == null) {
+                        fail(at + ": a topic that was not asked for");
+                    }
+                    if (s.get((int) i)) {
+                        fail(at + ": record " + i + " delivered twice");
+                    }
+                    s.set((int) i);
                     got++;
                 }
                 if (useGroup && !recs.isEmpty()) {
@@ -152,8 +208,8 @@ public final class Main {
                 }
             }
         }
-        if (got < count) {
-            fail("consumed " + got + " of " + count + " records before the timeout");
+        if (got < want) {
+            fail("consumed " + got + " of " + want + " records before the timeout");
         }
         System.out.println("OK consumed " + got);
     }
