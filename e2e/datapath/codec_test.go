@@ -21,23 +21,13 @@ func checkStoredCodec(t *testing.T, addr, topic string, partitions int32, codec 
 		t.Fatalf("unknown codec %q", codec)
 	}
 	cl := newClient(t, addr)
-	// Fetch 13 and later name topics by id, earlier versions by name: send
-	// both, whichever version the client negotiates.
-	mreq := kmsg.NewPtrMetadataRequest()
-	mt := kmsg.NewMetadataRequestTopic()
-	mt.Topic = kmsg.StringPtr(topic)
-	mreq.Topics = append(mreq.Topics, mt)
-	md, err := mreq.RequestWith(deadline(t, 20*time.Second), cl)
-	if err != nil || len(md.Topics) != 1 {
-		t.Fatalf("metadata for %s: %v", topic, err)
-	}
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
 	req.MaxWaitMillis = 100
 	req.MaxBytes = 4 << 20
 	ft := kmsg.NewFetchRequestTopic()
 	ft.Topic = topic
-	ft.TopicID = md.Topics[0].TopicID
+	ft.TopicID = topicID(t, cl, topic) // Fetch 13+ names topics by id
 	for p := range partitions {
 		fp := kmsg.NewFetchRequestTopicPartition()
 		fp.Partition = p
