@@ -175,3 +175,73 @@ func metadataLoad(b *testkit.BrokerProcess, conns, depth int, d time.Duration) (
 	cpu := time.Duration((cpuAfter.CPUSeconds - cpuBefore.CPUSeconds) * float64(time.Second))
 	return float64(total) / elapsed.Seconds(), cpu / time.Duration(total), nil
 }
+
+// TestMeasureManyPartitions creates 200 topics of 10 partitions and
+// reports how long that takes, the broker's memory and open files with
+// them idle, and how long a clean restart takes.
+func TestMeasureManyPartitions(t *testing.T) {
+	requireMeasure(t)
+	b := testkit.StartBroker(t, testkit.BrokerConfig{})
+	adm := newAdmin(t, b.Addr())
+	idle, err := b.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const topics, partitions = 200, 10
+	began := time.Now()
+	for i := 0; i < topics; i += 20 {
+		var names []string
+		for j := i; j < i+20; j++ {
+			names = append(names, fmt.Sprintf("many-%03d", j))
+		}
+		resps, err := adm.CreateTopics(testContext(t), partitions, 1, nil, names...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range resps {
+			if r.Err != nil {
+				t.Fatalf("create %s: %v %s", r.Topic, r.Err, r.ErrMessage)
+			}
+		}
+	}
+	created := time.Since(began)
+	time.Sleep(time.Second)
+	loaded, err := b.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", b.PID()))
+	t.Logf("%d partitions created in %v (%.1f ms per topic of %d)", topics*partitions, created.Round(time.Millisecond),
+		float64(created.Milliseconds())/topics, partitions)
+	t.Logf("RSS idle with no topics %.1f MiB; with %d partitions %.1f MiB (%.1f KiB per partition); %d open files",
+		mib(idle.RSSBytes), topics*partitions, mib(loaded.RSSBytes),
+		float64(loaded.RSSBytes-idle.RSSBytes)/1024/float64(topics*partitions), len(fds))
+
+	req := kmsg.NewPtrMetadataRequest()
+	began = time.Now()
+	const rounds = 20
+	for i := 0; i < rounds; i++ {
+		resp, err := req.RequestWith(testContext(t), newClient(t, b.Addr()))
+		if err != nil || len(resp.Topics) != topics {
+			t.Fatalf("metadata: %v, %d topics", err, len(resp.Topics))
+		}
+	}
+	t.Logf("Metadata of all %d topics (new client each, so with connection setup): %v per request",
+		topics, (time.Since(began) / rounds).Round(10*time.Microsecond))
+
+	adm.Close()
+	began = time.Now()
+	if err := b.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Since(began)
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("clean stop took %v; start with %d partitions took %v (process start to first accepted connection)",
+		stopped.Round(time.Millisecond), topics*partitions, b.StartupTime().Round(time.Millisecond))
+	after, err := b.Usage()
+	if err == nil {
+		t.Logf("RSS right after the restart %.1f MiB", mib(after.RSSBytes))
+	}
+}
