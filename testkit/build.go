@@ -20,6 +20,12 @@ const SamsaPackage = "github.com/samsa-io/samsa/cmd/samsa"
 // prebuilt samsa binary; SamsaBinary then uses it instead of building.
 const BinaryEnv = "SAMSA_BINARY"
 
+// BuildFlagsEnv names the environment variable whose words are added to
+// the go build command line, for example "-race" to run the broker under
+// the race detector (a race then makes it exit non-zero, which Stop
+// reports).
+const BuildFlagsEnv = "SAMSA_TESTKIT_BUILD_FLAGS"
+
 var build struct {
 	once sync.Once
 	path string
@@ -56,7 +62,8 @@ func buildSamsa() (string, error) {
 	}
 	removeStaleBinaries(dir)
 	out := filepath.Join(dir, fmt.Sprintf("samsa-%d", os.Getpid()))
-	cmd := exec.Command("go", "build", "-o", out, SamsaPackage)
+	args := append([]string{"build", "-o", out}, strings.Fields(os.Getenv(BuildFlagsEnv))...)
+	cmd := exec.Command("go", append(args, SamsaPackage)...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("testkit: go build %s: %w\n%s", SamsaPackage, err, msg)
 	}

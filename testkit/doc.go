@@ -21,7 +21,9 @@
 // The binary comes from SamsaBinary: `go build` of cmd/samsa, once per
 // test binary (a sync.Once), into $TMPDIR/samsa-testkit-UID/samsa-PID;
 // binaries of test processes that have exited are removed by the next
-// build. Set SAMSA_BINARY to use a prebuilt binary instead.
+// build. Set SAMSA_BINARY to use a prebuilt binary instead, or
+// SAMSA_TESTKIT_BUILD_FLAGS=-race to run the broker under the race
+// detector (a race makes it exit non-zero, which Stop reports).
 //
 // Fault injection and inspection: Stop (SIGTERM, wait, exit status 0),
 // Kill (SIGKILL, as a crash), Start (again, same port and data), Restart
