@@ -12,10 +12,24 @@
 // Kafka's error codes exactly (kerr values), and check that error messages
 // are present, not their wording.
 //
+// Files: kadm_test.go (topics, configs, cluster through franz-go's kadm),
+// kafka_edges_test.go (raw admin requests at Kafka's corner cases),
+// versions_test.go (every advertised version), sarama_test.go,
+// kafkago_test.go, kcat_test.go, cli_test.go (`samsa topic`),
+// restart_test.go and lifecycle_test.go (restarts, crashes, shutdown,
+// data-dir lock), garbage_test.go (hostile input while a good client is
+// served, memory bound), pipeline_test.go (a flood of pipelined
+// requests).
+//
 // Measurements (startup time, idle memory, Metadata throughput and CPU per
-// request) are in measure_test.go; they run only with SAMSA_MEASURE=1:
+// request, 2000 partitions) are in measure_test.go; they run only with
+// SAMSA_MEASURE=1:
 //
 //	SAMSA_MEASURE=1 go test -run Measure -v ./e2e/
+//
+// To run the broker under the race detector during these tests:
+//
+//	SAMSA_TESTKIT_BUILD_FLAGS=-race go test ./e2e/
 //
 // kcat tests skip when kcat is absent, except in CI (CI=true), where
 // `make test` installs it and its absence is a failure.
