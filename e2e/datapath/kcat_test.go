@@ -48,6 +48,7 @@ func TestKcatRoundTrip(t *testing.T) {
 	requireDataPath(t, b.Addr())
 	n := scaled(10_000, 1_000)
 	const partitions = 3
+	served := apiVersions(t, b.Addr())
 	var input bytes.Buffer
 	for i := range n {
 		fmt.Fprintf(&input, "%s:%s\n", recordKey(i), kcatValue(i))
@@ -86,7 +87,15 @@ func TestKcatRoundTrip(t *testing.T) {
 				t.Fatalf("kcat -C: %v\nstderr: %s", err, stderr)
 			}
 			checkKcatOutput(t, out, topic, n, partitions, tc.codec, began, ended)
-			checkStoredCodec(t, b.Addr(), topic, partitions, tc.codec)
+			if _, ok := served[10]; tc.codec == "lz4" && !ok {
+				// librdkafka enables LZ4 only for brokers that serve
+				// FindCoordinator v0 (its feature map dates LZ4 to Kafka
+				// 0.8.2 by that API); without it, kcat sends lz4 batches
+				// uncompressed.
+				t.Logf("not checking that lz4 batches are stored compressed: librdkafka compresses with lz4 only when the broker serves FindCoordinator (key 10), which it does not yet")
+			} else {
+				checkStoredCodec(t, b.Addr(), topic, partitions, tc.codec)
+			}
 		})
 	}
 }
