@@ -62,6 +62,7 @@ type Broker struct {
 	locks       []*os.File // flock on each data directory's .lock
 	closeOnce   sync.Once
 	closeErr    error
+	producerIDs producerIDs // InitProducerId (producer_ids.go)
 }
 
 // ErrClosed is returned by Close on a second call.

@@ -58,7 +58,7 @@
 //     handler from the dispatch table, run inside the actor.
 //   - setEndpoint: the advertised host/port (SetAdvertised).
 //   - deletionDone: a deleted topic's files are gone; its name is free.
-//   - reconfigure{segment.Config}: metadata to partition.
+//   - reconfigure{segment.Config, config.Topic}: metadata to partition.
 //   - reportLog{gather, slot}: metadata to partition; answered into the
 //     gather.
 //   - deletePartition{gather, slot}: metadata to partition; the partition

@@ -161,7 +161,7 @@ func (a *metadataActor) apply(eff metadata.Effects, done func()) {
 		cfg := segmentConfig(rc.Config)
 		for key, pid := range a.parts {
 			if key.id == rc.ID {
-				a.ctx.Send(pid, &reconfigure{cfg: cfg})
+				a.ctx.Send(pid, &reconfigure{cfg: cfg, topic: rc.Config})
 			}
 		}
 	}

@@ -9,14 +9,19 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/segment"
 )
 
 // Messages a partition actor receives.
 type (
-	// reconfigure applies a new effective topic config to the live log.
-	reconfigure struct{ cfg segment.Config }
+	// reconfigure applies a new effective topic config to the live log
+	// (cfg) and to produce validation (topic).
+	reconfigure struct {
+		cfg   segment.Config
+		topic config.Topic
+	}
 	// reportLog asks for the log's size, answered into a gather slot.
 	reportLog struct {
 		g    *gather
@@ -51,6 +56,8 @@ type partitionActor struct {
 	startup    *startReport // first open, shared by incarnations
 	deleted    bool
 	wasOffline bool
+
+	produceSide // partition_produce.go: high watermark, producer state, acks waiting for fsync
 }
 
 // startReport tells whoever waits for a partition's first open (NewBroker,
@@ -74,6 +81,7 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		p.open()
+		p.startProduce(ctx)
 		if p.openErr != nil || p.wasOffline {
 			p.wasOffline = p.openErr != nil
 			ctx.Send(ctx.Parent(), &partitionHealth{id: p.spec.ID, partition: p.spec.Partition, offline: p.openErr != nil})
@@ -82,6 +90,14 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		if p.plog != nil {
 			p.plog.SetConfig(m.cfg)
 		}
+		p.spec.Config = m.topic
+		p.reconfigureProduce()
+	case *produceRequest:
+		p.produce(m)
+	case *durableUpTo:
+		p.durable(m)
+	case *partitionTask:
+		p.runTask(m)
 	case *reportLog:
 		var size int64
 		if p.plog != nil {
@@ -131,9 +147,12 @@ func (p *partitionActor) close() {
 	if p.plog == nil {
 		return
 	}
-	if err := p.plog.Close(); err != nil {
+	p.stopProduce()
+	err := p.plog.Close()
+	if err != nil {
 		p.log.Error("partition log did not close cleanly; it will be recovered on next start", append(p.attrs(), "err", err)...)
 	}
+	p.closedProduce(err == nil)
 	p.plog = nil
 }
 
@@ -144,6 +163,7 @@ func (p *partitionActor) remove() {
 		return
 	}
 	p.deleted, p.plog = true, nil
+	p.closedProduce(false)
 	if err := p.dir.Remove(p.spec.Topic, p.spec.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.log.Error("partition files could not be removed", append(p.attrs(), "err", err)...)
 	}

@@ -33,6 +33,11 @@ var routesByKey = map[int16]route{
 	int16(kmsg.IncrementalAlterConfigs): {meta: (*metadataActor).handleIncrementalAlterConfigs},
 	int16(kmsg.DescribeCluster):         {meta: (*metadataActor).handleDescribeCluster},
 	int16(kmsg.DescribeLogDirs):         {meta: (*metadataActor).handleDescribeLogDirs},
+	int16(kmsg.Produce):                 {direct: handleProduce},
+	int16(kmsg.ListOffsets):             {direct: handleListOffsets},
+	int16(kmsg.DeleteRecords):           {direct: handleDeleteRecords},
+	int16(kmsg.OffsetForLeaderEpoch):    {direct: handleOffsetForLeaderEpoch},
+	int16(kmsg.InitProducerID):          {meta: (*metadataActor).handleInitProducerID},
 }
 
 // Handle routes one decoded request. It is called on a gnet event loop and

@@ -26,6 +26,14 @@ type APIRange struct {
 // textbook case), so never list one ahead of its handler. The rows waiting
 // for a handler are in plannedAPIs: enabling an API is moving its row.
 var APIs = []APIRange{
+	// Produce: advertised from 0, accepted from 3 (magic 2 only), as
+	// Kafka 4 does (KAFKA-18659): librdkafka < 2.10 turns compression off
+	// unless the Produce range overlaps [0,0]. 12 (transactions v2,
+	// KIP-890) stays out until implemented. kafkajs needs <= 7 in range.
+	{Key: 0, Min: 0, Max: 11, Accept: 3},
+	// ListOffsets: kafka-go/kafka-python v1, librdkafka 2.0 ≤2; 9 is the
+	// last version before TimeoutMillis (v10), which no client needs.
+	{Key: 2, Min: 1, Max: 9, Accept: 1},
 	// Metadata: v0 for kafka-python/kafka-go Conn (v1), librdkafka 2.0 (≤4),
 	// kafkajs (≤6); 13 (top-level error code) is not needed by any client.
 	{Key: 3, Min: 0, Max: 12, Accept: 0},
@@ -36,6 +44,11 @@ var APIs = []APIRange{
 	// negotiating; Kafka 3.9 still served v0, so keep it.
 	{Key: 19, Min: 0, Max: 7, Accept: 0},
 	{Key: 20, Min: 0, Max: 6, Accept: 0},
+	{Key: 21, Min: 0, Max: 2, Accept: 0}, // DeleteRecords
+	{Key: 22, Min: 0, Max: 4, Accept: 0}, // InitProducerId: kafkajs v0-1
+	// OffsetForLeaderEpoch: librdkafka >= 2.1 sends exactly v2 without
+	// checking; Java validates positions only when max >= 3.
+	{Key: 23, Min: 2, Max: 4, Accept: 2},
 	// DescribeConfigs: sarama with Config.Version < 1.1 sends v0.
 	{Key: 32, Min: 0, Max: 4, Accept: 0},
 	{Key: 33, Min: 0, Max: 2, Accept: 0}, // AlterConfigs
@@ -51,16 +64,10 @@ var APIs = []APIRange{
 // The test suite checks these ranges too, so the client guarantees hold the
 // day a row moves.
 var plannedAPIs = []APIRange{
-	// Produce: advertised from 0, accepted from 3 (magic 2 only), as
-	// Kafka 4 does (KAFKA-18659): librdkafka < 2.10 turns compression off
-	// unless the Produce range overlaps [0,0]. 12 (transactions v2,
-	// KIP-890) stays out until implemented. kafkajs needs <= 7 in range.
-	{Key: 0, Min: 0, Max: 11, Accept: 3},
 	// Fetch: 4 is the first RecordBatch-only version; librdkafka 2.0 and
 	// kafkajs send <= 11, kafka-python 4. 13 switches to topic IDs: add it
 	// once topic IDs are persisted (EncodeFetchResponse already writes 13).
 	{Key: 1, Min: 4, Max: 12, Accept: 4},
-	{Key: 2, Min: 1, Max: 8, Accept: 1},  // ListOffsets: kafka-go/kafka-python v1, librdkafka 2.0 ≤2
 	{Key: 8, Min: 2, Max: 9, Accept: 2},  // OffsetCommit: kafka-go/kafka-python v2, kafkajs ≤5
 	{Key: 9, Min: 1, Max: 9, Accept: 1},  // OffsetFetch: kafka-go/kafka-python v1, kafkajs ≤4
 	{Key: 10, Min: 0, Max: 4, Accept: 0}, // FindCoordinator: kafka-go/kafka-python v0; v4 = batched keys
@@ -73,11 +80,6 @@ var plannedAPIs = []APIRange{
 	{Key: 15, Min: 0, Max: 5, Accept: 0}, // DescribeGroups
 	{Key: 16, Min: 0, Max: 4, Accept: 0}, // ListGroups
 	{Key: 17, Min: 0, Max: 1, Accept: 0}, // SaslHandshake
-	{Key: 21, Min: 0, Max: 2, Accept: 0}, // DeleteRecords
-	{Key: 22, Min: 0, Max: 4, Accept: 0}, // InitProducerId: kafkajs v0-1
-	// OffsetForLeaderEpoch: librdkafka >= 2.1 sends exactly v2 without
-	// checking; Java validates positions only when max >= 3.
-	{Key: 23, Min: 2, Max: 4, Accept: 2},
 	{Key: 24, Min: 0, Max: 3, Accept: 0}, // AddPartitionsToTxn: librdkafka v0 only; 4+ is KIP-890
 	{Key: 25, Min: 0, Max: 3, Accept: 0}, // AddOffsetsToTxn: librdkafka v0 only
 	{Key: 26, Min: 0, Max: 3, Accept: 0}, // EndTxn: 5 is KIP-890 epoch bump

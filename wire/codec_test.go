@@ -88,7 +88,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"short", good[:9], ErrMalformedHeader, 0, 0, ""},
 		{"client id past end", good[:12], ErrMalformedHeader, 3, 4, ""},
 		{"unknown key", withVersion(999, 0), ErrUnknownAPI, 999, 0, "cli"},
-		{"unimplemented key", withVersion(0, 9), ErrUnknownAPI, 0, 9, "cli"},
+		{"unimplemented key", withVersion(4, 0), ErrUnknownAPI, 4, 0, "cli"}, // LeaderAndIsr: ZK-era inter-broker RPC
 		{"version too new", withVersion(3, 13), ErrUnsupportedVersion, 3, 13, "cli"},
 		{"negative version", withVersion(3, -1), ErrUnsupportedVersion, 3, -1, "cli"},
 		{"truncated body", good[:len(good)-3], ErrMalformedBody, 3, 4, "cli"},

@@ -1,0 +1,92 @@
+package actors
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// handleProduce splits a Produce request by partition and sends each part
+// to its partition actor; the last actor to answer encodes the response
+// (acks=0: no response, once every part has been appended, since the
+// batches alias the request frame). Runs on a gnet loop: never blocks.
+//
+// Unknown topics and partitions are answered UNKNOWN_TOPIC_OR_PARTITION
+// here, partitions whose actor is gone NOT_LEADER_OR_FOLLOWER, and an acks
+// value other than -1, 0 or 1 INVALID_REQUIRED_ACKS for every partition.
+// If the partitions do not all answer within the gather timeout (an actor
+// died), every partition is answered REQUEST_TIMED_OUT.
+func handleProduce(b *Broker, req *wire.Request) {
+	body := req.Body.(*kmsg.ProduceRequest)
+	resp := body.ResponseKind().(*kmsg.ProduceResponse)
+	resp.Topics = make([]kmsg.ProduceResponseTopic, len(body.Topics))
+	badAcks := body.Acks != -1 && body.Acks != 0 && body.Acks != 1
+	routes := b.Routes()
+
+	n := 0
+	for i := range body.Topics {
+		n += len(body.Topics[i].Partitions)
+	}
+	pids := make([]*actor.PID, 0, n)
+	outs := make([]*kmsg.ProduceResponseTopicPartition, 0, n)
+	recs := make([][]byte, 0, n)
+	for i := range body.Topics {
+		rt := &body.Topics[i]
+		st := &resp.Topics[i]
+		st.Topic = rt.Topic
+		st.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
+		tr := routes.Topics[rt.Topic]
+		for j := range rt.Partitions {
+			rp := &rt.Partitions[j]
+			sp := &st.Partitions[j]
+			sp.Default()
+			sp.Partition = rp.Partition
+			sp.BaseOffset = -1
+			switch {
+			case badAcks:
+				sp.ErrorCode = int16(kerr.InvalidRequiredAcks)
+			case tr == nil || rp.Partition < 0 || int(rp.Partition) >= len(tr.Partitions):
+				sp.ErrorCode = int16(kerr.UnknownTopicOrPartition)
+			case tr.Partitions[rp.Partition] == nil:
+				sp.ErrorCode = int16(kerr.NotLeaderOrFollower)
+			default:
+				pids = append(pids, tr.Partitions[rp.Partition])
+				outs = append(outs, sp)
+				recs = append(recs, rp.Records)
+			}
+		}
+	}
+	g := newGather(len(pids), b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+		switch {
+		case body.Acks == 0:
+			req.Reply(nil)
+		case timedOut:
+			// Late partitions may still write their answers: answer from
+			// a fresh response.
+			reply(req, timedOutProduce(body))
+		default:
+			reply(req, resp)
+		}
+	})
+	for i, pid := range pids {
+		b.system.Root.Send(pid, &produceRequest{records: recs[i], version: body.Version, acks: body.Acks, out: outs[i], g: g, slot: i})
+	}
+}
+
+// timedOutProduce answers every partition of body REQUEST_TIMED_OUT.
+func timedOutProduce(body *kmsg.ProduceRequest) *kmsg.ProduceResponse {
+	resp := body.ResponseKind().(*kmsg.ProduceResponse)
+	for _, rt := range body.Topics {
+		st := kmsg.NewProduceResponseTopic()
+		st.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewProduceResponseTopicPartition()
+			sp.Partition, sp.ErrorCode, sp.BaseOffset = rp.Partition, int16(kerr.RequestTimedOut), -1
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
+}

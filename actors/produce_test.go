@@ -1,0 +1,449 @@
+package actors
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// startBroker starts a broker on dir (no network) and closes it at the end
+// of the test unless the test closed it.
+func startBroker(t *testing.T, dir string, opts ...Options) *Broker {
+	t.Helper()
+	cfg, err := config.Load(config.Input{Origin: "test", Values: map[string]string{"log.dirs": dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBroker(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// t.Context is already cancelled when cleanups run.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		b.Close(ctx)
+	})
+	return b
+}
+
+func createTopicWith(t *testing.T, b *Broker, name string, partitions int32, kv ...string) {
+	t.Helper()
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = 7
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = name, partitions, 1
+	for i := 0; i+1 < len(kv); i += 2 {
+		c := kmsg.NewCreateTopicsRequestTopicConfig()
+		c.Name, c.Value = kv[i], &kv[i+1]
+		rt.Configs = append(rt.Configs, c)
+	}
+	req.Topics = append(req.Topics, rt)
+	if resp := call(t, b, req).(*kmsg.CreateTopicsResponse); resp.Topics[0].ErrorCode != 0 {
+		t.Fatalf("create %s: %d", name, resp.Topics[0].ErrorCode)
+	}
+}
+
+func produceRequest9(acks int16, topic string, partition int32, records []byte) *kmsg.ProduceRequest {
+	req := kmsg.NewPtrProduceRequest()
+	req.Version, req.Acks, req.TimeoutMillis = 9, acks, 10000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition, rp.Records = partition, records
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
+}
+
+// produce sends one batch and returns the partition's answer.
+func produce(t *testing.T, b *Broker, acks int16, topic string, partition int32, records []byte) kmsg.ProduceResponseTopicPartition {
+	t.Helper()
+	resp := call(t, b, produceRequest9(acks, topic, partition, records)).(*kmsg.ProduceResponse)
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+		t.Fatalf("produce answer shape: %+v", resp)
+	}
+	return resp.Topics[0].Partitions[0]
+}
+
+// mustProduce produces and fails unless the batch landed at base.
+func mustProduce(t *testing.T, b *Broker, topic string, partition int32, records []byte, base int64) kmsg.ProduceResponseTopicPartition {
+	t.Helper()
+	p := produce(t, b, -1, topic, partition, records)
+	if p.ErrorCode != 0 || p.BaseOffset != base {
+		t.Fatalf("produce to %s-%d: code %d (%v), base %d, want base %d", topic, partition, p.ErrorCode, msgOf(p.ErrorMessage), p.BaseOffset, base)
+	}
+	return p
+}
+
+func msgOf(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// listOffset asks ListOffsets v9 for one partition.
+func listOffset(t *testing.T, b *Broker, topic string, partition int32, ts int64) kmsg.ListOffsetsResponseTopicPartition {
+	t.Helper()
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.Version, req.ReplicaID = 9, -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Partition, rp.Timestamp = partition, ts
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return call(t, b, req).(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0]
+}
+
+func TestProduceAcksAndListOffsets(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopicWith(t, b, "t", 2)
+
+	now := time.Now().UnixMilli()
+	p := produce(t, b, 1, "t", 0, plain(3, now-3000).build())
+	if p.ErrorCode != 0 || p.BaseOffset != 0 || p.LogAppendTime != -1 || p.LogStartOffset != 0 {
+		t.Fatalf("acks=1: %+v", p)
+	}
+	mustProduce(t, b, "t", 0, plain(2, now-2000).build(), 3) // acks=all
+
+	// acks=0: no response at all, but the batch is appended (the reply
+	// only comes once the frame is no longer needed).
+	done := make(chan *wire.Response, 1)
+	req := produceRequest9(0, "t", 0, plain(4, now-1000).build())
+	b.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.Version, CorrelationID: 7},
+		Body: req, Reply: func(r *wire.Response) { done <- r }})
+	if r := <-done; r != nil {
+		t.Fatalf("acks=0 got a response of %d bytes", r.Len())
+	}
+	mustProduce(t, b, "t", 0, plain(1, now).build(), 9)
+
+	// The other partition is separate.
+	mustProduce(t, b, "t", 1, plain(2, now).build(), 0)
+
+	checks := []struct {
+		name      string
+		ts        int64
+		offset    int64
+		timestamp int64
+	}{
+		{"latest", -1, 10, -1},
+		{"earliest", -2, 0, -1},
+		{"earliest local", -4, 0, -1},
+		{"latest tiered (none)", -5, -1, -1},
+		{"max timestamp", -3, 9, now},
+		{"by timestamp, first batch", now - 3000, 0, now - 3000},
+		{"by timestamp, between batches", now - 2500, 3, now - 2000},
+		{"by timestamp, acks=0 batch", now - 1000, 5, now - 1000},
+		{"by timestamp, after everything", now + 1, -1, -1},
+	}
+	for _, c := range checks {
+		got := listOffset(t, b, "t", 0, c.ts)
+		if got.ErrorCode != 0 || got.Offset != c.offset || got.Timestamp != c.timestamp {
+			t.Errorf("%s: code %d offset %d timestamp %d, want offset %d timestamp %d", c.name, got.ErrorCode, got.Offset, got.Timestamp, c.offset, c.timestamp)
+		}
+		if c.offset >= 0 && got.LeaderEpoch != 0 {
+			t.Errorf("%s: leader epoch %d, want 0", c.name, got.LeaderEpoch)
+		}
+	}
+	if got := listOffset(t, b, "t", 1, -1); got.Offset != 2 {
+		t.Errorf("partition 1 latest: %d, want 2", got.Offset)
+	}
+	if got := listOffset(t, b, "nope", 0, -1); got.ErrorCode != int16(kerr.UnknownTopicOrPartition) {
+		t.Errorf("unknown topic: code %d", got.ErrorCode)
+	}
+	if got := listOffset(t, b, "t", 2, -1); got.ErrorCode != int16(kerr.UnknownTopicOrPartition) {
+		t.Errorf("unknown partition: code %d", got.ErrorCode)
+	}
+
+	// A stale or future leader epoch from the client is refused.
+	req2 := kmsg.NewPtrListOffsetsRequest()
+	req2.Version, req2.ReplicaID = 4, -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = "t"
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Timestamp, rp.CurrentLeaderEpoch = -1, 3
+	rt.Partitions = append(rt.Partitions, rp)
+	req2.Topics = append(req2.Topics, rt)
+	if got := call(t, b, req2).(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0]; got.ErrorCode != int16(kerr.UnknownLeaderEpoch) {
+		t.Errorf("current leader epoch 3 against 0: code %d, want UNKNOWN_LEADER_EPOCH", got.ErrorCode)
+	}
+}
+
+func TestProduceErrors(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopicWith(t, b, "t", 1)
+	createTopicWith(t, b, "isr2", 1, "min.insync.replicas", "2")
+	createTopicWith(t, b, "small", 1, "max.message.bytes", "100")
+	now := time.Now().UnixMilli()
+
+	check := func(name string, p kmsg.ProduceResponseTopicPartition, want kerr.Code) {
+		t.Helper()
+		if p.ErrorCode != int16(want) {
+			t.Errorf("%s: code %d (%s), want %v", name, p.ErrorCode, msgOf(p.ErrorMessage), want)
+		}
+		if want != kerr.None && p.BaseOffset != -1 {
+			t.Errorf("%s: base offset %d on an error", name, p.BaseOffset)
+		}
+	}
+	check("unknown topic", produce(t, b, 1, "nope", 0, plain(1, now).build()), kerr.UnknownTopicOrPartition)
+	check("unknown partition", produce(t, b, 1, "t", 5, plain(1, now).build()), kerr.UnknownTopicOrPartition)
+	check("acks=2", produce(t, b, 2, "t", 0, plain(1, now).build()), kerr.InvalidRequiredAcks)
+	check("acks=all below min.insync.replicas", produce(t, b, -1, "isr2", 0, plain(1, now).build()), kerr.NotEnoughReplicas)
+	check("acks=1 ignores min.insync.replicas", produce(t, b, 1, "isr2", 0, plain(1, now).build()), kerr.None)
+	check("over max.message.bytes", produce(t, b, 1, "small", 0, plain(5, now).build()), kerr.MessageTooLarge)
+	corrupt := plain(2, now).build()
+	corrupt[len(corrupt)-1] ^= 1
+	check("bad CRC (found by the append)", produce(t, b, 1, "t", 0, corrupt), kerr.CorruptMessage)
+	magic1 := plain(2, now).build()
+	magic1[wire.BatchMagicPos] = 1
+	check("magic 1", produce(t, b, 1, "t", 0, magic1), kerr.UnsupportedForMessageFormat)
+	check("timestamp two hours ahead", produce(t, b, 1, "t", 0, plain(1, now+2*3600_000).build()), kerr.InvalidTimestamp)
+	txn := idem(1, 0, 0, 1, now)
+	txn.attrs = wire.AttrTransactional
+	check("transactional", produce(t, b, 1, "t", 0, txn.build()), kerr.InvalidRequest)
+
+	// Nothing rejected was appended.
+	if got := listOffset(t, b, "t", 0, -1); got.Offset != 0 {
+		t.Fatalf("log end after rejected produces: %d", got.Offset)
+	}
+	// Several partitions in one request: each gets its own answer.
+	req := produceRequest9(1, "t", 0, plain(1, now).build())
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition, rp.Records = 9, plain(1, now).build()
+	req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
+	resp := call(t, b, req).(*kmsg.ProduceResponse)
+	if ps := resp.Topics[0].Partitions; ps[0].ErrorCode != 0 || ps[0].BaseOffset != 0 || ps[1].ErrorCode != int16(kerr.UnknownTopicOrPartition) {
+		t.Fatalf("mixed request: %+v", ps)
+	}
+}
+
+func TestProduceLogAppendTime(t *testing.T) {
+	dir := t.TempDir()
+	b := startBroker(t, dir)
+	createTopicWith(t, b, "lat", 1, "message.timestamp.type", "LogAppendTime")
+	before := time.Now().UnixMilli()
+	p := mustProduce(t, b, "lat", 0, plain(3, 1000).build(), 0) // an ancient CreateTime is fine here
+	after := time.Now().UnixMilli()
+	if p.LogAppendTime < before || p.LogAppendTime > after {
+		t.Fatalf("log append time %d not in [%d, %d]", p.LogAppendTime, before, after)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "lat-0", "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := wire.ValidateBatch(data) // one batch; CRC recomputed by the append
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Attributes&wire.AttrTimestampLogTime == 0 || h.MaxTimestamp != p.LogAppendTime {
+		t.Fatalf("stored batch: attributes %x max timestamp %d, want LogAppendTime %d", h.Attributes, h.MaxTimestamp, p.LogAppendTime)
+	}
+	// Every record shares the time; Kafka answers the first offset, segment
+	// one of the batch (at batch granularity for LogAppendTime).
+	if got := listOffset(t, b, "lat", 0, -3); got.Offset < 0 || got.Offset > 2 || got.Timestamp != p.LogAppendTime {
+		t.Fatalf("max timestamp: %+v", got)
+	}
+}
+
+func TestIdempotentProduceAcrossRestarts(t *testing.T) {
+	dir := t.TempDir()
+	b := startBroker(t, dir)
+	createTopicWith(t, b, "idem", 1)
+	now := time.Now().UnixMilli()
+	const pid = 4000
+
+	mustProduce(t, b, "idem", 0, idem(pid, 0, 0, 3, now).build(), 0)  // seq 0-2, offsets 0-2
+	mustProduce(t, b, "idem", 0, idem(pid, 0, 3, 2, now).build(), 3)  // seq 3-4, offsets 3-4
+	mustProduce(t, b, "idem", 0, plain(5, now).build(), 5)             // someone else, offsets 5-9
+	mustProduce(t, b, "idem", 0, idem(pid, 0, 5, 1, now).build(), 10) // seq 5
+
+	// A retry of an earlier batch answers its original offset and appends nothing.
+	mustProduce(t, b, "idem", 0, idem(pid, 0, 3, 2, now).build(), 3)
+	if got := listOffset(t, b, "idem", 0, -1); got.Offset != 11 {
+		t.Fatalf("log end after a duplicate: %d, want 11", got.Offset)
+	}
+	if p := produce(t, b, 1, "idem", 0, idem(pid, 0, 9, 1, now).build()); p.ErrorCode != int16(kerr.OutOfOrderSequenceNumber) {
+		t.Fatalf("gap: code %d", p.ErrorCode)
+	}
+	mustProduce(t, b, "idem", 0, idem(pid, 1, 0, 1, now).build(), 11) // new epoch, sequence 0
+	if p := produce(t, b, 1, "idem", 0, idem(pid, 0, 6, 1, now).build()); p.ErrorCode != int16(kerr.InvalidProducerEpoch) {
+		t.Fatalf("old epoch: code %d", p.ErrorCode)
+	}
+
+	// Clean restart: state comes from the snapshot written at close.
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	snaps := listSnapshots(filepath.Join(dir, "idem-0"))
+	if len(snaps) == 0 || snaps[0] != 12 {
+		t.Fatalf("snapshots after close: %v, want one at 12", snaps)
+	}
+	b = startBroker(t, dir)
+	mustProduce(t, b, "idem", 0, idem(pid, 1, 0, 1, now).build(), 11) // duplicate of the last batch
+	mustProduce(t, b, "idem", 0, idem(pid, 1, 1, 2, now).build(), 12) // the producer continues
+	if p := produce(t, b, 1, "idem", 0, idem(pid, 1, 7, 1, now).build()); p.ErrorCode != int16(kerr.OutOfOrderSequenceNumber) {
+		t.Fatalf("gap after restart: code %d", p.ErrorCode)
+	}
+
+	// Without snapshots the state is rebuilt from the log alone.
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, off := range listSnapshots(filepath.Join(dir, "idem-0")) {
+		if err := os.Remove(snapshotPath(filepath.Join(dir, "idem-0"), off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b = startBroker(t, dir)
+	mustProduce(t, b, "idem", 0, idem(pid, 1, 1, 2, now).build(), 12) // duplicate found by replay
+	mustProduce(t, b, "idem", 0, idem(pid, 1, 3, 1, now).build(), 14)
+	if p := produce(t, b, 1, "idem", 0, idem(pid, 0, 99, 1, now).build()); p.ErrorCode != int16(kerr.InvalidProducerEpoch) {
+		t.Fatalf("old epoch after replay: code %d", p.ErrorCode)
+	}
+
+	// A snapshot from beyond the log end (written before a crash cut the
+	// log) is ignored and removed.
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	bogus := snapshotPath(filepath.Join(dir, "idem-0"), 1000)
+	if err := os.WriteFile(bogus, []byte("not a snapshot"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b = startBroker(t, dir)
+	mustProduce(t, b, "idem", 0, idem(pid, 1, 4, 1, now).build(), 15)
+	if _, err := os.Stat(bogus); !os.IsNotExist(err) {
+		t.Fatalf("snapshot beyond the log end kept: %v", err)
+	}
+}
+
+func TestInitProducerIDUniqueAcrossRestarts(t *testing.T) {
+	dir := t.TempDir()
+	initPID := func(b *Broker, txn *string) *kmsg.InitProducerIDResponse {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.Version, req.TransactionalID, req.ProducerID, req.ProducerEpoch = 4, txn, -1, -1
+		return call(t, b, req).(*kmsg.InitProducerIDResponse)
+	}
+	seen := map[int64]bool{}
+	last := int64(-1)
+	for round := range 3 {
+		b := startBroker(t, dir)
+		for range 5 {
+			r := initPID(b, nil)
+			if r.ErrorCode != 0 || r.ProducerEpoch != 0 || r.ProducerID < 0 {
+				t.Fatalf("round %d: %+v", round, r)
+			}
+			if seen[r.ProducerID] || r.ProducerID <= last {
+				t.Fatalf("round %d: id %d reused or not increasing (last %d)", round, r.ProducerID, last)
+			}
+			seen[r.ProducerID], last = true, r.ProducerID
+		}
+		txn := "tx"
+		if r := initPID(b, &txn); r.ErrorCode != int16(kerr.TransactionalIDAuthorizationFailed) || r.ProducerID != -1 {
+			t.Fatalf("transactional: %+v", r)
+		}
+		if err := b.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, producerIDFile))
+	if err != nil || string(data) != producerIDHeader+"3000\n" {
+		t.Fatalf("producer id file: %q, %v", data, err)
+	}
+}
+
+func TestDeleteRecords(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopicWith(t, b, "d", 1)
+	now := time.Now().UnixMilli()
+	for i := range 4 {
+		mustProduce(t, b, "d", 0, plain(3, now).build(), int64(3*i))
+	}
+	del := func(offset int64) kmsg.DeleteRecordsResponseTopicPartition {
+		req := kmsg.NewPtrDeleteRecordsRequest()
+		req.Version, req.TimeoutMillis = 2, 1000
+		rt := kmsg.NewDeleteRecordsRequestTopic()
+		rt.Topic = "d"
+		rp := kmsg.NewDeleteRecordsRequestTopicPartition()
+		rp.Offset = offset
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		return call(t, b, req).(*kmsg.DeleteRecordsResponse).Topics[0].Partitions[0]
+	}
+	if r := del(4); r.ErrorCode != 0 || r.LowWatermark != 4 {
+		t.Fatalf("delete before 4: %+v", r)
+	}
+	if got := listOffset(t, b, "d", 0, -2); got.Offset != 4 {
+		t.Fatalf("earliest after delete: %d", got.Offset)
+	}
+	if r := del(2); r.ErrorCode != 0 || r.LowWatermark != 4 {
+		t.Fatalf("delete below the start: %+v", r)
+	}
+	if r := del(13); r.ErrorCode != int16(kerr.OffsetOutOfRange) {
+		t.Fatalf("delete beyond the high watermark: %+v", r)
+	}
+	if r := del(-1); r.ErrorCode != 0 || r.LowWatermark != 12 {
+		t.Fatalf("delete to the high watermark: %+v", r)
+	}
+	if got := listOffset(t, b, "d", 0, -2); got.Offset != 12 {
+		t.Fatalf("earliest after deleting all: %d", got.Offset)
+	}
+	mustProduce(t, b, "d", 0, plain(1, now).build(), 12)
+	// The new log start survives a restart.
+	dir := b.cfg.LogDirs[0]
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b = startBroker(t, dir)
+	if got := listOffset(t, b, "d", 0, -2); got.Offset != 12 {
+		t.Fatalf("earliest after restart: %d", got.Offset)
+	}
+}
+
+func TestOffsetForLeaderEpoch(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopicWith(t, b, "e", 1)
+	mustProduce(t, b, "e", 0, plain(5, time.Now().UnixMilli()).build(), 0)
+	ask := func(current, epoch int32) kmsg.OffsetForLeaderEpochResponseTopicPartition {
+		req := kmsg.NewPtrOffsetForLeaderEpochRequest()
+		req.Version, req.ReplicaID = 4, -1
+		rt := kmsg.NewOffsetForLeaderEpochRequestTopic()
+		rt.Topic = "e"
+		rp := kmsg.NewOffsetForLeaderEpochRequestTopicPartition()
+		rp.CurrentLeaderEpoch, rp.LeaderEpoch = current, epoch
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		return call(t, b, req).(*kmsg.OffsetForLeaderEpochResponse).Topics[0].Partitions[0]
+	}
+	if r := ask(0, 0); r.ErrorCode != 0 || r.LeaderEpoch != 0 || r.EndOffset != 5 {
+		t.Fatalf("epoch 0: %+v", r)
+	}
+	// An epoch above every epoch of the log is unknown (Kafka: -1/-1).
+	if r := ask(-1, 3); r.ErrorCode != 0 || r.LeaderEpoch != -1 || r.EndOffset != -1 {
+		t.Fatalf("epoch 3 (latest is 0): %+v", r)
+	}
+	if r := ask(2, 0); r.ErrorCode != int16(kerr.UnknownLeaderEpoch) {
+		t.Fatalf("client ahead of the leader: %+v", r)
+	}
+	// The batches carry the leader epoch.
+	data, err := os.ReadFile(filepath.Join(b.cfg.LogDirs[0], "e-0", "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if epoch := int32(binary.BigEndian.Uint32(data[wire.BatchLeaderEpochPos:])); epoch != 0 {
+		t.Fatalf("stored batch leader epoch %d, want 0", epoch)
+	}
+}

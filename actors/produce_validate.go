@@ -1,0 +1,199 @@
+package actors
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// produceRules is what a partition checks a produced batch against, taken
+// from the topic's effective config (and replaced when it is altered).
+type produceRules struct {
+	maxMessageBytes int32 // max.message.bytes: the largest batch
+	segmentBytes    int64 // segment.bytes: the largest produce (RECORD_LIST_TOO_LARGE)
+	logAppendTime   bool  // message.timestamp.type=LogAppendTime
+	// beforeMaxMs and afterMaxMs are message.timestamp.before.max.ms and
+	// .after.max.ms; math.MaxInt64 means unlimited.
+	beforeMaxMs int64
+	afterMaxMs  int64
+	minInsync   int // min.insync.replicas
+}
+
+// rulesOf maps a topic's effective config to produce rules.
+func rulesOf(t config.Topic) produceRules {
+	ms := func(d time.Duration) int64 {
+		if d < 0 || d >= time.Duration(math.MaxInt64) {
+			return math.MaxInt64
+		}
+		return d.Milliseconds()
+	}
+	seg := t.SegmentBytes
+	if seg <= 0 {
+		seg = math.MaxInt32
+	}
+	return produceRules{
+		maxMessageBytes: max(t.MaxMessageBytes, 1),
+		segmentBytes:    seg,
+		logAppendTime:   t.LogAppendTime,
+		beforeMaxMs:     ms(t.TimestampBeforeMax),
+		afterMaxMs:      ms(t.TimestampAfterMax),
+		minInsync:       max(t.MinInsyncReplicas, 1),
+	}
+}
+
+// produceVerdict is the outcome of validating one partition's records.
+type produceVerdict struct {
+	header wire.BatchHeader
+	code   kerr.Code // None: valid
+	msg    string    // detail for the response's error message (v8+)
+}
+
+func rejected(code kerr.Code, format string, args ...any) produceVerdict {
+	return produceVerdict{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// validateProduce checks one partition's records of a Produce request of
+// the given version against the rules, at broker time now (ms). It reads
+// the batch, never changes it. scratch is a reusable decompression buffer
+// (only touched when a per-record check needs the records). verifyCRC
+// false skips the CRC-32C, for a caller that appends through
+// segment.Log.Append, which verifies it before writing anything (a CRC
+// pass over every byte costs about as much as the rest of the produce
+// path); a corrupt batch is then refused by the append, with the same
+// CORRUPT_MESSAGE, after the producer-sequence checks instead of before.
+//
+// What is checked, and what Kafka does differently:
+//
+//   - exactly one RecordBatch v2 (Produce v3+ allows no more): none or
+//     several is INVALID_RECORD; magic 0/1 is UNSUPPORTED_FOR_MESSAGE_FORMAT
+//     (Kafka 4 answers INVALID_RECORD there; both are fatal to the batch);
+//   - the whole header: length, CRC-32C, codec, record count against
+//     lastOffsetDelta (wire.ValidateBatch; codes per wire.ErrorCodeOf);
+//     zstd before Produce v7 is UNSUPPORTED_COMPRESSION_TYPE;
+//   - size: a batch over max.message.bytes is MESSAGE_TOO_LARGE, records
+//     over segment.bytes RECORD_LIST_TOO_LARGE;
+//   - control batches from clients and idempotent batches without a base
+//     sequence are INVALID_RECORD; transactional batches INVALID_REQUEST
+//     (transactions are not implemented);
+//   - timestamps, only with message.timestamp.type=CreateTime: Kafka checks
+//     every record (decompressing). The newest record is the batch's
+//     maxTimestamp, so the after.max.ms bound (default one hour) is checked
+//     on the header alone; the oldest record is not in the header, so the
+//     records are read (and decompressed) only when before.max.ms is set
+//     below its unlimited default. Records without a timestamp (-1) pass.
+//
+// Not checked (Kafka checks them while it decompresses): each record's
+// offset delta and, on compacted topics, that records have keys.
+func validateProduce(records []byte, version int16, r produceRules, now int64, verifyCRC bool, scratch *[]byte) produceVerdict {
+	if len(records) == 0 {
+		return rejected(kerr.InvalidRecord, "produce v%d needs exactly one record batch per partition, got none", version)
+	}
+	if int64(len(records)) > r.segmentBytes {
+		return rejected(kerr.RecordListTooLarge, "%d bytes of records exceed segment.bytes %d", len(records), r.segmentBytes)
+	}
+	if len(records) < wire.BatchHeaderSize {
+		return rejected(kerr.CorruptMessage, "%d bytes is shorter than a record batch header", len(records))
+	}
+	if magic := int8(records[wire.BatchMagicPos]); magic != 2 {
+		return rejected(kerr.UnsupportedForMessageFormat, "record batch magic %d; only magic 2 (Kafka 0.11+ clients) is accepted", magic)
+	}
+	size := int64(int32(binary.BigEndian.Uint32(records[wire.BatchLengthPos:]))) + wire.BatchLogOverhead
+	if size < wire.BatchHeaderSize || size > int64(len(records)) {
+		return rejected(kerr.CorruptMessage, "record batch length field says %d bytes, %d given", size, len(records))
+	}
+	if size < int64(len(records)) {
+		return rejected(kerr.InvalidRecord, "produce v%d needs exactly one record batch per partition, got more", version)
+	}
+	var h wire.BatchHeader
+	var err error
+	if verifyCRC {
+		h, err = wire.ValidateBatch(records)
+	} else {
+		h, err = validateHeader(records)
+	}
+	if err != nil {
+		return produceVerdict{header: h, code: wire.ErrorCodeOf(err), msg: err.Error()}
+	}
+	if size > int64(r.maxMessageBytes) {
+		return rejected(kerr.MessageTooLarge, "record batch of %d bytes exceeds max.message.bytes %d", size, r.maxMessageBytes)
+	}
+	if h.Codec() == wire.CodecZstd && version < 7 {
+		return rejected(kerr.UnsupportedCompressionType, "zstd needs produce v7 or later, got v%d", version)
+	}
+	if h.IsControl() {
+		return rejected(kerr.InvalidRecord, "clients may not write control batches")
+	}
+	if h.IsTransactional() {
+		return rejected(kerr.InvalidRequest, "transactions are not supported by this broker yet")
+	}
+	if h.ProducerID >= 0 && (h.BaseSequence < 0 || h.ProducerEpoch < 0) {
+		return rejected(kerr.InvalidRecord, "idempotent batch of producer %d without a sequence or epoch", h.ProducerID)
+	}
+	if !r.logAppendTime {
+		if v := checkTimestamps(records, &h, r, now, scratch); v.code != kerr.None {
+			return v
+		}
+	}
+	return produceVerdict{header: h}
+}
+
+// validateHeader is wire.ValidateBatch without the CRC: the length field
+// (already checked by the caller), the codec and the record count.
+func validateHeader(b []byte) (wire.BatchHeader, error) {
+	h, err := wire.ParseBatchHeader(b)
+	switch {
+	case err != nil:
+		return h, err
+	case h.Codec() > wire.CodecZstd:
+		return h, fmt.Errorf("%w (%d)", wire.ErrBatchCodec, h.Codec())
+	case h.NumRecords <= 0:
+		return h, wire.ErrBatchEmpty
+	case h.LastOffsetDelta != h.NumRecords-1:
+		return h, fmt.Errorf("%w (lastOffsetDelta %d, records %d)", wire.ErrBatchRecordCount, h.LastOffsetDelta, h.NumRecords)
+	}
+	return h, nil
+}
+
+// checkTimestamps applies message.timestamp.before/after.max.ms (see
+// validateProduce).
+func checkTimestamps(batch []byte, h *wire.BatchHeader, r produceRules, now int64, scratch *[]byte) produceVerdict {
+	tooNew := func(ts int64) bool {
+		return ts != -1 && r.afterMaxMs != math.MaxInt64 && ts > now && ts-now > r.afterMaxMs
+	}
+	tooOld := func(ts int64) bool {
+		return ts != -1 && r.beforeMaxMs != math.MaxInt64 && ts < now && now-ts > r.beforeMaxMs
+	}
+	if tooNew(h.MaxTimestamp) {
+		return rejected(kerr.InvalidTimestamp, "timestamp %d is more than message.timestamp.after.max.ms (%d) after the broker's time %d",
+			h.MaxTimestamp, r.afterMaxMs, now)
+	}
+	if r.beforeMaxMs == math.MaxInt64 || r.beforeMaxMs >= now {
+		return produceVerdict{} // no non-negative timestamp can be too old
+	}
+	it, buf, err := wire.NewBatchRecordIter(batch, (*scratch)[:0], 32*int(r.maxMessageBytes))
+	*scratch = buf
+	if err != nil {
+		return produceVerdict{code: wire.ErrorCodeOf(err), msg: err.Error()}
+	}
+	var rec wire.Record
+	for it.Next(&rec) {
+		ts := h.BaseTimestamp + rec.TimestampDelta
+		if tooOld(ts) {
+			return rejected(kerr.InvalidTimestamp, "record %d timestamp %d is more than message.timestamp.before.max.ms (%d) before the broker's time %d",
+				it.Index()-1, ts, r.beforeMaxMs, now)
+		}
+		if tooNew(ts) {
+			return rejected(kerr.InvalidTimestamp, "record %d timestamp %d is more than message.timestamp.after.max.ms (%d) after the broker's time %d",
+				it.Index()-1, ts, r.afterMaxMs, now)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return produceVerdict{code: wire.ErrorCodeOf(err), msg: err.Error()}
+	}
+	return produceVerdict{}
+}
