@@ -187,3 +187,31 @@ func TestServeRefusesABusyPort(t *testing.T) {
 		t.Errorf("serve on a port in use: %v; want it to exit with an error", err)
 	}
 }
+
+// A connected client rides through a restart: the broker comes back on
+// the same port (the server side of the old connections lingers in
+// TIME_WAIT, so the listener must reuse the address) and the client's
+// next request is served.
+func TestClientRidesThroughRestart(t *testing.T) {
+	b := testkit.StartBroker(t, testkit.BrokerConfig{})
+	cl := newClient(t, b.Addr())
+	adm := kadm.NewClient(cl)
+	topic := topicName(t, "ride")
+	mustCreate(t, adm, topic, 1, nil)
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	if _, err := req.RequestWith(testContext(t), cl); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := b.Restart(); err != nil {
+			t.Fatalf("restart %d with a connected client: %v", i+1, err)
+		}
+		resp, err := req.RequestWith(testContext(t), cl)
+		if err != nil || len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 {
+			t.Fatalf("after restart %d the client's request: %v %+v", i+1, err, resp)
+		}
+	}
+}
