@@ -7,12 +7,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/segment"
+	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -445,5 +448,33 @@ func TestOffsetForLeaderEpoch(t *testing.T) {
 	}
 	if epoch := int32(binary.BigEndian.Uint32(data[wire.BatchLeaderEpochPos:])); epoch != 0 {
 		t.Fatalf("stored batch leader epoch %d, want 0", epoch)
+	}
+}
+
+// A failed fsync is never acknowledged: the produce waiting for it gets
+// KAFKA_STORAGE_ERROR, later produces too (the log refuses appends), and
+// the high watermark stays where durable data ends.
+func TestProduceFsyncFailure(t *testing.T) {
+	mem := vfs.NewMemFS()
+	b := startBroker(t, t.TempDir(), Options{openDir: func(path string, logger *slog.Logger) (logDir, error) {
+		return segment.OpenDir(path, segment.Options{FS: mem, Logger: logger})
+	}})
+	createTopicWith(t, b, "f", 1)
+	now := time.Now().UnixMilli()
+	mustProduce(t, b, "f", 0, plain(2, now).build(), 0)
+
+	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
+		if op == vfs.OpSync && strings.HasSuffix(name, ".log") {
+			return 0, vfs.ErrInjected
+		}
+		return 0, nil
+	})
+	for i := range 2 {
+		if p := produce(t, b, -1, "f", 0, plain(1, now).build()); p.ErrorCode != int16(kerr.KafkaStorageError) || p.BaseOffset != -1 {
+			t.Fatalf("produce %d after a failed fsync: code %d base %d", i, p.ErrorCode, p.BaseOffset)
+		}
+	}
+	if got := listOffset(t, b, "f", 0, -1); got.Offset != 2 {
+		t.Fatalf("high watermark after a failed fsync: %d, want 2", got.Offset)
 	}
 }
