@@ -270,7 +270,7 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 
 	mustProduce(t, b, "idem", 0, idem(pid, 0, 0, 3, now).build(), 0)  // seq 0-2, offsets 0-2
 	mustProduce(t, b, "idem", 0, idem(pid, 0, 3, 2, now).build(), 3)  // seq 3-4, offsets 3-4
-	mustProduce(t, b, "idem", 0, plain(5, now).build(), 5)             // someone else, offsets 5-9
+	mustProduce(t, b, "idem", 0, plain(5, now).build(), 5)            // someone else, offsets 5-9
 	mustProduce(t, b, "idem", 0, idem(pid, 0, 5, 1, now).build(), 10) // seq 5
 
 	// A retry of an earlier batch answers its original offset and appends nothing.
