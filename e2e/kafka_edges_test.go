@@ -423,3 +423,63 @@ func TestConfigEdges(t *testing.T) {
 		wantCode(t, "validate-only alter with a bad value", r.ErrorCode, r.ErrorMessage, kerr.InvalidConfig)
 	})
 }
+
+func TestCreatePartitionsEdges(t *testing.T) {
+	b := sharedBroker(t)
+	cl := newClient(t, b.Addr())
+	id := brokerID(t, cl)
+	name := topicName(t, "cp")
+	if got := createTopicsRaw(t, cl, newTopic(name, 1, 1))[name]; len(got) != 1 || got[0].ErrorCode != 0 {
+		t.Fatalf("create: %+v", got)
+	}
+	send := func(topics ...kmsg.CreatePartitionsRequestTopic) []kmsg.CreatePartitionsResponseTopic {
+		t.Helper()
+		req := kmsg.NewPtrCreatePartitionsRequest()
+		req.TimeoutMillis = 10000
+		req.Topics = topics
+		resp, err := req.RequestWith(testContext(t), cl)
+		if err != nil {
+			t.Fatalf("CreatePartitions: %v", err)
+		}
+		return resp.Topics
+	}
+	grow := func(count int32, assignment ...[]int32) kmsg.CreatePartitionsRequestTopic {
+		rt := kmsg.NewCreatePartitionsRequestTopic()
+		rt.Topic, rt.Count = name, count
+		for _, replicas := range assignment {
+			a := kmsg.NewCreatePartitionsRequestTopicAssignment()
+			a.Replicas = replicas
+			rt.Assignment = append(rt.Assignment, a)
+		}
+		return rt
+	}
+
+	got := send(grow(2), grow(3))
+	if len(got) == 0 {
+		t.Fatal("no answer")
+	}
+	for _, r := range got {
+		wantCode(t, "a topic named twice in one CreatePartitions", r.ErrorCode, r.ErrorMessage, kerr.InvalidRequest)
+	}
+
+	got = send(grow(3, []int32{id}))
+	if len(got) != 1 {
+		t.Fatalf("answers: %+v", got)
+	}
+	wantCode(t, "2 new partitions with 1 assignment", got[0].ErrorCode, got[0].ErrorMessage, kerr.InvalidReplicaAssignment)
+
+	got = send(grow(3, []int32{id}, []int32{id + 41}))
+	if len(got) != 1 {
+		t.Fatalf("answers: %+v", got)
+	}
+	wantCode(t, "an assignment to an unknown broker", got[0].ErrorCode, got[0].ErrorMessage, kerr.InvalidReplicaAssignment)
+
+	got = send(grow(3, []int32{id}, []int32{id}))
+	if len(got) != 1 {
+		t.Fatalf("answers: %+v", got)
+	}
+	wantCode(t, "a valid assignment of 2 new partitions", got[0].ErrorCode, got[0].ErrorMessage, noError)
+	if n := len(freshTopics(t, b.Addr(), name)[name].Partitions); n != 3 {
+		t.Errorf("after growing to 3 with an assignment: %d partitions", n)
+	}
+}
