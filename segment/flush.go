@@ -1,7 +1,9 @@
 package segment
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/samsa-io/samsa/segment/vfs"
@@ -41,6 +43,8 @@ type flusher struct {
 	queued   bool
 	timer    Timer
 	closed   bool
+
+	appends atomic.Int64 // appends recorded, to tell when they stop arriving
 }
 
 func newFlusher(fsys vfs.FS, clock Clock, pool *flushPool, cfg Config, durable int64) *flusher {
@@ -77,6 +81,7 @@ func (f *flusher) addLocked(h *handle, upto int64) {
 // flush according to the policy. Under FlushNever nothing is recorded:
 // the data is fsynced when its segment rolls or the log closes.
 func (f *flusher) wrote(h *handle, upto int64) {
+	f.appends.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch f.policy {
@@ -137,6 +142,16 @@ func (f *flusher) enqueueLocked() {
 func (f *flusher) flush() error {
 	f.flushMu.Lock()
 	defer f.flushMu.Unlock()
+	// Let appenders that the previous flush just woke append before this
+	// one decides what it covers: yield while appends keep arriving (a
+	// few times at most). Larger groups, fewer fsyncs, no timer.
+	for range 8 {
+		n := f.appends.Load()
+		runtime.Gosched()
+		if f.appends.Load() == n {
+			break
+		}
+	}
 	f.mu.Lock()
 	f.queued = false
 	if f.timer != nil {
