@@ -27,6 +27,10 @@
 //
 //	SAMSA_MEASURE=1 go test -run Measure -v ./e2e/
 //
+// A test that fails because of a reported, not yet fixed broker bug calls
+// knownBug: it skips (so the suite stays green for everyone) unless
+// SAMSA_E2E_STRICT=1, which runs it. The fix removes the knownBug call.
+//
 // To run the broker under the race detector during these tests:
 //
 //	SAMSA_TESTKIT_BUILD_FLAGS=-race go test ./e2e/

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/samsa-io/samsa/testkit"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -481,5 +482,58 @@ func TestCreatePartitionsEdges(t *testing.T) {
 	wantCode(t, "a valid assignment of 2 new partitions", got[0].ErrorCode, got[0].ErrorMessage, noError)
 	if n := len(freshTopics(t, b.Addr(), name)[name].Partitions); n != 3 {
 		t.Errorf("after growing to 3 with an assignment: %d partitions", n)
+	}
+}
+
+// Kafka marks its own topics (__consumer_offsets, __transaction_state) as
+// internal in Metadata, whoever created them, and admin tools hide them
+// from plain listings.
+func TestInternalTopicsAreMarked(t *testing.T) {
+	knownBug(t, "Metadata reports __consumer_offsets/__transaction_state with IsInternal=false")
+	b := testkit.StartBroker(t, testkit.BrokerConfig{})
+	cl := newClient(t, b.Addr())
+	for _, name := range []string{"__consumer_offsets", "__transaction_state"} {
+		got := createTopicsRaw(t, cl, newTopic(name, 1, 1))[name]
+		if len(got) != 1 || got[0].ErrorCode != 0 {
+			t.Fatalf("create %s: %+v", name, got)
+		}
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	resp, err := req.RequestWith(testContext(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range resp.Topics {
+		if !tp.IsInternal {
+			t.Errorf("Metadata says %s is not internal; Kafka marks it internal", deref(tp.Topic))
+		}
+	}
+	if listed := freshTopics(t, b.Addr()); len(listed) != 0 {
+		t.Errorf("kadm ListTopics (internal topics hidden) lists %v", listed.Names())
+	}
+}
+
+// Metadata treats its topic list as a set, as Kafka does: a topic named
+// twice is described once.
+func TestMetadataDuplicateTopicOnce(t *testing.T) {
+	knownBug(t, "Metadata answers a topic named twice with two entries")
+	b := sharedBroker(t)
+	cl := newClient(t, b.Addr())
+	name := topicName(t, "twice")
+	if got := createTopicsRaw(t, cl, newTopic(name, 1, 1))[name]; len(got) != 1 || got[0].ErrorCode != 0 {
+		t.Fatalf("create: %+v", got)
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	for i := 0; i < 2; i++ {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(testContext(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Topics) != 1 {
+		t.Errorf("Metadata naming %s twice answered %d topic entries; Kafka answers one", name, len(resp.Topics))
 	}
 }

@@ -125,3 +125,17 @@ func freshTopics(t *testing.T, addr string, topics ...string) kadm.TopicDetails 
 	}
 	return details
 }
+
+// strictEnv makes knownBug tests run (and fail) instead of skipping.
+const strictEnv = "SAMSA_E2E_STRICT"
+
+// knownBug marks a test that fails against the current broker because of
+// a reported broker bug: it skips, naming the bug, so the suite stays
+// green for everyone else, unless SAMSA_E2E_STRICT=1. Whoever fixes the
+// bug deletes the knownBug call.
+func knownBug(t *testing.T, bug string) {
+	t.Helper()
+	if os.Getenv(strictEnv) != "1" {
+		t.Skipf("known broker bug (run with %s=1 to see it fail): %s", strictEnv, bug)
+	}
+}
