@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -536,4 +537,63 @@ func TestMetadataDuplicateTopicOnce(t *testing.T) {
 	if len(resp.Topics) != 1 {
 		t.Errorf("Metadata naming %s twice answered %d topic entries; Kafka answers one", name, len(resp.Topics))
 	}
+}
+
+// Clients see Kafka error codes and messages written for them, never Go
+// error strings with a package prefix (house rule, design.md).
+func TestErrorMessagesHaveNoGoPrefix(t *testing.T) {
+	knownBug(t, `config validation errors reach clients as Go errors: "config: invalid value: segment.bytes=\"1\": must be at least 14"`)
+	b := sharedBroker(t)
+	cl := newClient(t, b.Addr())
+	name := topicName(t, "msg")
+	if got := createTopicsRaw(t, cl, newTopic(name, 1, 1))[name]; len(got) != 1 || got[0].ErrorCode != 0 {
+		t.Fatalf("create: %+v", got)
+	}
+	goPrefix := regexp.MustCompile(`^(config|actors|metadata|wire|segment|netloop|samsa)[a-z/]*: `)
+	check := func(what string, msg *string) {
+		t.Helper()
+		if msg != nil && goPrefix.MatchString(*msg) {
+			t.Errorf("%s: the client sees the Go error %q", what, *msg)
+		}
+	}
+	for _, kv := range [][2]string{{"segment.bytes", "1"}, {"retention.ms", "-2"}, {"compression.type", "brotli"}, {"min.insync.replicas", "0"}} {
+		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		r := kmsg.NewIncrementalAlterConfigsRequestResource()
+		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, name
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Value = kv[0], kmsg.StringPtr(kv[1])
+		r.Configs = append(r.Configs, c)
+		req.Resources = append(req.Resources, r)
+		resp, err := req.RequestWith(testContext(t), cl)
+		if err != nil || len(resp.Resources) != 1 {
+			t.Fatalf("alter: %v", err)
+		}
+		wantCode(t, "set "+kv[0]+"="+kv[1], resp.Resources[0].ErrorCode, resp.Resources[0].ErrorMessage, kerr.InvalidConfig)
+		check("set "+kv[0]+"="+kv[1], resp.Resources[0].ErrorMessage)
+
+		rt := newTopic(topicName(t, "bad"), 1, 1)
+		cc := kmsg.NewCreateTopicsRequestTopicConfig()
+		cc.Name, cc.Value = kv[0], kmsg.StringPtr(kv[1])
+		rt.Configs = append(rt.Configs, cc)
+		for _, got := range createTopicsRaw(t, cl, rt)[rt.Topic] {
+			check("create with "+kv[0]+"="+kv[1], got.ErrorMessage)
+		}
+	}
+}
+
+// DescribeConfigs of an illegal topic name: Kafka validates the name first
+// and answers INVALID_TOPIC_EXCEPTION.
+func TestDescribeConfigsIllegalTopicName(t *testing.T) {
+	knownBug(t, "DescribeConfigs of an illegal topic name answers UNKNOWN_TOPIC_OR_PARTITION, not INVALID_TOPIC_EXCEPTION")
+	b := sharedBroker(t)
+	cl := newClient(t, b.Addr())
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	r := kmsg.NewDescribeConfigsRequestResource()
+	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, "bad name!"
+	req.Resources = append(req.Resources, r)
+	resp, err := req.RequestWith(testContext(t), cl)
+	if err != nil || len(resp.Resources) != 1 {
+		t.Fatalf("describe: %v %+v", err, resp)
+	}
+	wantCode(t, "describe configs of \"bad name!\"", resp.Resources[0].ErrorCode, resp.Resources[0].ErrorMessage, kerr.InvalidTopicException)
 }
