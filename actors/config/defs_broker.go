@@ -182,15 +182,20 @@ var brokerDefs = []Def{
 
 	// Groups and transactions (their coordinators come later).
 	{Name: "offsets.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Consumer groups come later."},
-	{Name: "offsets.topic.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Ignored: true, Doc: "Consumer groups come later."},
+	{Name: "offsets.topic.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Doc: "Partitions of __consumer_offsets, made on first start; a group lives on abs(hash(group id)) % this. Changing it later moves groups away from their offsets."},
+	{Name: "offsets.topic.segment.bytes", Type: Int, Default: "104857600", Check: AtLeast(14), Doc: "segment.bytes of __consumer_offsets."},
+	{Name: "offsets.retention.minutes", Type: Int, Default: "10080", Check: AtLeast(1), Doc: "Committed offsets of an empty group are dropped after this long."},
+	{Name: "offsets.retention.check.interval.ms", Type: Long, Default: "600000", Check: AtLeast(1), Doc: "How often expired offsets are looked for."},
+	{Name: "offset.metadata.max.bytes", Type: Int, Default: "4096", Check: AtLeast(0), Doc: "Longest metadata string of a committed offset."},
+	{Name: "group.max.size", Type: Int, Default: "2147483647", Check: AtLeast(1), Doc: "Most members a consumer group may have."},
 	{Name: "transaction.state.log.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
 	{Name: "transaction.state.log.min.isr", Type: Int, Default: "2", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
 	{Name: "transaction.state.log.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
 	{Name: "share.coordinator.state.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Share groups (KIP-932) are not supported."},
 	{Name: "share.coordinator.state.topic.min.isr", Type: Short, Default: "2", Check: AtLeast(1), Ignored: true, Doc: "Share groups (KIP-932) are not supported."},
-	{Name: "group.initial.rebalance.delay.ms", Type: Int, Default: "3000", Check: AtLeast(0), Ignored: true, Doc: "Consumer groups come later."},
-	{Name: "group.min.session.timeout.ms", Type: Int, Default: "6000", Ignored: true, Doc: "Consumer groups come later."},
-	{Name: "group.max.session.timeout.ms", Type: Int, Default: "1800000", Ignored: true, Doc: "Consumer groups come later."},
+	{Name: "group.initial.rebalance.delay.ms", Type: Int, Default: "3000", Check: AtLeast(0), Doc: "How long the first rebalance of an empty group waits for more members."},
+	{Name: "group.min.session.timeout.ms", Type: Int, Default: "6000", Check: AtLeast(1), Doc: "Smallest session timeout a group member may ask for."},
+	{Name: "group.max.session.timeout.ms", Type: Int, Default: "1800000", Check: AtLeast(1), Doc: "Largest session timeout a group member may ask for."},
 
 	// samsa's own.
 	{Name: KeyShutdownTimeout, Type: Long, Default: "30000", Check: AtLeast(1),
