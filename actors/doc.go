@@ -103,6 +103,40 @@
 //  4. Put the logic in a pure core (a sub-package with kmsg in, response
 //     and effects out) and unit-test it there.
 //
+// # Produce side (handle_produce.go, partition_produce.go)
+//
+// handleProduce (on the gnet loop) answers unknown partitions and bad
+// acks itself and sends each partition a produceRequest holding its
+// batch (a slice of the request frame) and a pointer to its answer in
+// the response; a gather slot per partition, the last one encodes and
+// replies (acks=0: req.Reply(nil) once every part is appended, because
+// the batches alias the frame). The partition actor validates
+// (produce_validate.go: a pure function of the batch, the topic's rules
+// and now), checks the producer state (actors/idempotence), appends
+// through segment.Log.Append at the partition's leader epoch (assigned
+// to the log when it opens), and answers once the batch is below the
+// high watermark.
+//
+// High watermark: p.hw, owned by the actor, is the end of what is durable
+// under the topic's flush policy: at once for interval/never, for
+// group/always when segment's RecoveryPoint or a WhenDurable callback
+// says so. The callback runs on segment's flush goroutine and only Sends
+// durableUpTo to the actor. Every advance answers the produces it covers
+// and calls onHighWatermark (the fetch side's wake-up). A failed fsync
+// answers the waiting produces KAFKA_STORAGE_ERROR; the log refuses
+// appends after it, so nothing is acknowledged that is not durable.
+//
+// Producer state: rebuilt in Started from the newest <offset>.snapshot
+// at or below the log end plus a header-only replay of the log after it
+// (segment.Log.ScanBatches); written at every close and every 256 MiB
+// appended (partition_producers.go). Producer ids come from blocks of
+// 1000 persisted in samsa-producer-ids in every data directory before
+// use (producer_ids.go), so ids stay unique across restarts.
+//
+// ListOffsets, DeleteRecords and OffsetForLeaderEpoch send each partition
+// a partitionTask (a function run inside the actor) through
+// partitionTasks (partition_fanout.go).
+//
 // # What the next issue (produce, fetch) plugs into
 //
 // Produce and Fetch route per partition: Handle splits the request by
