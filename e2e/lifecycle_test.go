@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -128,7 +129,7 @@ func TestStopWithBusyClients(t *testing.T) {
 					return // closed by the shutdown: fine
 				}
 				buf := make([]byte, int(size[0])<<24|int(size[1])<<16|int(size[2])<<8|int(size[3]))
-				if _, err := readFull(conn, buf); err != nil {
+				if _, err := io.ReadFull(conn, buf); err != nil {
 					return
 				}
 				corr++
@@ -147,18 +148,6 @@ func TestStopWithBusyClients(t *testing.T) {
 		t.Errorf("connection %v: request %v neither answered nor closed within 10s of the shutdown", k, v)
 		return true
 	})
-}
-
-func readFull(c net.Conn, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := c.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 func TestSecondBrokerOnSameDataDirRefused(t *testing.T) {
