@@ -19,7 +19,7 @@
 // restart_test.go and lifecycle_test.go (restarts, crashes, shutdown,
 // data-dir lock), garbage_test.go (hostile input while a good client is
 // served, memory bound), pipeline_test.go (a flood of pipelined
-// requests).
+// requests), framing_test.go (odd but legal framing).
 //
 // Measurements (startup time, idle memory, Metadata throughput and CPU per
 // request, 2000 partitions) are in measure_test.go; they run only with
