@@ -62,6 +62,7 @@ type Broker struct {
 	locks       []*os.File // flock on each data directory's .lock
 	closeOnce   sync.Once
 	closeErr    error
+	fetches     *fetchState // Fetch sessions and topic-id index (handle_fetch.go)
 	producerIDs producerIDs // InitProducerId (producer_ids.go)
 }
 
@@ -92,6 +93,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		o.GatherTimeout = 30 * time.Second
 	}
 	b := &Broker{cfg: cfg, log: logger, opts: o, dirs: make(map[string]logDir), metaStopped: make(chan struct{})}
+	b.fetches = newFetchState(defaultFetchSessionSlots)
 
 	locks, err := lockDirs(cfg.LogDirs)
 	if err != nil {

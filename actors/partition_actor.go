@@ -58,6 +58,7 @@ type partitionActor struct {
 	wasOffline bool
 
 	produceSide // partition_produce.go: high watermark, producer state, acks waiting for fsync
+	fetchSide   // partition_fetch.go: fetches parked until the high watermark moves
 }
 
 // startReport tells whoever waits for a partition's first open (NewBroker,
@@ -98,6 +99,8 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		p.durable(m)
 	case *partitionTask:
 		p.runTask(m)
+	case *partitionFetch:
+		p.serveFetch(m)
 	case *reportLog:
 		var size int64
 		if p.plog != nil {

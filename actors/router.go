@@ -33,6 +33,7 @@ var routesByKey = map[int16]route{
 	int16(kmsg.IncrementalAlterConfigs): {meta: (*metadataActor).handleIncrementalAlterConfigs},
 	int16(kmsg.DescribeCluster):         {meta: (*metadataActor).handleDescribeCluster},
 	int16(kmsg.DescribeLogDirs):         {meta: (*metadataActor).handleDescribeLogDirs},
+	int16(kmsg.Fetch):                   {direct: handleFetch},
 	int16(kmsg.Produce):                 {direct: handleProduce},
 	int16(kmsg.ListOffsets):             {direct: handleListOffsets},
 	int16(kmsg.DeleteRecords):           {direct: handleDeleteRecords},

@@ -1,0 +1,272 @@
+package actors
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// fetchOp is one Fetch request in flight: it reads every partition in
+// parallel (each partition actor fills its slot), and when the last slot
+// is in it either answers or, when the data is short of min_bytes, parks
+// until a partition reports progress or max_wait_ms passes, then reads
+// again. Nothing blocks and nothing polls:
+//
+//	read round ──all slots in──▶ enough, error, final or no wait? ──▶ answer
+//	    ▲                               │ no
+//	    │                               ▼
+//	    ├──── progress ≥ min_bytes ── parked (waiters on the partitions)
+//	    └──── max wait timer (final round) ──┘
+//
+// A round is numbered; waiters left by an older round are stale and
+// partitions drop them. The timer is armed once, at max_wait_ms from the
+// request's arrival; if a round is still out when it fires (a partition
+// actor died and its message went to dead letters), it re-arms for the
+// gather timeout and then answers without the missing partitions
+// (NOT_LEADER_OR_FOLLOWER), releasing late reads as they come in.
+//
+// Region references: a slot's read holds file references until released.
+// A round that is not answered releases its reads before parking; the
+// answer keeps the reads it sends and releases them in Response.Done
+// (netloop calls it after the last byte, or when the connection is gone);
+// reads trimmed off by max_bytes are released when the answer is built.
+type fetchOp struct {
+	slots    []partitionFetch
+	minBytes int64
+	maxBytes int64
+	canWait  bool
+	guard    time.Duration // extra wait for a round still out at max wait
+
+	send   func(*partitionFetch)            // hands a slot to its partition actor
+	answer func(o *fetchOp, abandoned bool) // builds and sends the response
+
+	mu          sync.Mutex
+	round       atomic.Int32 // written under mu
+	answered    atomic.Bool  // written under mu
+	outstanding int
+	final       bool
+	had         int64   // bytes the parked round read (released since)
+	avail       []int64 // per slot: bytes estimated to have arrived since this round's read
+	timer       *time.Timer
+
+	// Filled at answer time.
+	outs    []fetchOutcome
+	include []bool
+}
+
+// stale reports whether a waiter of round r is no longer wanted. Safe
+// from any goroutine.
+func (o *fetchOp) stale(r int32) bool { return o.answered.Load() || o.round.Load() != r }
+
+// start arms the timer (max_wait_ms, or only the gather guard for a fetch
+// that does not wait) and sends the first round.
+func (o *fetchOp) start(maxWait time.Duration) {
+	o.avail = make([]int64, len(o.slots))
+	o.mu.Lock()
+	wait := maxWait
+	if !o.canWait {
+		wait = o.guard
+	}
+	if wait > 0 {
+		o.timer = time.AfterFunc(wait, o.expire)
+	}
+	send, answer := o.startRound(!o.canWait)
+	o.mu.Unlock()
+	o.after(send, answer, false)
+}
+
+// startRound prepares a new read round; called with mu held. It reports
+// whether slots are to be sent (after unlocking) or, when no slot has a
+// partition to ask, that the op is to be answered at once.
+func (o *fetchOp) startRound(final bool) (send, answer bool) {
+	r := o.round.Add(1)
+	o.final = final
+	clear(o.avail)
+	o.outstanding = 0
+	for i := range o.slots {
+		s := &o.slots[i]
+		if s.op == nil {
+			continue // answered in the plan (unknown topic, ...)
+		}
+		s.round, s.wait, s.done = r, o.canWait && !final, false
+		s.code, s.res = 0, nil
+		o.outstanding++
+	}
+	if o.outstanding == 0 {
+		o.answered.Store(true)
+		return false, true
+	}
+	return true, false
+}
+
+// after runs what a locked section decided, outside the lock.
+func (o *fetchOp) after(send, answer, abandoned bool) {
+	if answer {
+		if o.timer != nil {
+			o.timer.Stop()
+		}
+		o.answer(o, abandoned)
+		return
+	}
+	if send {
+		for i := range o.slots {
+			if s := &o.slots[i]; s.op != nil {
+				o.send(s)
+			}
+		}
+	}
+}
+
+// complete is called by a partition actor when slot s is filled.
+func (o *fetchOp) complete(s *partitionFetch) {
+	o.mu.Lock()
+	if o.answered.Load() || s.round != o.round.Load() {
+		// Abandoned after the gather timeout: nobody will send this read.
+		o.mu.Unlock()
+		s.release()
+		return
+	}
+	s.done = true
+	o.outstanding--
+	if o.outstanding > 0 {
+		o.mu.Unlock()
+		return
+	}
+	send, answer := o.evaluate()
+	o.mu.Unlock()
+	o.after(send, answer, false)
+}
+
+// evaluate decides, with every slot of the round in, whether to answer,
+// read again or park. Called with mu held.
+func (o *fetchOp) evaluate() (send, answer bool) {
+	var total int64
+	failed := false
+	for i := range o.slots {
+		s := &o.slots[i]
+		total += s.bytes()
+		if s.code != 0 {
+			failed = true
+		}
+	}
+	if o.final || !o.canWait || failed || total >= o.minBytes {
+		o.answered.Store(true)
+		return false, true
+	}
+	// Short: give the reads back and wait for more data.
+	o.had = total
+	for i := range o.slots {
+		o.slots[i].release()
+	}
+	if total+sumOf(o.avail) >= o.minBytes {
+		return o.startRound(false) // data arrived while the round was out
+	}
+	return false, false
+}
+
+// progress is called by a partition actor (onHighWatermark) for a waiter
+// of round r in slot: about bytes have arrived past the slot's read. It
+// returns false when the waiter is no longer wanted.
+func (o *fetchOp) progress(r int32, slot int, bytes int64) bool {
+	o.mu.Lock()
+	if o.answered.Load() || o.round.Load() != r {
+		o.mu.Unlock()
+		return false
+	}
+	o.avail[slot] = bytes
+	if o.outstanding > 0 {
+		o.mu.Unlock() // the round's evaluate will see avail
+		return true
+	}
+	if o.had+sumOf(o.avail) < o.minBytes {
+		o.mu.Unlock()
+		return true
+	}
+	send, answer := o.startRound(false)
+	o.mu.Unlock()
+	o.after(send, answer, false)
+	return false
+}
+
+// expire is the max wait timer.
+func (o *fetchOp) expire() {
+	o.mu.Lock()
+	switch {
+	case o.answered.Load():
+		o.mu.Unlock()
+	case o.outstanding == 0: // parked: read once more and answer whatever it gives
+		send, answer := o.startRound(true)
+		o.mu.Unlock()
+		o.after(send, answer, false)
+	case !o.final: // a round is out: give it the gather timeout
+		o.final = true
+		if o.guard > 0 {
+			o.timer.Reset(o.guard)
+		}
+		o.mu.Unlock()
+	default: // still out after the guard: answer without the missing partitions
+		o.answered.Store(true)
+		o.mu.Unlock()
+		o.answer(o, true)
+	}
+}
+
+func sumOf(v []int64) int64 {
+	var n int64
+	for _, x := range v {
+		n += x
+	}
+	return n
+}
+
+// outcomes fills o.outs from the slots once the op is answered, applying
+// max_bytes across partitions in fetch order: the first partition with
+// data keeps its read whole (its first batch may exceed every limit, so a
+// consumer can always progress), each later one only if it fits in what
+// is left; a read that does not fit is released and the partition is
+// answered without records (its client asks again). Partitions were read
+// in parallel, each capped at min(partition_max_bytes, max_bytes), so this
+// trim is the only place the global budget applies. A slot missing from
+// an abandoned round is NOT_LEADER_OR_FOLLOWER.
+func (o *fetchOp) outcomes(abandoned bool) {
+	o.outs = make([]fetchOutcome, len(o.slots))
+	left := o.maxBytes
+	first := true
+	for i := range o.slots {
+		s := &o.slots[i]
+		out := &o.outs[i]
+		if abandoned && s.op != nil && !s.done {
+			*out = fetchOutcome{code: kerr.NotLeaderOrFollower, hw: -1, lso: -1, logStart: -1}
+			continue
+		}
+		*out = fetchOutcome{code: s.code, hw: s.hw, lso: s.lso, logStart: s.logStart}
+		n := s.bytes()
+		if n == 0 {
+			continue
+		}
+		if !first && n > left {
+			s.release()
+			continue
+		}
+		first = false
+		left -= n
+		out.bytes = n
+	}
+}
+
+// releaseAll gives back every read still held (Response.Done). In an
+// abandoned op it touches only slots that completed.
+func (o *fetchOp) releaseAll() {
+	for i := range o.slots {
+		if s := &o.slots[i]; s.op == nil || s.done {
+			s.release()
+		}
+	}
+}
+
+// errorOutcome marks a slot answered in the plan, never sent.
+func errorOutcome(s *partitionFetch, code kerr.Code) {
+	s.op, s.code, s.hw, s.lso, s.logStart = nil, code, -1, -1, -1
+}
