@@ -26,6 +26,10 @@ type APIRange struct {
 // textbook case), so never list one ahead of its handler. The rows waiting
 // for a handler are in plannedAPIs: enabling an API is moving its row.
 var APIs = []APIRange{
+	// Fetch: 4 is the first RecordBatch-only version; librdkafka 2.0 and
+	// kafkajs send <= 11, kafka-python 4. 13 names topics by their
+	// persisted IDs (Java caps at 12 unless every topic has an id).
+	{Key: 1, Min: 4, Max: 13, Accept: 4},
 	// Produce: advertised from 0, accepted from 3 (magic 2 only), as
 	// Kafka 4 does (KAFKA-18659): librdkafka < 2.10 turns compression off
 	// unless the Produce range overlaps [0,0]. 12 (transactions v2,
@@ -64,10 +68,6 @@ var APIs = []APIRange{
 // The test suite checks these ranges too, so the client guarantees hold the
 // day a row moves.
 var plannedAPIs = []APIRange{
-	// Fetch: 4 is the first RecordBatch-only version; librdkafka 2.0 and
-	// kafkajs send <= 11, kafka-python 4. 13 switches to topic IDs: add it
-	// once topic IDs are persisted (EncodeFetchResponse already writes 13).
-	{Key: 1, Min: 4, Max: 12, Accept: 4},
 	{Key: 8, Min: 2, Max: 9, Accept: 2},  // OffsetCommit: kafka-go/kafka-python v2, kafkajs ≤5
 	{Key: 9, Min: 1, Max: 9, Accept: 1},  // OffsetFetch: kafka-go/kafka-python v1, kafkajs ≤4
 	{Key: 10, Min: 0, Max: 4, Accept: 0}, // FindCoordinator: kafka-go/kafka-python v0; v4 = batched keys

@@ -88,10 +88,9 @@
 //     support from a [0,0] overlap; kafka-go <= 0.4.47 and sarama <= 1.40
 //     send v1. Heartbeat, SyncGroup, LeaveGroup and FindCoordinator from 0:
 //     kafka-go sends v0.
-//   - Fetch (planned) 4-12: 4 is the first RecordBatch-only version and
-//     what kafka-python 2.0 sends; librdkafka 2.0 and kafkajs send at most
-//     11. 13 names topics by ID: enable it once topic IDs are persisted
-//     (the encoder already writes 13).
+//   - Fetch 4-13: 4 is the first RecordBatch-only version and what
+//     kafka-python 2.0 sends; librdkafka 2.0 and kafkajs send at most 11.
+//     13 names topics by their persisted IDs.
 //   - OffsetForLeaderEpoch (planned) 2-4: librdkafka >= 2.1 sends exactly
 //     v2 without checking.
 //
