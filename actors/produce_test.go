@@ -22,7 +22,7 @@ import (
 
 // startBroker starts a broker on dir (no network) and closes it at the end
 // of the test unless the test closed it.
-func startBroker(t *testing.T, dir string, opts ...Options) *Broker {
+func startBroker(t testing.TB, dir string, opts ...Options) *Broker {
 	t.Helper()
 	cfg, err := config.Load(config.Input{Origin: "test", Values: map[string]string{"log.dirs": dir}})
 	if err != nil {
@@ -41,7 +41,7 @@ func startBroker(t *testing.T, dir string, opts ...Options) *Broker {
 	return b
 }
 
-func createTopicWith(t *testing.T, b *Broker, name string, partitions int32, kv ...string) {
+func createTopicWith(t testing.TB, b *Broker, name string, partitions int32, kv ...string) {
 	t.Helper()
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.Version = 7
@@ -53,7 +53,18 @@ func createTopicWith(t *testing.T, b *Broker, name string, partitions int32, kv 
 		rt.Configs = append(rt.Configs, c)
 	}
 	req.Topics = append(req.Topics, rt)
-	if resp := call(t, b, req).(*kmsg.CreateTopicsResponse); resp.Topics[0].ErrorCode != 0 {
+	done := make(chan *wire.Response, 1)
+	b.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.Version, CorrelationID: 1},
+		Body: req, Reply: func(r *wire.Response) { done <- r }})
+	raw, err := (<-done).AppendTo(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
+	if err := resp.ReadFrom(raw[9:]); err != nil { // size, correlation id, header tags
+		t.Fatal(err)
+	}
+	if resp.Topics[0].ErrorCode != 0 {
 		t.Fatalf("create %s: %d", name, resp.Topics[0].ErrorCode)
 	}
 }
