@@ -54,7 +54,11 @@ func BenchmarkAppend(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer d.Close()
-				l, _, err := d.Open("bench", 0, Config{FlushPolicy: max(c.policy, FlushNever), FlushIntervalMs: benchIntervalMs})
+				policy := c.policy
+				if policy < 0 { // control: the log stays idle
+					policy = FlushNever
+				}
+				l, _, err := d.Open("bench", 0, Config{FlushPolicy: policy, FlushIntervalMs: benchIntervalMs})
 				if err != nil {
 					b.Fatal(err)
 				}

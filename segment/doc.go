@@ -74,11 +74,15 @@
 // error, appends return ErrLogFailed wrapping the cause; the log is never
 // fsynced again and carried on.
 //
-// File handles: segment .log files are opened through a bounded cache
-// shared by all logs of a Dir (Options.MaxOpenFiles), so a broker with many
-// partitions holds few descriptors; index files are opened only to be read
-// or written whole. A handle is reference-counted: a ReadResult's regions
-// stay valid after eviction or deletion until Release.
+// File handles: every segment .log file, the active one included, is
+// opened through a bounded LRU cache shared by all logs of a Dir
+// (Options.MaxOpenFiles, default 1024), so a broker with 10,000 partitions
+// holds about that many descriptors, not one or more per segment. Index
+// files are opened only to be read or written whole. A handle is
+// reference-counted: an evicted handle stays open while a ReadResult or a
+// pending fsync still uses it (so an fsync always goes through the
+// descriptor that wrote the data), and closes on the last release.
+// Dir.OpenFiles reports the count.
 //
 // Reads return file regions (for sendfile) that always hold whole batches:
 // the batch holding the requested offset first, then as many whole batches

@@ -11,9 +11,11 @@ import (
 
 // Log is one partition's log: a sequence of segments in one directory.
 //
-// A Log is owned by one goroutine (the partition actor): Append, Read,
-// OffsetForTimestamp, Roll, DeleteExpired, DeleteRecordsBefore,
-// TruncateTo, SetConfig, Flush and Close must not be called concurrently.
+// A Log is owned by one goroutine (the partition actor): Append,
+// AppendReplicated, Read, ReadBytes, ReadAppend, OffsetForTimestamp, Roll,
+// DeleteExpired, DeleteRecordsBefore, TruncateTo, AssignEpoch, Epochs,
+// EndOffsetForEpoch, Segments, SetConfig, Flush and Close must not be
+// called concurrently.
 // WhenDurable and the read-only accessors LogStartOffset, LogEndOffset,
 // RecoveryPoint, Size and Failure are safe from any goroutine.
 type Log struct {
