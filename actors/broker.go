@@ -62,8 +62,9 @@ type Broker struct {
 	locks       []*os.File // flock on each data directory's .lock
 	closeOnce   sync.Once
 	closeErr    error
-	fetches     *fetchState // Fetch sessions and topic-id index (handle_fetch.go)
-	producerIDs producerIDs // InitProducerId (producer_ids.go)
+	fetches     *fetchState       // Fetch sessions and topic-id index (handle_fetch.go)
+	producerIDs producerIDs       // InitProducerId (producer_ids.go)
+	groups      groupCoordinators // consumer groups (group_route.go)
 }
 
 // ErrClosed is returned by Close on a second call.
@@ -146,6 +147,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		b.unlock()
 		return nil, errors.New("actors: the metadata actor stopped while starting; see the log")
 	}
+	b.startGroups()
 	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(b.routes.Load().Topics))
 	return b, nil
 }
@@ -233,6 +235,7 @@ func (b *Broker) ClusterID() string { return b.routes.Load().ClusterID }
 func (b *Broker) Close(ctx context.Context) error {
 	err := ErrClosed
 	b.closeOnce.Do(func() {
+		b.stopGroups()
 		b.system.Root.Poison(b.meta)
 		select {
 		case <-b.metaStopped:

@@ -104,6 +104,7 @@ func (s *State) buildTopicEntry(t *Topic) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = str(t.Name)
 	e.TopicID = t.ID
+	e.IsInternal = t.Name == "__consumer_offsets" // the group coordinator's (actors.OffsetsTopic)
 	e.AuthorizedOperations = authorizedOperationsUnset
 	id := s.snap.BrokerID
 	replicas := []int32{id} // one broker: every partition shares it

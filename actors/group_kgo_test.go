@@ -1,0 +1,162 @@
+package actors_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// groupNode is a broker with fast groups: no initial rebalance delay and
+// few __consumer_offsets partitions.
+func groupNode(t *testing.T, dir string) *node {
+	return startNode(t, dir, "group.initial.rebalance.delay.ms", "0", "offsets.topic.num.partitions", "4")
+}
+
+func produceN(t *testing.T, addr, topic string, n int) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var rs []*kgo.Record
+	for i := range n {
+		rs = append(rs, &kgo.Record{Value: fmt.Appendf(nil, "%d", i)})
+	}
+	if err := cl.ProduceSync(ctxT(t), rs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two franz-go group members share a topic: every record is consumed
+// once, the commits are visible through kadm (FetchOffsets,
+// DescribeGroups), and after a restart the coordinator has reloaded them
+// from __consumer_offsets.
+func TestGroupConsumeCommitRestart(t *testing.T) {
+	dir := t.TempDir()
+	n := groupNode(t, dir)
+	adm, _ := n.admin(t)
+	ctx := ctxT(t)
+	if _, err := adm.CreateTopics(ctx, 4, 1, nil, "gt"); err != nil {
+		t.Fatal(err)
+	}
+	const total = 200
+	produceN(t, n.addr, "gt", total)
+
+	var mu sync.Mutex
+	seen := map[string]int{}
+	consume := func(cl *kgo.Client, stop <-chan struct{}) {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			fs := cl.PollFetches(pctx)
+			cancel()
+			fs.EachRecord(func(r *kgo.Record) {
+				mu.Lock()
+				seen[string(r.Value)]++
+				mu.Unlock()
+			})
+			if err := cl.CommitUncommittedOffsets(ctx); err != nil && ctx.Err() == nil {
+				t.Errorf("commit: %v", err)
+			}
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var clients []*kgo.Client
+	for range 2 {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(n.addr), kgo.ConsumerGroup("g1"), kgo.ConsumeTopics("gt"),
+			kgo.DisableAutoCommit(), kgo.SessionTimeout(6*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, cl)
+		wg.Add(1)
+		go func() { defer wg.Done(); consume(cl, stop) }()
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		mu.Lock()
+		got := len(seen)
+		mu.Unlock()
+		if got == total || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	mu.Lock()
+	if len(seen) != total {
+		t.Fatalf("consumed %d distinct records of %d", len(seen), total)
+	}
+	for v, c := range seen {
+		if c != 1 {
+			t.Errorf("record %s consumed %d times", v, c)
+		}
+	}
+	mu.Unlock()
+
+	// A cooperative rebalance may still be finishing: wait for Stable.
+	var g kadm.DescribedGroup
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		described, err := adm.DescribeGroups(ctx, "g1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g = described["g1"]; g.State == "Stable" {
+			break
+		}
+	}
+	if g.State != "Stable" || len(g.Members) != 2 {
+		t.Errorf("group g1: state %s with %d members, want Stable with 2", g.State, len(g.Members))
+	}
+	for _, cl := range clients {
+		cl.Close() // leaves the group
+	}
+	offsets, err := adm.FetchOffsets(ctx, "g1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	offsets.Each(func(o kadm.OffsetResponse) { sum += o.At })
+	if sum != total {
+		t.Fatalf("committed offsets add up to %d, want %d", sum, total)
+	}
+
+	n.stop(t)
+	n = groupNode(t, dir)
+	adm, _ = n.admin(t)
+	var after kadm.OffsetResponses
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
+		after, err = adm.FetchOffsets(ctx, "g1")
+		if err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum = 0
+	after.Each(func(o kadm.OffsetResponse) { sum += o.At })
+	if sum != total {
+		t.Fatalf("after restart the committed offsets add up to %d, want %d", sum, total)
+	}
+	listed, err := adm.ListGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := listed["g1"]; !ok || l.State != "Empty" {
+		t.Errorf("ListGroups after restart: %+v, want g1 Empty", listed)
+	}
+}

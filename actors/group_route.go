@@ -1,0 +1,341 @@
+package actors
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/group"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// The group APIs all route through handleGroupRequest; FindCoordinator is
+// answered on the loop. Registered here rather than in router.go's
+// literal so the table's other rows stay untouched.
+func init() {
+	for _, k := range []kmsg.Key{kmsg.JoinGroup, kmsg.SyncGroup, kmsg.Heartbeat, kmsg.LeaveGroup,
+		kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.OffsetDelete, kmsg.DescribeGroups, kmsg.ListGroups, kmsg.DeleteGroups} {
+		routesByKey[int16(k)] = route{direct: handleGroupRequest}
+	}
+	routesByKey[int16(kmsg.FindCoordinator)] = route{direct: handleFindCoordinator}
+}
+
+var errOffsetsPartitionMissing = errors.New("actors: the __consumer_offsets partition has no actor")
+
+// groupCoordinators is the broker's group coordinator actors, one per
+// __consumer_offsets partition, indexed by partition. Published once
+// (startGroups) and read lock-free by the router.
+type groupCoordinators struct {
+	pids     atomic.Pointer[[]*actor.PID]
+	creating atomic.Bool // __consumer_offsets exists or is being made
+}
+
+// groupConfig builds the core's configuration from the broker's.
+func groupConfig(b *Broker) (group.Config, time.Duration) {
+	ms := func(name string) time.Duration {
+		n, _ := strconv.ParseInt(b.cfg.Value(name), 10, 64)
+		return time.Duration(n) * time.Millisecond
+	}
+	num := func(name string) int {
+		n, _ := strconv.Atoi(b.cfg.Value(name))
+		return n
+	}
+	cfg := group.Config{
+		InitialRebalanceDelay:  ms("group.initial.rebalance.delay.ms"),
+		MinSessionTimeout:      ms("group.min.session.timeout.ms"),
+		MaxSessionTimeout:      ms("group.max.session.timeout.ms"),
+		MaxSize:                num("group.max.size"),
+		OffsetMetadataMaxBytes: num("offset.metadata.max.bytes"),
+		OffsetsRetention:       time.Duration(num("offsets.retention.minutes")) * time.Minute,
+	}
+	if cfg.InitialRebalanceDelay == 0 {
+		cfg.InitialRebalanceDelay = -1 // the core reads 0 as "Kafka's default"
+	}
+	if cfg.MaxSize >= 1<<31-1 {
+		cfg.MaxSize = 0 // unlimited
+	}
+	return cfg, ms("offsets.retention.check.interval.ms")
+}
+
+// startGroups starts the group coordinators if __consumer_offsets exists
+// (a restart: each coordinator loads its partition before serving). As in
+// Kafka, a broker that never had a group creates the topic on the first
+// FindCoordinator or group request (ensureGroups); until then group
+// requests get COORDINATOR_NOT_AVAILABLE and clients retry.
+func (b *Broker) startGroups() {
+	if t, ok := b.Routes().Topics[OffsetsTopic]; ok {
+		b.groups.creating.Store(true)
+		b.spawnCoordinators(int32(len(t.Partitions)))
+	}
+}
+
+// ensureGroups creates __consumer_offsets and starts the coordinators,
+// once; it returns at once (the work finishes in the metadata actor).
+func (b *Broker) ensureGroups() {
+	if !b.groups.creating.CompareAndSwap(false, true) {
+		return
+	}
+	b.ensureOffsetsTopic(func(n int32, err error) {
+		if err != nil {
+			b.log.Error("consumer groups are unavailable (COORDINATOR_NOT_AVAILABLE)", "err", err)
+			b.groups.creating.Store(false) // the next request tries again
+			return
+		}
+		b.spawnCoordinators(n)
+	})
+}
+
+// spawnCoordinators starts one coordinator actor per __consumer_offsets
+// partition and publishes them to the router.
+func (b *Broker) spawnCoordinators(n int32) {
+	cfg, every := groupConfig(b)
+	pids := make([]*actor.PID, n)
+	for p := range n {
+		props := actor.PropsFromProducer(func() actor.Actor {
+			return &groupCoordinatorActor{b: b, partition: p, cfg: cfg, every: every,
+				log: b.log.With("component", "group-coordinator")}
+		})
+		pid, err := b.system.Root.SpawnNamed(props, "group-coordinator-"+strconv.Itoa(int(p)))
+		if err != nil {
+			b.log.Error("cannot start a group coordinator; its groups are unavailable", "partition", p, "err", err)
+			return
+		}
+		pids[p] = pid
+	}
+	b.groups.pids.Store(&pids)
+}
+
+// stopGroups stops the coordinator actors before the partitions close,
+// so none of them writes to a closing log.
+func (b *Broker) stopGroups() {
+	p := b.groups.pids.Load()
+	if p == nil {
+		return
+	}
+	for _, pid := range *p {
+		_ = b.system.Root.StopFuture(pid).Wait()
+	}
+}
+
+// groupCoordinatorOf returns the actor of the partition that holds id.
+func (b *Broker) groupCoordinatorOf(id string) (*actor.PID, bool) {
+	p := b.groups.pids.Load()
+	if p == nil || len(*p) == 0 {
+		return nil, false
+	}
+	return (*p)[group.PartitionFor(id, int32(len(*p)))], true
+}
+
+// groupPart is the ticket of one coordinator's part of a request that
+// several coordinators answer (a batch over groups of different
+// partitions, ListGroups, an OffsetCommit with unknown topics).
+type groupPart struct {
+	m    *groupMerge
+	slot int
+}
+
+func (p *groupPart) put(r kmsg.Response) {
+	p.m.parts[p.slot] = r
+	p.m.g.put(p.slot, 0)
+}
+
+// groupMerge gathers the parts of one request and replies with finish's
+// merge of them; if a part is missing after the gather timeout the
+// client gets COORDINATOR_NOT_AVAILABLE and retries.
+type groupMerge struct {
+	parts []kmsg.Response
+	g     *gather
+}
+
+func newGroupMerge(b *Broker, req *wire.Request, n int, finish func(parts []kmsg.Response) kmsg.Response) *groupMerge {
+	m := &groupMerge{parts: make([]kmsg.Response, n)}
+	m.g = newGather(n, b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+		if timedOut {
+			reply(req, group.ErrorResponse(req.Body, kerr.CoordinatorNotAvailable))
+			return
+		}
+		reply(req, finish(m.parts))
+	})
+	return m
+}
+
+// clientHost is "/"+IP of the connection, as Kafka shows it.
+func clientHost(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return "/" + h
+	}
+	return "/" + addr
+}
+
+// handleGroupRequest sends a group request to the coordinator actor of
+// its group; batches go to each coordinator concerned and are put back
+// together in the request's order.
+func handleGroupRequest(b *Broker, req *wire.Request) {
+	p := b.groups.pids.Load()
+	if p == nil || len(*p) == 0 {
+		b.ensureGroups()
+		reply(req, group.ErrorResponse(req.Body, kerr.CoordinatorNotAvailable))
+		return
+	}
+	pids := *p
+	n := int32(len(pids))
+	client := group.Client{ID: req.Header.ClientID, Host: clientHost(req.ClientAddr)}
+	send := func(pid *actor.PID, t group.Ticket, body kmsg.Request) {
+		b.system.Root.Send(pid, &groupCall{ticket: t, req: body, client: client})
+	}
+	switch r := req.Body.(type) {
+	case *kmsg.ListGroupsRequest:
+		m := newGroupMerge(b, req, len(pids), func(parts []kmsg.Response) kmsg.Response { return group.MergeResponses(parts...) })
+		for i, pid := range pids {
+			send(pid, &groupPart{m, i}, r)
+		}
+	case *kmsg.DescribeGroupsRequest:
+		splitGroups(b, req, pids, r.Groups, func(id string) string { return id },
+			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },
+			func(parts []kmsg.Response, where [][]int) kmsg.Response {
+				out := r.ResponseKind().(*kmsg.DescribeGroupsResponse)
+				out.Version = r.Version
+				out.Groups = make([]kmsg.DescribeGroupsResponseGroup, len(r.Groups))
+				for i, part := range parts {
+					for j, g := range part.(*kmsg.DescribeGroupsResponse).Groups {
+						out.Groups[where[i][j]] = g
+					}
+				}
+				return out
+			}, send)
+	case *kmsg.DeleteGroupsRequest:
+		splitGroups(b, req, pids, r.Groups, func(id string) string { return id },
+			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },
+			func(parts []kmsg.Response, where [][]int) kmsg.Response {
+				out := r.ResponseKind().(*kmsg.DeleteGroupsResponse)
+				out.Version = r.Version
+				out.Groups = make([]kmsg.DeleteGroupsResponseGroup, len(r.Groups))
+				for i, part := range parts {
+					for j, g := range part.(*kmsg.DeleteGroupsResponse).Groups {
+						out.Groups[where[i][j]] = g
+					}
+				}
+				return out
+			}, send)
+	case *kmsg.OffsetFetchRequest:
+		if r.Version < 8 {
+			send(pids[group.PartitionFor(r.Group, n)], req, r)
+			return
+		}
+		splitGroups(b, req, pids, r.Groups, func(g kmsg.OffsetFetchRequestGroup) string { return g.Group },
+			func(gs []kmsg.OffsetFetchRequestGroup) kmsg.Request { s := *r; s.Groups = gs; return &s },
+			func(parts []kmsg.Response, where [][]int) kmsg.Response {
+				out := r.ResponseKind().(*kmsg.OffsetFetchResponse)
+				out.Version = r.Version
+				out.Groups = make([]kmsg.OffsetFetchResponseGroup, len(r.Groups))
+				for i, part := range parts {
+					for j, g := range part.(*kmsg.OffsetFetchResponse).Groups {
+						out.Groups[where[i][j]] = g
+					}
+				}
+				return out
+			}, send)
+	case *kmsg.OffsetCommitRequest:
+		commitKnownTopics(b, req, r, pids[group.PartitionFor(r.Group, n)], send)
+	default:
+		ids, _, ok := group.GroupsOf(req.Body)
+		if !ok || len(ids) != 1 {
+			b.log.Error("not a group request", "api", wire.APIName(req.Header.APIKey))
+			req.Reply(nil)
+			return
+		}
+		send(pids[group.PartitionFor(ids[0], n)], req, req.Body)
+	}
+}
+
+// splitGroups sends each coordinator the entries of a batched request
+// whose groups it holds, and merges the answers: where[i][j] is the
+// index in the request of part i's j-th entry.
+func splitGroups[E any](b *Broker, req *wire.Request, pids []*actor.PID, entries []E, idOf func(E) string,
+	sub func([]E) kmsg.Request, merge func(parts []kmsg.Response, where [][]int) kmsg.Response,
+	send func(*actor.PID, group.Ticket, kmsg.Request)) {
+	n := int32(len(pids))
+	slotOf := map[int32]int{}
+	var parts [][]E
+	var where [][]int
+	var targets []*actor.PID
+	for i, e := range entries {
+		p := group.PartitionFor(idOf(e), n)
+		s, ok := slotOf[p]
+		if !ok {
+			s = len(parts)
+			slotOf[p] = s
+			parts, where, targets = append(parts, nil), append(where, nil), append(targets, pids[p])
+		}
+		parts[s] = append(parts[s], e)
+		where[s] = append(where[s], i)
+	}
+	m := newGroupMerge(b, req, len(parts), func(rs []kmsg.Response) kmsg.Response { return merge(rs, where) })
+	for s := range parts {
+		send(targets[s], &groupPart{m, s}, sub(parts[s]))
+	}
+}
+
+// commitKnownTopics answers the partitions of unknown topics (or beyond a
+// topic's partition count) UNKNOWN_TOPIC_OR_PARTITION here and sends the
+// rest to the coordinator: the core knows nothing of topics.
+func commitKnownTopics(b *Broker, req *wire.Request, r *kmsg.OffsetCommitRequest, pid *actor.PID,
+	send func(*actor.PID, group.Ticket, kmsg.Request)) {
+	routes := b.Routes()
+	var known, unknown []kmsg.OffsetCommitRequestTopic
+	for _, t := range r.Topics {
+		var k, u []kmsg.OffsetCommitRequestTopicPartition
+		for _, p := range t.Partitions {
+			if _, ok := routes.Partition(t.Topic, p.Partition); ok {
+				k = append(k, p)
+			} else {
+				u = append(u, p)
+			}
+		}
+		if len(k) > 0 {
+			kt := t
+			kt.Partitions = k
+			known = append(known, kt)
+		}
+		if len(u) > 0 {
+			ut := t
+			ut.Partitions = u
+			unknown = append(unknown, ut)
+		}
+	}
+	if len(unknown) == 0 {
+		send(pid, req, r)
+		return
+	}
+	fill := func(resp *kmsg.OffsetCommitResponse) *kmsg.OffsetCommitResponse {
+		for _, t := range unknown {
+			rt := kmsg.NewOffsetCommitResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewOffsetCommitResponseTopicPartition()
+				rp.Partition, rp.ErrorCode = p.Partition, kerr.UnknownTopicOrPartition.Int16()
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	}
+	if len(known) == 0 {
+		resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
+		resp.Version = r.Version
+		reply(req, fill(resp))
+		return
+	}
+	s := *r
+	s.Topics = known
+	m := newGroupMerge(b, req, 1, func(parts []kmsg.Response) kmsg.Response {
+		return fill(parts[0].(*kmsg.OffsetCommitResponse))
+	})
+	send(pid, &groupPart{m, 0}, &s)
+}
