@@ -36,7 +36,8 @@ type BrokerConfig struct {
 	Args []string
 	// Env is added to the broker's environment (KEY=VALUE).
 	Env []string
-	// ReadyTimeout bounds the wait for readiness; default 30s.
+	// ReadyTimeout bounds the wait for readiness; default 30s, or
+	// $SAMSA_TESTKIT_READY_TIMEOUT (a Go duration) for slow machines.
 	ReadyTimeout time.Duration
 	// StopTimeout bounds the wait for exit after SIGTERM; default 15s.
 	StopTimeout time.Duration
@@ -63,6 +64,10 @@ type BrokerProcess struct {
 	endedByUs bool
 	startup   time.Duration
 }
+
+// ReadyTimeoutEnv names the environment variable that overrides the
+// default ReadyTimeout.
+const ReadyTimeoutEnv = "SAMSA_TESTKIT_READY_TIMEOUT"
 
 // readyLine matches the line samsa serve prints once it accepts
 // connections: "samsa: listening on 127.0.0.1:PORT (PLAINTEXT), data in DIR".
@@ -95,6 +100,9 @@ func StartBroker(t testing.TB, cfg BrokerConfig) *BrokerProcess {
 func LaunchBroker(cfg BrokerConfig) (*BrokerProcess, error) {
 	if cfg.ReadyTimeout == 0 {
 		cfg.ReadyTimeout = 30 * time.Second
+		if d, err := time.ParseDuration(os.Getenv(ReadyTimeoutEnv)); err == nil && d > 0 {
+			cfg.ReadyTimeout = d
+		}
 	}
 	if cfg.StopTimeout == 0 {
 		cfg.StopTimeout = 15 * time.Second
