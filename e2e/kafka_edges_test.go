@@ -490,7 +490,6 @@ func TestCreatePartitionsEdges(t *testing.T) {
 // internal in Metadata, whoever created them, and admin tools hide them
 // from plain listings.
 func TestInternalTopicsAreMarked(t *testing.T) {
-	knownBug(t, "Metadata reports __consumer_offsets/__transaction_state with IsInternal=false")
 	b := testkit.StartBroker(t, testkit.BrokerConfig{})
 	cl := newClient(t, b.Addr())
 	for _, name := range []string{"__consumer_offsets", "__transaction_state"} {
@@ -517,7 +516,6 @@ func TestInternalTopicsAreMarked(t *testing.T) {
 // Metadata treats its topic list as a set, as Kafka does: a topic named
 // twice is described once.
 func TestMetadataDuplicateTopicOnce(t *testing.T) {
-	knownBug(t, "Metadata answers a topic named twice with two entries")
 	b := sharedBroker(t)
 	cl := newClient(t, b.Addr())
 	name := topicName(t, "twice")
@@ -542,7 +540,6 @@ func TestMetadataDuplicateTopicOnce(t *testing.T) {
 // Clients see Kafka error codes and messages written for them, never Go
 // error strings with a package prefix (house rule, design.md).
 func TestErrorMessagesHaveNoGoPrefix(t *testing.T) {
-	knownBug(t, `config validation errors reach clients as Go errors: "config: invalid value: segment.bytes=\"1\": must be at least 14"`)
 	b := sharedBroker(t)
 	cl := newClient(t, b.Addr())
 	name := topicName(t, "msg")
@@ -584,7 +581,6 @@ func TestErrorMessagesHaveNoGoPrefix(t *testing.T) {
 // DescribeConfigs of an illegal topic name: Kafka validates the name first
 // and answers INVALID_TOPIC_EXCEPTION.
 func TestDescribeConfigsIllegalTopicName(t *testing.T) {
-	knownBug(t, "DescribeConfigs of an illegal topic name answers UNKNOWN_TOPIC_OR_PARTITION, not INVALID_TOPIC_EXCEPTION")
 	b := sharedBroker(t)
 	cl := newClient(t, b.Addr())
 	req := kmsg.NewPtrDescribeConfigsRequest()

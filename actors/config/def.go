@@ -79,15 +79,44 @@ type Def struct {
 // HasDefault reports whether the def has a non-null default.
 func (d *Def) HasDefault() bool { return !d.Nullable || d.Default != "" }
 
-// Validate parses v as the def's type and runs its check. The error names
-// the key.
+// InvalidValueError is a value a config key does not accept. It wraps
+// ErrInvalid; ClientMessage is the wording clients see (Kafka's).
+type InvalidValueError struct {
+	Key, Value string
+	Reason     error
+}
+
+func (e *InvalidValueError) Error() string {
+	return fmt.Sprintf("%v: %s=%q: %v", ErrInvalid, e.Key, e.Value, e.Reason)
+}
+
+func (e *InvalidValueError) Unwrap() error { return ErrInvalid }
+
+// ClientMessage says what is wrong in the words Kafka uses, without the Go
+// package prefix.
+func (e *InvalidValueError) ClientMessage() string {
+	return fmt.Sprintf("Invalid value %s for configuration %s: %v", e.Value, e.Key, e.Reason)
+}
+
+// ClientMessage returns the client-facing message of a config error: the
+// InvalidValueError wording when err is one, else err's text.
+func ClientMessage(err error) string {
+	var iv *InvalidValueError
+	if errors.As(err, &iv) {
+		return iv.ClientMessage()
+	}
+	return err.Error()
+}
+
+// Validate parses v as the def's type and runs its check. The error is an
+// *InvalidValueError naming the key.
 func (d *Def) Validate(v string) error {
 	if err := checkType(d.Type, v); err != nil {
-		return fmt.Errorf("%w: %s=%q: %v", ErrInvalid, d.Name, v, err)
+		return &InvalidValueError{Key: d.Name, Value: v, Reason: err}
 	}
 	if d.Check != nil {
 		if err := d.Check(v); err != nil {
-			return fmt.Errorf("%w: %s=%q: %v", ErrInvalid, d.Name, v, err)
+			return &InvalidValueError{Key: d.Name, Value: v, Reason: err}
 		}
 	}
 	return nil

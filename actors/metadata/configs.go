@@ -24,6 +24,11 @@ func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.Describe
 		var entries []config.Entry
 		switch res.ResourceType {
 		case kmsg.ConfigResourceTypeTopic:
+			if err := ValidateTopicName(res.ResourceName); err != nil {
+				// Kafka checks the name before looking the topic up.
+				out.ErrorCode, out.ErrorMessage = kerr.InvalidTopicException.Int16(), str(err.Error())
+				break
+			}
 			t, ok := s.byName[res.ResourceName]
 			if !ok {
 				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Int16(), str("This broker has no topic '"+res.ResourceName+"'.")
@@ -218,7 +223,7 @@ func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[
 		}
 		if v, ok := next[c.name]; ok {
 			if err := d.Validate(v); err != nil {
-				return nil, fail(kerr.InvalidConfig, "%v", err)
+				return nil, fail(kerr.InvalidConfig, "%s", config.ClientMessage(err))
 			}
 		}
 	}

@@ -94,7 +94,7 @@ func (s *State) checkNewTopic(r *topicRequest, planned map[string]bool) *topicEr
 	}
 	for _, k := range sortedKeys(r.configs) {
 		if err := config.ValidateTopic(k, r.configs[k]); err != nil {
-			return fail(kerr.InvalidConfig, "%v", err)
+			return fail(kerr.InvalidConfig, "%s", config.ClientMessage(err))
 		}
 	}
 	return nil

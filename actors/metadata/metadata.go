@@ -35,7 +35,18 @@ func (s *State) Metadata(req *kmsg.MetadataRequest, now time.Time) (*kmsg.Metada
 
 	autoCreate := config.ParseBool(s.brokerValue(config.KeyAutoCreateTopics)) && (req.Version < 4 || req.AllowAutoTopicCreation)
 	var eff Effects
+	seen := make(map[string]bool, len(req.Topics))
 	for _, rt := range req.Topics {
+		// The request's topics are a set: a topic named twice is
+		// described once, as Kafka does.
+		key := "id:" + string(rt.TopicID[:])
+		if rt.Topic != nil {
+			key = "name:" + *rt.Topic
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		if rt.Topic == nil {
 			// v10+: by topic id.
 			if t, ok := s.byID[TopicID(rt.TopicID)]; ok {
@@ -104,7 +115,7 @@ func (s *State) buildTopicEntry(t *Topic) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = str(t.Name)
 	e.TopicID = t.ID
-	e.IsInternal = t.Name == "__consumer_offsets" // the group coordinator's (actors.OffsetsTopic)
+	e.IsInternal = IsInternalTopic(t.Name)
 	e.AuthorizedOperations = authorizedOperationsUnset
 	id := s.snap.BrokerID
 	replicas := []int32{id} // one broker: every partition shares it

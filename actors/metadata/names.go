@@ -52,3 +52,10 @@ func (s *State) collision(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// IsInternalTopic reports whether name is one of Kafka's own internal
+// topics (the group and transaction coordinators' logs), which Metadata
+// marks internal whoever created them, so admin tools hide them.
+func IsInternalTopic(name string) bool {
+	return name == "__consumer_offsets" || name == "__transaction_state"
+}
