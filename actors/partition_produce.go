@@ -276,12 +276,7 @@ func (p *partitionActor) raiseHW(hw int64) {
 	}
 	clear(p.pending[len(kept):])
 	p.pending = kept
-	// The fetch side wakes long-polling fetches here (partition_fetch.go).
-	// Called through an interface so that each side builds without the
-	// other while both land; a direct call once both are in.
-	if w, ok := any(p).(interface{ onHighWatermark() }); ok {
-		w.onHighWatermark()
-	}
+	p.onHighWatermark() // wakes long-polling fetches (partition_fetch.go)
 }
 
 // failPending answers every waiting produce with code.
