@@ -41,12 +41,14 @@ type fetchOp struct {
 
 	send   func(*partitionFetch)            // hands a slot to its partition actor
 	answer func(o *fetchOp, abandoned bool) // builds and sends the response
+	parked *parkedFetches                   // lists a waiting op for Drain; nil for none
 
 	mu          sync.Mutex
 	round       atomic.Int32 // written under mu
 	answered    atomic.Bool  // written under mu
 	outstanding int
 	final       bool
+	guarded     bool    // the timer runs the guard: its next firing abandons the round
 	had         int64   // bytes the parked round read (released since)
 	avail       []int64 // per slot: bytes estimated to have arrived since this round's read
 	timer       *time.Timer
@@ -64,10 +66,13 @@ func (o *fetchOp) stale(r int32) bool { return o.answered.Load() || o.round.Load
 // that does not wait) and sends the first round.
 func (o *fetchOp) start(maxWait time.Duration) {
 	o.avail = make([]int64, len(o.slots))
+	if o.canWait && o.parked != nil && !o.parked.add(o) {
+		o.canWait = false // the broker is draining: answer at once
+	}
 	o.mu.Lock()
 	wait := maxWait
 	if !o.canWait {
-		wait = o.guard
+		wait, o.guarded = o.guard, true
 	}
 	if wait > 0 {
 		o.timer = time.AfterFunc(wait, o.expire)
@@ -106,6 +111,9 @@ func (o *fetchOp) after(send, answer, abandoned bool) {
 	if answer {
 		if o.timer != nil {
 			o.timer.Stop()
+		}
+		if o.canWait && o.parked != nil {
+			o.parked.remove(o)
 		}
 		o.answer(o, abandoned)
 		return
@@ -200,8 +208,8 @@ func (o *fetchOp) expire() {
 		send, answer := o.startRound(true)
 		o.mu.Unlock()
 		o.after(send, answer, false)
-	case !o.final: // a round is out: give it the gather timeout
-		o.final = true
+	case !o.guarded: // a round is out: give it the gather timeout
+		o.final, o.guarded = true, true
 		if o.guard > 0 {
 			o.timer.Reset(o.guard)
 		}
@@ -209,7 +217,65 @@ func (o *fetchOp) expire() {
 	default: // still out after the guard: answer without the missing partitions
 		o.answered.Store(true)
 		o.mu.Unlock()
-		o.answer(o, true)
+		o.after(false, true, true)
+	}
+}
+
+// hurry answers the op as soon as its current round is in (Drain).
+func (o *fetchOp) hurry() {
+	o.mu.Lock()
+	switch {
+	case o.answered.Load():
+		o.mu.Unlock()
+	case o.outstanding == 0:
+		send, answer := o.startRound(true)
+		o.mu.Unlock()
+		o.after(send, answer, false)
+	default:
+		o.final = true // the round's end answers
+		o.mu.Unlock()
+	}
+}
+
+// parkedFetches lists the ops that may wait, so that Drain (at shutdown)
+// can answer them at once instead of at their max wait.
+type parkedFetches struct {
+	mu       sync.Mutex
+	ops      map[*fetchOp]struct{}
+	draining bool
+}
+
+// add lists o; false when the broker is draining (o must not wait).
+func (p *parkedFetches) add(o *fetchOp) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.draining {
+		return false
+	}
+	if p.ops == nil {
+		p.ops = make(map[*fetchOp]struct{})
+	}
+	p.ops[o] = struct{}{}
+	return true
+}
+
+func (p *parkedFetches) remove(o *fetchOp) {
+	p.mu.Lock()
+	delete(p.ops, o)
+	p.mu.Unlock()
+}
+
+// drain stops new fetches from waiting and hurries those that wait.
+func (p *parkedFetches) drain() {
+	p.mu.Lock()
+	p.draining = true
+	ops := make([]*fetchOp, 0, len(p.ops))
+	for o := range p.ops {
+		ops = append(ops, o)
+	}
+	p.mu.Unlock()
+	for _, o := range ops {
+		o.hurry()
 	}
 }
 

@@ -21,7 +21,14 @@ type fetchState struct {
 	sessions *fetchSessions
 	ids      atomic.Pointer[topicIDIndex]
 	replicaW sync.Once // replica fetches are logged once
+	parked   parkedFetches
 }
+
+// Drain answers every fetch parked waiting for data now, and makes later
+// fetches answer without waiting: netloop calls it when Shutdown stops
+// decoding (netloop.Drainer), so a shutdown does not sit out the clients'
+// max wait (franz-go's is 5 s).
+func (b *Broker) Drain() { b.fetches.parked.drain() }
 
 type topicIDIndex struct {
 	routes *Routes
@@ -82,6 +89,7 @@ func handleFetch(b *Broker, req *wire.Request) {
 		canWait:  kreq.MaxWaitMillis > 0 && kreq.MinBytes > 0,
 		guard:    b.opts.GatherTimeout,
 		send:     func(f *partitionFetch) { b.system.Root.Send(f.pid, f) },
+		parked:   &b.fetches.parked,
 		answer: func(o *fetchOp, abandoned bool) {
 			answerFetch(b, req, kreq, &fc, o, abandoned)
 		},

@@ -164,13 +164,14 @@
 // # Shutdown
 //
 // Shutdown(ctx): stop accepting (new connections are refused) and stop
-// decoding; wait until every decoded request has been answered and its
-// response written or dropped; stop the gnet engine, which closes the
-// listeners and calls OnClose for every connection; wait for the writers
-// to exit. ctx bounds the whole; when it expires the connections are
-// closed anyway and ctx's error is returned. gnet's Engine.Stop polls for
-// completion every 500 ms, so netloop starts the stop with an already
-// done context and waits for gnet.Rotate to return instead.
+// decoding; tell a Handler that implements Drainer to answer what it holds
+// back (parked fetches); wait until every decoded request has been answered
+// and its response written or dropped; stop the gnet engine, which closes
+// the listeners and calls OnClose for every connection; wait for the writers
+// to exit. ctx bounds the whole; when it expires the connections are closed
+// anyway and ctx's error is returned. gnet's Engine.Stop polls for
+// completion every 500 ms, so netloop starts the stop with an already done
+// context and waits for gnet.Rotate to return instead.
 //
 // # Port 0
 //

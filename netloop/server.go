@@ -22,6 +22,11 @@ import (
 // goroutine, possibly out of order.
 type Handler interface{ Handle(req *wire.Request) }
 
+// Drainer is implemented by a Handler that holds requests back on purpose
+// (fetches long-polling for data): Shutdown calls Drain once, when it stops
+// decoding, so those are answered now rather than at their own deadline.
+type Drainer interface{ Drain() }
+
 // Server errors.
 var (
 	ErrStarted    = errors.New("netloop: server already started")
@@ -208,6 +213,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil // already shut down or shutting down
 	}
 	s.draining.Store(true)
+	if d, ok := s.h.(Drainer); ok {
+		d.Drain()
+	}
 	if h := s.hooks.draining; h != nil {
 		h()
 	}
