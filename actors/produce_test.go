@@ -489,3 +489,58 @@ func TestProduceFsyncFailure(t *testing.T) {
 		t.Fatalf("high watermark after a failed fsync: %d, want 2", got.Offset)
 	}
 }
+
+// Altered topic configs reach produce validation live.
+func TestProduceRulesFollowAlteredConfigs(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopicWith(t, b, "alt", 1)
+	now := time.Now().UnixMilli()
+	mustProduce(t, b, "alt", 0, plain(1, now).build(), 0)
+
+	alter := func(name, value string) {
+		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		req.Version = 1
+		r := kmsg.NewIncrementalAlterConfigsRequestResource()
+		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, "alt"
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Value, c.Op = name, &value, kmsg.IncrementalAlterConfigOpSet
+		r.Configs = append(r.Configs, c)
+		req.Resources = append(req.Resources, r)
+		if resp := call(t, b, req).(*kmsg.IncrementalAlterConfigsResponse); resp.Resources[0].ErrorCode != 0 {
+			t.Fatalf("alter %s: %d", name, resp.Resources[0].ErrorCode)
+		}
+	}
+	alter("min.insync.replicas", "2")
+	if p := produce(t, b, -1, "alt", 0, plain(1, now).build()); p.ErrorCode != int16(kerr.NotEnoughReplicas) {
+		t.Fatalf("acks=all after min.insync.replicas=2: code %d", p.ErrorCode)
+	}
+	alter("message.timestamp.type", "LogAppendTime")
+	p := produce(t, b, 1, "alt", 0, plain(1, 5).build())
+	if p.ErrorCode != 0 || p.LogAppendTime < now {
+		t.Fatalf("after LogAppendTime: %+v", p)
+	}
+}
+
+func TestProducerIDBlocksAcrossDirectories(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(b, producerIDFile), []byte(producerIDHeader+"5000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ids producerIDs
+	id, err := ids.allocate([]string{a, b})
+	if err != nil || id != 5000 {
+		t.Fatalf("first id %d, %v; want 5000 (the largest block start of any directory)", id, err)
+	}
+	for _, d := range []string{a, b} {
+		if data, _ := os.ReadFile(filepath.Join(d, producerIDFile)); string(data) != producerIDHeader+"6000\n" {
+			t.Fatalf("%s holds %q, want the next block start 6000", d, data)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(a, producerIDFile), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var fresh producerIDs
+	if _, err := fresh.allocate([]string{a, b}); err == nil {
+		t.Fatal("a malformed producer id file was accepted")
+	}
+}
