@@ -126,10 +126,13 @@ func produceFranz(ctx context.Context, cl *kgo.Client, topic string, partitions 
 // has every record or ctx ends.
 func consumeFranz(ctx context.Context, t testing.TB, addr, topic string, partitions int32, v *verifier) {
 	t.Helper()
-	offsets := make(map[int32]kgo.Offset, partitions)
-	for p := range partitions {
-		offsets[p] = kgo.NewOffset().At(0)
-	}
+	consumeFranzFrom(ctx, t, addr, topic, kgo.NewOffset().At(0), partitions, v)
+}
+
+// consumeWith consumes the partitions in offsets from where they say into
+// v until v has every record or ctx ends, then checks that nothing follows.
+func consumeWith(ctx context.Context, t testing.TB, addr, topic string, offsets map[int32]kgo.Offset, v *verifier) {
+	t.Helper()
 	cl := newClient(t, addr,
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}),
 		kgo.FetchMaxBytes(64<<20),

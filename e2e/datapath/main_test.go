@@ -144,7 +144,8 @@ func requireDataPath(t *testing.T, addr string) {
 }
 
 // recordCount is how many records the big round trips move per codec:
-// 1,000,000 by default, fewer with -short, or SAMSA_DATAPATH_RECORDS.
+// 1,000,000 by default, 100,000 under the race detector, 50,000 with
+// -short, or SAMSA_DATAPATH_RECORDS.
 func recordCount(t testing.TB) int {
 	if v := os.Getenv("SAMSA_DATAPATH_RECORDS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -156,16 +157,25 @@ func recordCount(t testing.TB) int {
 	if testing.Short() {
 		return 50_000
 	}
+	if raceEnabled {
+		return 100_000
+	}
 	return 1_000_000
 }
 
-// scaled returns n, or n/10 (at least min) under -short.
+// scaled returns n, or less (never below min) under -short (n/10) or the
+// race detector (n/4).
 func scaled(n, min int) int {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		return max(n/10, min)
+	case raceEnabled:
+		return max(n/4, min)
 	}
 	return n
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
