@@ -18,7 +18,8 @@ type batchSpec struct {
 	pid        int64   // -1: not idempotent
 	epoch      int16
 	seq        int32
-	attrs      int16 // extra attribute bits (transactional, control)
+	attrs      int16  // extra attribute bits (transactional, control)
+	key        []byte // nil: null key
 	value      []byte
 }
 
@@ -46,7 +47,7 @@ func (s batchSpec) build() []byte {
 	maxTs := base
 	for i, ts := range s.timestamps {
 		maxTs = max(maxTs, ts)
-		rec := kmsg.Record{TimestampDelta64: ts - base, OffsetDelta: int32(i), Value: s.value}
+		rec := kmsg.Record{TimestampDelta64: ts - base, OffsetDelta: int32(i), Key: s.key, Value: s.value}
 		body := rec.AppendTo(nil)[1:]
 		rec.Length = int32(len(body))
 		section = append(section, rec.AppendTo(nil)...)

@@ -21,7 +21,8 @@ type produceRules struct {
 	// .after.max.ms; math.MaxInt64 means unlimited.
 	beforeMaxMs int64
 	afterMaxMs  int64
-	minInsync   int // min.insync.replicas
+	minInsync   int  // min.insync.replicas
+	compact     bool // cleanup.policy has compact: every record needs a key
 }
 
 // rulesOf maps a topic's effective config to produce rules.
@@ -43,6 +44,7 @@ func rulesOf(t config.Topic) produceRules {
 		beforeMaxMs:     ms(t.TimestampBeforeMax),
 		afterMaxMs:      ms(t.TimestampAfterMax),
 		minInsync:       max(t.MinInsyncReplicas, 1),
+		compact:         t.Compact,
 	}
 }
 
@@ -86,9 +88,11 @@ func rejected(code kerr.Code, format string, args ...any) produceVerdict {
 //     on the header alone; the oldest record is not in the header, so the
 //     records are read (and decompressed) only when before.max.ms is set
 //     below its unlimited default. Records without a timestamp (-1) pass.
+//   - on compacted topics every record needs a key (INVALID_RECORD), as in
+//     Kafka: the records are read (and decompressed) for it.
 //
-// Not checked (Kafka checks them while it decompresses): each record's
-// offset delta and, on compacted topics, that records have keys.
+// Not checked (Kafka checks it while it decompresses anyway): each
+// record's offset delta.
 func validateProduce(records []byte, version int16, r produceRules, now int64, verifyCRC bool, scratch *[]byte) produceVerdict {
 	if len(records) == 0 {
 		return rejected(kerr.InvalidRecord, "produce v%d needs exactly one record batch per partition, got none", version)
@@ -134,10 +138,8 @@ func validateProduce(records []byte, version int16, r produceRules, now int64, v
 	if h.ProducerID >= 0 && (h.BaseSequence < 0 || h.ProducerEpoch < 0) {
 		return rejected(kerr.InvalidRecord, "idempotent batch of producer %d without a sequence or epoch", h.ProducerID)
 	}
-	if !r.logAppendTime {
-		if v := checkTimestamps(records, &h, r, now, scratch); v.code != kerr.None {
-			return v
-		}
+	if v := checkRecords(records, &h, r, now, scratch); v.code != kerr.None {
+		return v
 	}
 	return produceVerdict{header: h}
 }
@@ -159,21 +161,25 @@ func validateHeader(b []byte) (wire.BatchHeader, error) {
 	return h, nil
 }
 
-// checkTimestamps applies message.timestamp.before/after.max.ms (see
-// validateProduce).
-func checkTimestamps(batch []byte, h *wire.BatchHeader, r produceRules, now int64, scratch *[]byte) produceVerdict {
+// checkRecords applies message.timestamp.before/after.max.ms and the
+// compacted topics' key rule (see validateProduce), reading the records
+// only when a rule needs them.
+func checkRecords(batch []byte, h *wire.BatchHeader, r produceRules, now int64, scratch *[]byte) produceVerdict {
+	createTime := !r.logAppendTime
 	tooNew := func(ts int64) bool {
-		return ts != -1 && r.afterMaxMs != math.MaxInt64 && ts > now && ts-now > r.afterMaxMs
+		return createTime && ts != -1 && r.afterMaxMs != math.MaxInt64 && ts > now && ts-now > r.afterMaxMs
 	}
 	tooOld := func(ts int64) bool {
-		return ts != -1 && r.beforeMaxMs != math.MaxInt64 && ts < now && now-ts > r.beforeMaxMs
+		return createTime && ts != -1 && r.beforeMaxMs != math.MaxInt64 && ts < now && now-ts > r.beforeMaxMs
 	}
 	if tooNew(h.MaxTimestamp) {
 		return rejected(kerr.InvalidTimestamp, "timestamp %d is more than message.timestamp.after.max.ms (%d) after the broker's time %d",
 			h.MaxTimestamp, r.afterMaxMs, now)
 	}
-	if r.beforeMaxMs == math.MaxInt64 || r.beforeMaxMs >= now {
-		return produceVerdict{} // no non-negative timestamp can be too old
+	// No non-negative timestamp can be too old with before.max.ms >= now.
+	oldPossible := createTime && r.beforeMaxMs != math.MaxInt64 && r.beforeMaxMs < now
+	if !oldPossible && !r.compact {
+		return produceVerdict{}
 	}
 	it, buf, err := wire.NewBatchRecordIter(batch, (*scratch)[:0], 32*int(r.maxMessageBytes))
 	*scratch = buf
@@ -182,6 +188,9 @@ func checkTimestamps(batch []byte, h *wire.BatchHeader, r produceRules, now int6
 	}
 	var rec wire.Record
 	for it.Next(&rec) {
+		if r.compact && rec.Key == nil {
+			return rejected(kerr.InvalidRecord, "record %d has no key; a compacted topic (cleanup.policy=compact) needs one", it.Index()-1)
+		}
 		ts := h.BaseTimestamp + rec.TimestampDelta
 		if tooOld(ts) {
 			return rejected(kerr.InvalidTimestamp, "record %d timestamp %d is more than message.timestamp.before.max.ms (%d) before the broker's time %d",

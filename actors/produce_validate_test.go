@@ -127,6 +127,29 @@ func TestValidateProduceTimestamps(t *testing.T) {
 	check("corrupt gzip, per-record check", b, before, kerr.CorruptMessage)
 }
 
+func TestValidateProduceCompactedNeedsKeys(t *testing.T) {
+	compact := rulesOf(topicConfig(t, "cleanup.policy", "compact"))
+	if !compact.compact || defaultRules(t).compact {
+		t.Fatal("cleanup.policy not mapped")
+	}
+	for _, codec := range []int{wire.CodecNone, wire.CodecSnappy, wire.CodecZstd} {
+		keyless := plain(3, testNow)
+		keyless.codec = codec
+		var scratch []byte
+		if v := validateProduce(keyless.build(), 9, compact, testNow, true, &scratch); v.code != kerr.InvalidRecord {
+			t.Errorf("codec %d: keyless records on a compacted topic: %v (%s), want INVALID_RECORD", codec, v.code, v.msg)
+		}
+		if v := validateProduce(keyless.build(), 9, defaultRules(t), testNow, true, &scratch); v.code != kerr.None {
+			t.Errorf("codec %d: keyless records on a delete topic: %v", codec, v.code)
+		}
+		keyed := keyless
+		keyed.key = []byte("k")
+		if v := validateProduce(keyed.build(), 9, compact, testNow, true, &scratch); v.code != kerr.None {
+			t.Errorf("codec %d: keyed records on a compacted topic: %v (%s)", codec, v.code, v.msg)
+		}
+	}
+}
+
 // BenchmarkValidateProduce measures the per-batch validation cost of a
 // 16 KiB uncompressed batch of 100-byte records with default configs (no
 // per-record work).
