@@ -139,13 +139,16 @@ func (f *flusher) enqueueLocked() {
 // flush fsyncs everything recorded so far and calls back the waiters it
 // made durable. A failed fsync fails the log for good: fsync is not
 // retried, because the kernel may have dropped the dirty pages.
-func (f *flusher) flush() error {
+func (f *flusher) flush() error { return f.flushAfter(false) }
+
+// flushAfter is flush; with gather set (a background group commit) it
+// first lets appenders that the previous flush just woke append: it
+// yields while appends keep arriving (a few times at most). Larger
+// groups, fewer fsyncs, no timer.
+func (f *flusher) flushAfter(gather bool) error {
 	f.flushMu.Lock()
 	defer f.flushMu.Unlock()
-	// Let appenders that the previous flush just woke append before this
-	// one decides what it covers: yield while appends keep arriving (a
-	// few times at most). Larger groups, fewer fsyncs, no timer.
-	for range 8 {
+	for i := 0; gather && i < 8; i++ {
 		n := f.appends.Load()
 		runtime.Gosched()
 		if f.appends.Load() == n {
@@ -364,7 +367,7 @@ func (p *flushPool) work() {
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
 		p.mu.Unlock()
-		f.flush() // a failure is sticky in f and reported to its waiters
+		f.flushAfter(true) // a failure is sticky in f and reported to its waiters
 	}
 }
 
