@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -296,18 +298,20 @@ func describeTopicConfig(t *testing.T, adm *kadm.Client, topic string) kadm.Reso
 
 func wantConfig(t *testing.T, rc kadm.ResourceConfig, key, value string, source kmsg.ConfigSource) {
 	t.Helper()
+	if err := configErr(rc, key, value, source); err != nil {
+		t.Error(err)
+	}
+}
+
+func configErr(rc kadm.ResourceConfig, key, value string, source kmsg.ConfigSource) error {
 	c, ok := findConfig(rc, key)
 	if !ok {
-		t.Errorf("%s: config %s missing", rc.Name, key)
-		return
+		return fmt.Errorf("%s: config %s missing", rc.Name, key)
 	}
 	if c.Value == nil || *c.Value != value || c.Source != source {
-		got := "<nil>"
-		if c.Value != nil {
-			got = *c.Value
-		}
-		t.Errorf("%s: %s = %s (%v), want %s (%v)", rc.Name, key, got, c.Source, value, source)
+		return fmt.Errorf("%s: %s = %s (%v), want %s (%v)", rc.Name, key, deref(c.Value), c.Source, value, source)
 	}
+	return nil
 }
 
 func TestKadmConfigs(t *testing.T) {
@@ -327,8 +331,8 @@ func TestKadmConfigs(t *testing.T) {
 				t.Errorf("config %s missing from the description", key)
 				continue
 			}
-			if c.Source != kmsg.ConfigSourceDefaultConfig && c.Source != kmsg.ConfigSourceStaticBrokerConfig {
-				t.Errorf("%s has source %v; an untouched config is a default", key, c.Source)
+			if c.Source == kmsg.ConfigSourceDynamicTopicConfig {
+				t.Errorf("%s has source %v; an untouched config is not a topic override", key, c.Source)
 			}
 		}
 		unknown := topicName(t, "nope")
@@ -451,13 +455,17 @@ func TestKadmConfigs(t *testing.T) {
 		if len(set) != 1 || set[0].Err != nil {
 			t.Fatalf("set log.retention.ms on broker %d: %+v", id, set)
 		}
-		rcs, err := adm.DescribeBrokerConfigs(testContext(t), id)
-		if err != nil || len(rcs) != 1 {
-			t.Fatalf("describe broker: %v %+v", err, rcs)
-		}
-		wantConfig(t, rcs[0], "log.retention.ms", "7654321", kmsg.ConfigSourceDynamicBrokerConfig)
+		eventually(t, 5*time.Second, func() error {
+			rcs, err := adm.DescribeBrokerConfigs(testContext(t), id)
+			if err != nil || len(rcs) != 1 {
+				return fmt.Errorf("describe broker: %v %+v", err, rcs)
+			}
+			return configErr(rcs[0], "log.retention.ms", "7654321", kmsg.ConfigSourceDynamicBrokerConfig)
+		})
 		// A topic without an override follows the broker's value.
-		wantConfig(t, describeTopicConfig(t, adm, topic), "retention.ms", "7654321", kmsg.ConfigSourceDynamicBrokerConfig)
+		eventually(t, 5*time.Second, func() error {
+			return configErr(describeTopicConfig(t, adm, topic), "retention.ms", "7654321", kmsg.ConfigSourceDynamicBrokerConfig)
+		})
 
 		del, err := adm.AlterBrokerConfigs(testContext(t), []kadm.AlterConfig{
 			{Op: kadm.DeleteConfig, Name: "log.retention.ms"},
@@ -465,10 +473,13 @@ func TestKadmConfigs(t *testing.T) {
 		if err != nil || len(del) != 1 || del[0].Err != nil {
 			t.Fatalf("delete log.retention.ms on broker %d: %v %+v", id, err, del)
 		}
-		c, _ := findConfig(describeTopicConfig(t, adm, topic), "retention.ms")
-		if deref(c.Value) != "604800000" || c.Source == kmsg.ConfigSourceDynamicBrokerConfig {
-			t.Errorf("after removing the broker override, retention.ms = %s (%v), want 604800000 (7 days)", deref(c.Value), c.Source)
-		}
+		eventually(t, 5*time.Second, func() error {
+			c, _ := findConfig(describeTopicConfig(t, adm, topic), "retention.ms")
+			if deref(c.Value) != "604800000" || c.Source == kmsg.ConfigSourceDynamicBrokerConfig {
+				return fmt.Errorf("after removing the broker override, retention.ms = %s (%v), want 604800000 (7 days)", deref(c.Value), c.Source)
+			}
+			return nil
+		})
 	})
 
 	t.Run("LegacyAlterReplacesAll", func(t *testing.T) {
@@ -537,41 +548,43 @@ func TestKadmCluster(t *testing.T) {
 	t.Run("DescribeLogDirs", func(t *testing.T) {
 		topic := topicName(t, "dirs")
 		mustCreate(t, adm, topic, 2, nil)
-		all, err := adm.DescribeAllLogDirs(testContext(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(all) != 1 {
-			t.Fatalf("log dirs from %d brokers, want 1", len(all))
-		}
-		for _, dirs := range all {
-			if len(dirs) != 1 {
-				t.Fatalf("%d log dirs, want 1: %+v", len(dirs), dirs)
+		// Kafka creates partition logs as the broker applies the new
+		// metadata, so wait for them to show.
+		eventually(t, 5*time.Second, func() error {
+			all, err := adm.DescribeAllLogDirs(testContext(t), nil)
+			if err != nil {
+				return err
 			}
-			for path, d := range dirs {
-				if d.Err != nil {
-					t.Errorf("log dir %s: %v", path, d.Err)
+			if len(all) != 1 {
+				return fmt.Errorf("log dirs from %d brokers, want 1", len(all))
+			}
+			for _, dirs := range all {
+				if len(dirs) != 1 {
+					return fmt.Errorf("%d log dirs, want 1: %+v", len(dirs), dirs)
 				}
-				if path != b.DataDir() {
-					t.Errorf("log dir %q, want %q", path, b.DataDir())
-				}
-				// DescribeLogDirs v4 (KIP-827) reports the volume's size
-				// and free space; Kafka 3.3+ fills them in.
-				if d.TotalBytes <= 0 || d.UsableBytes < 0 || d.UsableBytes > d.TotalBytes {
-					t.Errorf("log dir %s: total %d bytes, usable %d; want the volume's sizes (KIP-827)",
-						path, d.TotalBytes, d.UsableBytes)
-				}
-				parts := d.Topics[topic]
-				if len(parts) != 2 {
-					t.Errorf("log dir lists %d partitions of %s, want 2", len(parts), topic)
-				}
-				for p, pd := range parts {
-					if pd.Size != 0 {
-						t.Errorf("%s-%d holds %d bytes before any produce", topic, p, pd.Size)
+				for path, d := range dirs {
+					switch {
+					case d.Err != nil:
+						return fmt.Errorf("log dir %s: %v", path, d.Err)
+					case path != b.DataDir():
+						return fmt.Errorf("log dir %q, want %q", path, b.DataDir())
+					// DescribeLogDirs v4 (KIP-827) reports the volume's
+					// size and free space; Kafka 3.3+ fills them in.
+					case d.TotalBytes <= 0 || d.UsableBytes < 0 || d.UsableBytes > d.TotalBytes:
+						return fmt.Errorf("log dir %s: total %d bytes, usable %d; want the volume's sizes (KIP-827)",
+							path, d.TotalBytes, d.UsableBytes)
+					case len(d.Topics[topic]) != 2:
+						return fmt.Errorf("log dir lists %d partitions of %s, want 2", len(d.Topics[topic]), topic)
+					}
+					for p, pd := range d.Topics[topic] {
+						if pd.Size != 0 {
+							return fmt.Errorf("%s-%d holds %d bytes before any produce", topic, p, pd.Size)
+						}
 					}
 				}
 			}
-		}
+			return nil
+		})
 	})
 
 	t.Run("ApiVersions", func(t *testing.T) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -39,14 +40,14 @@ func TestDeleteRemovesPartitionFiles(t *testing.T) {
 	adm := newAdmin(t, b.Addr())
 	topic := topicName(t, "files")
 	mustCreate(t, adm, topic, 3, nil)
-	if dirs := partitionDirs(t, b.DataDir(), topic); len(dirs) != 3 {
-		t.Fatalf("after creating 3 partitions the data dir holds %v; want %s-0..2", dirs, topic)
-	}
-	for p := 0; p < 3; p++ {
-		if _, err := os.Stat(filepath.Join(b.DataDir(), topic+"-"+strconv.Itoa(p))); err != nil {
-			t.Errorf("partition directory: %v", err)
+	eventually(t, 5*time.Second, func() error {
+		for p := 0; p < 3; p++ {
+			if _, err := os.Stat(filepath.Join(b.DataDir(), topic+"-"+strconv.Itoa(p))); err != nil {
+				return fmt.Errorf("after creating 3 partitions: %v", err)
+			}
 		}
-	}
+		return nil
+	})
 	if r, err := adm.DeleteTopics(testContext(t), topic); err != nil || r[topic].Err != nil {
 		t.Fatalf("delete: %v %+v", err, r)
 	}

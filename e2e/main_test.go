@@ -139,3 +139,23 @@ func knownBug(t *testing.T, bug string) {
 		t.Skipf("known broker bug (run with %s=1 to see it fail): %s", strictEnv, bug)
 	}
 }
+
+// eventually retries check until it returns nil or d passes, then fails t
+// with the last error. Kafka applies some admin changes asynchronously
+// (KRaft brokers follow the metadata log), so a test meant to hold for
+// Kafka as well as samsa waits for state instead of expecting it at once.
+func eventually(t *testing.T, d time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Error(err)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

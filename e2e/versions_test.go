@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"testing"
@@ -140,18 +141,22 @@ func TestAdminAPIsEveryVersion(t *testing.T) {
 			t.Errorf("AlterConfigs v%d: %+v", legacy.Version, legr.Resources)
 		}
 
-		// Describe it at DescribeConfigs v1-v4.
+		// Describe it at DescribeConfigs v1-v4 (Kafka applies the change
+		// asynchronously, so wait for it).
 		desc := kmsg.NewPtrDescribeConfigsRequest()
 		desc.Version = 1 + (v-2)%4
 		dr := kmsg.NewDescribeConfigsRequestResource()
 		dr.ResourceType, dr.ResourceName, dr.ConfigNames = kmsg.ConfigResourceTypeTopic, topic, []string{"retention.ms"}
 		desc.Resources = append(desc.Resources, dr)
-		dresp := kmsg.NewPtrDescribeConfigsResponse()
-		roundTrip(t, conn, desc, dresp, next())
-		if len(dresp.Resources) != 1 || dresp.Resources[0].ErrorCode != 0 || len(dresp.Resources[0].Configs) != 1 ||
-			deref(dresp.Resources[0].Configs[0].Value) != "172800000" {
-			t.Errorf("DescribeConfigs v%d after AlterConfigs v%d: %+v", desc.Version, legacy.Version, dresp.Resources)
-		}
+		eventually(t, 5*time.Second, func() error {
+			dresp := kmsg.NewPtrDescribeConfigsResponse()
+			roundTrip(t, conn, desc, dresp, next())
+			if len(dresp.Resources) != 1 || dresp.Resources[0].ErrorCode != 0 || len(dresp.Resources[0].Configs) != 1 ||
+				deref(dresp.Resources[0].Configs[0].Value) != "172800000" {
+				return fmt.Errorf("DescribeConfigs v%d after AlterConfigs v%d: %+v", desc.Version, legacy.Version, dresp.Resources)
+			}
+			return nil
+		})
 
 		// DescribeLogDirs v1-v4 lists its two partitions.
 		logs := kmsg.NewPtrDescribeLogDirsRequest()
@@ -159,11 +164,14 @@ func TestAdminAPIsEveryVersion(t *testing.T) {
 		lt := kmsg.NewDescribeLogDirsRequestTopic()
 		lt.Topic, lt.Partitions = topic, []int32{0, 1}
 		logs.Topics = append(logs.Topics, lt)
-		logr := kmsg.NewPtrDescribeLogDirsResponse()
-		roundTrip(t, conn, logs, logr, next())
-		if len(logr.Dirs) != 1 || len(logr.Dirs[0].Topics) != 1 || len(logr.Dirs[0].Topics[0].Partitions) != 2 {
-			t.Errorf("DescribeLogDirs v%d: %+v", logs.Version, logr.Dirs)
-		}
+		eventually(t, 5*time.Second, func() error {
+			logr := kmsg.NewPtrDescribeLogDirsResponse()
+			roundTrip(t, conn, logs, logr, next())
+			if len(logr.Dirs) != 1 || len(logr.Dirs[0].Topics) != 1 || len(logr.Dirs[0].Topics[0].Partitions) != 2 {
+				return fmt.Errorf("DescribeLogDirs v%d: %+v", logs.Version, logr.Dirs)
+			}
+			return nil
+		})
 
 		// Delete it at DeleteTopics v1-v6 (v6 names topics in Topics).
 		del := kmsg.NewPtrDeleteTopicsRequest()
