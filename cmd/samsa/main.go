@@ -27,6 +27,7 @@ func newRootCommand() *cobra.Command {
 		newVersionCommand(),
 		newTopicCommand(),
 		newBenchCommand(),
+		newGroupCommand(),
 	)
 	return root
 }
