@@ -65,39 +65,43 @@
 // APIs is the one table that both builds the ApiVersions response and
 // decides what DecodeRequest accepts, so the broker never advertises what
 // it refuses, nor serves what it does not advertise. A row has an
-// advertised [Min, Max] and an accepted [Accept, Max]. Ranges are subsets of
-// what Kafka 4.x brokers advertise, widened downwards where a mainstream
-// client needs an old version (facts from reference/kafka-protocol.md §1c-d,
-// checked by TestRangesServeEveryClient):
+// advertised [Min, Max] and an accepted [Accept, Max]. Only served APIs are
+// listed (advertising an unserved API makes clients use it: Java pushes
+// telemetry if keys 71/72 appear); the rows still waiting for a handler are
+// in plannedAPIs, and enabling an API is moving its row in the same commit
+// as its handler (the seed corpus and round-trip tests already cover it).
+// Ranges are subsets of what Kafka 4.x brokers advertise, widened
+// downwards where a mainstream client needs an old version (facts from
+// reference/kafka-protocol.md §1c-d, checked by TestRangesServeEveryClient):
 //
-//   - Only served APIs are listed. Advertising an unserved API makes
-//     clients use it (Java pushes telemetry if keys 71/72 appear).
 //   - ApiVersions 0-4: kafka-go and kafka-python 2.0 send v0, kafkajs 2.2.4
 //     v2, librdkafka and sarama v3, Java and franz-go v4.
 //   - Metadata 0-12: kafka-go's Conn and kafka-python 2.0 send v1,
 //     librdkafka 2.0 at most v4, kafkajs at most v6.
-//   - CreateTopics 0-7, DeleteTopics 0-6: kafka-go <= 0.4.47 sends v0
-//     without negotiating (Kafka 4.0 dropped those and broke it).
-//   - DescribeConfigs 0-4: sarama with Config.Version < 1.1 sends v0.
-//   - Produce (planned) is advertised from 0 but accepted from 3, as
-//     Kafka 4 does (KAFKA-18659): librdkafka before 2.10 disables
-//     compression unless Produce overlaps [0,0]; v3 is the first
-//     RecordBatch v2 version and kafkajs and librdkafka 2.0 send at most 7.
-//     Produce 12 and EndTxn 5 (transactions v2, KIP-890) stay out.
-//   - JoinGroup (planned) from 0: librdkafka < 2.11 derives SASL/GSSAPI
-//     support from a [0,0] overlap; kafka-go <= 0.4.47 and sarama <= 1.40
-//     send v1. Heartbeat, SyncGroup, LeaveGroup and FindCoordinator from 0:
-//     kafka-go sends v0.
-//   - Fetch 4-13: 4 is the first RecordBatch-only version and what
+//   - Produce is advertised from 0 but accepted from 3, as Kafka 4 does
+//     (KAFKA-18659): librdkafka before 2.10 disables compression unless
+//     Produce overlaps [0,0]; v3 is the first RecordBatch v2 version, and
+//     kafkajs and librdkafka 2.0 send at most 7. Produce 12 and EndTxn 5
+//     (transactions v2, KIP-890) stay out until implemented.
+//   - Fetch from 4, the first RecordBatch-only version and what
 //     kafka-python 2.0 sends; librdkafka 2.0 and kafkajs send at most 11.
-//     13 names topics by their persisted IDs.
-//   - OffsetForLeaderEpoch (planned) 2-4: librdkafka >= 2.1 sends exactly
-//     v2 without checking.
+//     13 names topics by ID (the topic IDs the metadata persists) and is
+//     the highest version EncodeFetchResponse writes.
+//   - JoinGroup from 0: librdkafka < 2.11 derives SASL/GSSAPI support from
+//     a [0,0] overlap; kafka-go <= 0.4.47 and sarama <= 1.40 send v1.
+//     Heartbeat, SyncGroup, LeaveGroup and FindCoordinator from 0: kafka-go
+//     sends v0. OffsetCommit from 2 and OffsetFetch from 1: kafka-go and
+//     kafka-python 2.0.
+//   - CreateTopics and DeleteTopics from 0: kafka-go <= 0.4.47 sends v0
+//     without negotiating (Kafka 4.0 dropped those and broke it).
+//     DescribeConfigs from 0: sarama with Config.Version < 1.1 sends v0.
+//   - OffsetForLeaderEpoch 2-4: librdkafka >= 2.1 sends exactly v2 without
+//     checking; Java validates positions only when the max is >= 3.
+//   - InitProducerId from 0, AddPartitionsToTxn and AddOffsetsToTxn from 0:
+//     kafkajs sends v0-1, librdkafka v0 only.
 //
 // No features (SupportedFeatures, FinalizedFeatures) are advertised, so
-// Java producers use the classic transaction protocol. To enable a planned
-// API, move its row from plannedAPIs to APIs in the same commit as its
-// handler; the seed corpus and round-trip tests already cover it.
+// Java producers use the classic transaction protocol.
 //
 // # Borrowing
 //
