@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"sort"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/segmentio/kafka-go"
 )
@@ -70,9 +72,20 @@ func TestKafkaGo(t *testing.T) {
 		mustCreate(t, adm, topic, 2, nil)
 
 		client := &kafka.Client{Addr: kafka.TCP(b.Addr())}
-		resp, err := client.Metadata(testContext(t), &kafka.MetadataRequest{Topics: []string{topic}})
-		if err != nil {
-			t.Fatalf("Metadata: %v", err)
+		var resp *kafka.MetadataResponse
+		eventually(t, 5*time.Second, func() error { // Kafka publishes a new topic asynchronously
+			var err error
+			resp, err = client.Metadata(testContext(t), &kafka.MetadataRequest{Topics: []string{topic}})
+			if err != nil {
+				return fmt.Errorf("Metadata: %w", err)
+			}
+			if len(resp.Topics) == 1 && resp.Topics[0].Error != nil {
+				return fmt.Errorf("Metadata of %s: %w", topic, resp.Topics[0].Error)
+			}
+			return nil
+		})
+		if resp == nil {
+			t.FailNow()
 		}
 		if len(resp.Brokers) != 1 || resp.Controller.ID != resp.Brokers[0].ID {
 			t.Errorf("brokers %+v, controller %+v", resp.Brokers, resp.Controller)
@@ -85,12 +98,12 @@ func TestKafkaGo(t *testing.T) {
 			t.Fatalf("topics %+v", resp.Topics)
 		}
 		missing := topicName(t, "nope")
-		resp, err = client.Metadata(testContext(t), &kafka.MetadataRequest{Topics: []string{missing}})
+		resp, err := client.Metadata(testContext(t), &kafka.MetadataRequest{Topics: []string{missing}})
 		if err != nil {
 			t.Fatalf("Metadata of a missing topic: %v", err)
 		}
 		if len(resp.Topics) != 1 || !errors.Is(resp.Topics[0].Error, kafka.UnknownTopicOrPartition) {
-			t.Errorf("missing topic: %+v, want UnknownTopicOrPartition (auto-create is off for admin requests?)", resp.Topics)
+			t.Errorf("missing topic: %+v, want UnknownTopicOrPartition (kafka.Client does not ask for auto-creation)", resp.Topics)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -54,6 +55,13 @@ func TestKcatMetadata(t *testing.T) {
 	adm := newAdmin(t, b.Addr())
 	topic := topicName(t, "kcat")
 	mustCreate(t, adm, topic, 3, nil)
+	// Kafka publishes a new topic to its brokers asynchronously.
+	eventually(t, 5*time.Second, func() error {
+		if d := freshTopics(t, b.Addr(), topic)[topic]; d.Err != nil || len(d.Partitions) != 3 {
+			return fmt.Errorf("%s not visible yet: %v", topic, d.Err)
+		}
+		return nil
+	})
 
 	t.Run("Text", func(t *testing.T) {
 		out := runKcat(t, kcat, "-L", "-b", b.Addr(), "-t", topic)

@@ -51,17 +51,21 @@ func TestDeleteRemovesPartitionFiles(t *testing.T) {
 	if r, err := adm.DeleteTopics(testContext(t), topic); err != nil || r[topic].Err != nil {
 		t.Fatalf("delete: %v %+v", err, r)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		dirs := partitionDirs(t, b.DataDir(), topic)
-		if len(dirs) == 0 {
-			return
+	// Kafka renames a deleted partition's directory to
+	// TOPIC-N.ID-delete at once and removes it after file.delete.delay.ms
+	// (60s); what must go at once is every live TOPIC-N directory.
+	eventually(t, 10*time.Second, func() error {
+		var live []string
+		for _, d := range partitionDirs(t, b.DataDir(), topic) {
+			if !strings.HasSuffix(d, "-delete") {
+				live = append(live, d)
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("10s after deleting %s its files remain: %v", topic, dirs)
+		if len(live) > 0 {
+			return fmt.Errorf("after deleting %s its partition directories remain: %v", topic, live)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestDynamicBrokerConfigSurvivesRestart(t *testing.T) {
