@@ -94,7 +94,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		o.GatherTimeout = 30 * time.Second
 	}
 	b := &Broker{cfg: cfg, log: logger, opts: o, dirs: make(map[string]logDir), metaStopped: make(chan struct{})}
-	b.fetches = newFetchState(defaultFetchSessionSlots)
+	b.fetches = newFetchState(int(config.ParseInt(cfg.Value(keyFetchSessionSlots))))
 
 	locks, err := lockDirs(cfg.LogDirs)
 	if err != nil {

@@ -30,7 +30,13 @@ func fetchValue(i int) []byte {
 // (incremental fetch sessions, long polls), checking every record and
 // that the record data left by sendfile.
 func TestFetchRoundTripSendfile(t *testing.T) {
-	n := startNode(t, t.TempDir())
+	for _, slots := range []string{"1000", "0"} {
+		t.Run("sessions="+slots, func(t *testing.T) { testFetchRoundTrip(t, slots) })
+	}
+}
+
+func testFetchRoundTrip(t *testing.T, slots string) {
+	n := startNode(t, t.TempDir(), "max.incremental.fetch.session.cache.slots", slots)
 	adm, _ := n.admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -92,6 +98,11 @@ func TestFetchRoundTripSendfile(t *testing.T) {
 	}
 	if copied != 0 {
 		t.Fatalf("%d record bytes were copied on a plaintext listener", copied)
+	}
+	// franz-go fetches through an incremental session when the broker
+	// offers one, and falls back to full fetches when it does not.
+	if got, want := n.broker.FetchSessions(), map[string]int{"1000": 1, "0": 0}[slots]; got != want {
+		t.Fatalf("%d fetch sessions, want %d", got, want)
 	}
 }
 

@@ -24,6 +24,10 @@ type fetchState struct {
 	parked   parkedFetches
 }
 
+// FetchSessions is the number of incremental fetch sessions (KIP-227) the
+// broker keeps.
+func (b *Broker) FetchSessions() int { return b.fetches.sessions.Len() }
+
 // Drain answers every fetch parked waiting for data now, and makes later
 // fetches answer without waiting: netloop calls it when Shutdown stops
 // decoding (netloop.Drainer), so a shutdown does not sit out the clients'
@@ -34,6 +38,9 @@ type topicIDIndex struct {
 	routes *Routes
 	byID   map[metadata.TopicID]*TopicRoute
 }
+
+// keyFetchSessionSlots bounds the fetch session cache.
+const keyFetchSessionSlots = "max.incremental.fetch.session.cache.slots"
 
 func newFetchState(slots int) *fetchState {
 	if slots < 0 {

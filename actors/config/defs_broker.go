@@ -179,6 +179,8 @@ var brokerDefs = []Def{
 	{Name: "queued.max.requests", Type: Int, Default: "500", Check: AtLeast(1), Ignored: true, Doc: "Accepted; backpressure is per connection."},
 	{Name: "background.threads", Type: Int, Default: "10", Check: AtLeast(1), Ignored: true, Doc: "Accepted; unused."},
 	{Name: "controlled.shutdown.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "Cluster mode comes later."},
+	{Name: "max.incremental.fetch.session.cache.slots", Type: Int, Default: "1000", Check: AtLeast(0),
+		Doc: "Most incremental fetch sessions (KIP-227) kept at once; 0 turns sessions off, so every fetch is a full one."},
 
 	// Groups and transactions (their coordinators come later).
 	{Name: "offsets.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Consumer groups come later."},
