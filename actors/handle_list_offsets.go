@@ -106,9 +106,57 @@ func (p *partitionActor) listOffset(ts int64, currentEpoch int32, follower bool,
 		out.ErrorCode = int16(code)
 		return
 	}
+	if r.Found && r.Offset >= 0 {
+		r = p.exactTimestampOffset(r, ts)
+	}
 	if r.Found && r.Offset >= 0 && r.Offset < bound {
 		out.Offset, out.Timestamp, out.LeaderEpoch = r.Offset, r.Timestamp, p.epochAt(r.Offset)
 	}
+}
+
+// exactTimestampOffset narrows segment's answer inside a compressed or
+// LogAppendTime batch, which segment gives at batch granularity (the
+// batch's first offset or later, its max timestamp), to the record Kafka
+// names: the first record at or after the answer's offset whose timestamp
+// is at or after ts (ts >= 0), or equals the maximum (MaxTimestamp).
+// Only that one batch is read and decompressed. On any trouble the
+// coarse answer stands.
+func (p *partitionActor) exactTimestampOffset(r segment.TimestampOffset, ts int64) segment.TimestampOffset {
+	data, _, err := p.plog.ReadBytes(segment.ReadRequest{Offset: r.Offset, MaxBytes: 1, MaxOffset: -1, MinOneBatch: true})
+	if err != nil {
+		return r
+	}
+	h, err := wire.ParseBatchHeader(data)
+	if err != nil || h.Size() > int64(len(data)) || h.BaseOffset > r.Offset || h.LastOffset() < r.Offset {
+		return r
+	}
+	from := r.Offset
+	if ts == segment.MaxTimestamp {
+		from = max(h.BaseOffset, p.plog.LogStartOffset())
+	}
+	if h.Attributes&wire.AttrTimestampLogTime != 0 {
+		// Every record carries the append time.
+		return segment.TimestampOffset{Offset: from, Timestamp: h.MaxTimestamp, Found: true}
+	}
+	if h.Codec() == wire.CodecNone {
+		return r // segment read the records itself
+	}
+	it, scratch, err := wire.NewBatchRecordIter(data[:h.Size()], p.scratch[:0], 32*int(p.rules.maxMessageBytes))
+	p.scratch = scratch
+	if err != nil {
+		return r
+	}
+	var rec wire.Record
+	for it.Next(&rec) {
+		off, rts := h.BaseOffset+int64(rec.OffsetDelta), h.BaseTimestamp+rec.TimestampDelta
+		if off < from {
+			continue
+		}
+		if (ts == segment.MaxTimestamp && rts == r.Timestamp) || (ts >= 0 && rts >= ts) {
+			return segment.TimestampOffset{Offset: off, Timestamp: rts, Found: true}
+		}
+	}
+	return r
 }
 
 // epochAt is the leader epoch that wrote offset, from the log's epoch

@@ -265,9 +265,8 @@ func TestProduceLogAppendTime(t *testing.T) {
 	if h.Attributes&wire.AttrTimestampLogTime == 0 || h.MaxTimestamp != p.LogAppendTime {
 		t.Fatalf("stored batch: attributes %x max timestamp %d, want LogAppendTime %d", h.Attributes, h.MaxTimestamp, p.LogAppendTime)
 	}
-	// Every record shares the time; Kafka answers the first offset, segment
-	// one of the batch (at batch granularity for LogAppendTime).
-	if got := listOffset(t, b, "lat", 0, -3); got.Offset < 0 || got.Offset > 2 || got.Timestamp != p.LogAppendTime {
+	// Every record shares the time: the first offset is the answer.
+	if got := listOffset(t, b, "lat", 0, -3); got.Offset != 0 || got.Timestamp != p.LogAppendTime {
 		t.Fatalf("max timestamp: %+v", got)
 	}
 }
@@ -377,6 +376,46 @@ func TestInitProducerIDUniqueAcrossRestarts(t *testing.T) {
 	if err != nil || string(data) != producerIDHeader+"3000\n" {
 		t.Fatalf("producer id file: %q, %v", data, err)
 	}
+}
+
+// Inside compressed batches ListOffsets names the exact record, as Kafka
+// does: the first at or after the timestamp, also when the log start cuts
+// the batch, and the first holding the maximum timestamp.
+func TestListOffsetsInsideCompressedBatches(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopicWith(t, b, "z", 1)
+	now := time.Now().UnixMilli()
+	s := plain(1, 0)
+	s.codec = wire.CodecSnappy
+	s.timestamps = []int64{now - 50, now - 40, now - 30, now - 20, now - 10} // offsets 0-4
+	mustProduce(t, b, "z", 0, s.build(), 0)
+	s.timestamps = []int64{now - 5, now, now - 1, now} // offsets 5-8: the max twice
+	mustProduce(t, b, "z", 0, s.build(), 5)
+
+	check := func(name string, ts, offset, timestamp int64) {
+		t.Helper()
+		if got := listOffset(t, b, "z", 0, ts); got.ErrorCode != 0 || got.Offset != offset || got.Timestamp != timestamp {
+			t.Errorf("%s: offset %d timestamp %d, want %d %d", name, got.Offset, got.Timestamp, offset, timestamp)
+		}
+	}
+	check("first record", now-60, 0, now-50)
+	check("inside the first batch", now-35, 2, now-30)
+	check("exact timestamp", now-20, 3, now-20)
+	check("inside the second batch", now-3, 6, now)
+	check("max timestamp: its first record", -3, 6, now)
+
+	req := kmsg.NewPtrDeleteRecordsRequest()
+	req.Version = 2
+	rt := kmsg.NewDeleteRecordsRequestTopic()
+	rt.Topic = "z"
+	rp := kmsg.NewDeleteRecordsRequestTopicPartition()
+	rp.Offset = 3
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	if r := call(t, b, req).(*kmsg.DeleteRecordsResponse).Topics[0].Partitions[0]; r.ErrorCode != 0 || r.LowWatermark != 3 {
+		t.Fatalf("delete records: %+v", r)
+	}
+	check("timestamp in the deleted range", now-60, 3, now-20)
 }
 
 func TestDeleteRecords(t *testing.T) {
