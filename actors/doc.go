@@ -137,14 +137,53 @@
 // a partitionTask (a function run inside the actor) through
 // partitionTasks (partition_fanout.go).
 //
-// # What the next issue (produce, fetch) plugs into
+// # Fetch side (handle_fetch.go, fetch_wait.go, partition_fetch.go, fetch_sessions.go)
 //
-// Produce and Fetch route per partition: Handle splits the request by
-// topic-partition, looks each up in b.Routes() (unknown partitions are
-// answered UNKNOWN_TOPIC_OR_PARTITION at once), sends each partition actor
-// its part with a gather slot, and the last partition to answer encodes
-// and replies. partitionActor gains produce and fetch messages and a core
-// type around its segment.Log (leader epoch: PartitionSpec.LeaderEpoch;
-// config: segmentConfig of the effective topic config, updated by
-// reconfigure). An acks=0 produce replies with req.Reply(nil).
+// handleFetch (on the gnet loop) refuses replica fetches (replica id >= 0:
+// INVALID_REQUEST until cluster mode), resolves the fetch session, looks
+// each partition up in b.Routes() (by topic id from v13; unknown ones are
+// answered in the plan: UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, or
+// NOT_LEADER_OR_FOLLOWER for an offline log) and starts a fetchOp. The
+// op sends every partition actor its slot (a partitionFetch, which is
+// both the message and where the answer goes); the actor checks the
+// client's leader epoch (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH) and
+// the offset (OFFSET_OUT_OF_RANGE outside [log start, log end]) and reads
+// segment regions from the offset up to p.hw (the last stable offset is
+// p.hw: no transactions yet), at most min(partition_max_bytes,
+// max_bytes), always the first batch (segment.ReadRequest.MinOneBatch).
+// The read is index lookups and header preads; record bytes stay in the
+// file.
+//
+// max_bytes is a budget across partitions. Partitions are read in
+// parallel, so the op applies it when answering: in fetch order, the
+// first partition with data keeps its read whole, each later one only if
+// it fits in what is left; a read that does not fit is released and its
+// partition answered without records (the client asks again; sessions
+// move partitions that got data to the end so none starves).
+//
+// Long polling: when the round's data is short of min_bytes (and
+// max_wait_ms > 0, no partition failed), each partition whose read was
+// short left a fetchWaiter (the offset it read up to and the log size
+// then); the op releases its reads and parks. onHighWatermark, called by
+// the produce side on every advance, reports to each waiter whose offset
+// the high watermark passed an estimate of the bytes that arrived (log
+// size growth); once the estimates reach min_bytes the op reads again.
+// A max_wait_ms timer reads a last time and answers. No polling, no
+// actor waits. Broker.Drain (netloop calls it at Shutdown, through
+// netloop.Drainer) answers parked fetches at once.
+//
+// Answering: one wire.EncodeFetchResponse call lays the response out
+// around the regions (file chunks); netloop sends them with sendfile on
+// plaintext listeners and calls Response.Done after the last byte or when
+// the connection is gone, which releases the regions. Reads released
+// early: a parked round's, a trimmed partition's, a late answer of an
+// abandoned round (a partition actor that never answered within
+// max_wait_ms plus GatherTimeout is reported NOT_LEADER_OR_FOLLOWER).
+//
+// Fetch sessions (KIP-227, fetch_sessions.go): real incremental sessions
+// in a cache of max.incremental.fetch.session.cache.slots (default 1000;
+// 0 turns them off and every fetch is full, which every client accepts).
+// The rules (epochs, FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH,
+// forgotten topics, eviction, which partitions an incremental answer
+// carries) are in that file's comment.
 package actors
