@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,22 +90,8 @@ func TestCrashSafety(t *testing.T) {
 		ledger.acks[p] = make(map[int]crashAck)
 	}
 
-	// The round loop waits on reached, which the acknowledgement that
-	// brings the total to target closes.
-	var acked atomic.Int64
-	var target atomic.Int64
-	var reached atomic.Pointer[chan struct{}]
-	waitFor := func(n int64) chan struct{} {
-		ch := make(chan struct{})
-		target.Store(n)
-		reached.Store(&ch)
-		if acked.Load() >= n {
-			if p := reached.Swap(nil); p != nil {
-				close(*p)
-			}
-		}
-		return ch
-	}
+	// The round loop waits for acknowledgement counts.
+	var watch ackWatch
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -151,10 +136,8 @@ func TestCrashSafety(t *testing.T) {
 						ledger.acks[p][seq] = crashAck{r.Partition, r.Offset}
 					}
 					ledger.mu.Unlock()
-					if err == nil && acked.Add(1) >= target.Load() {
-						if ch := reached.Swap(nil); ch != nil {
-							close(*ch)
-						}
+					if err == nil {
+						watch.ack()
 					}
 				})
 			}
@@ -166,14 +149,14 @@ func TestCrashSafety(t *testing.T) {
 		after := int64(500 + rng.IntN(20_000))
 		downtime := time.Duration(rng.IntN(300)) * time.Millisecond
 		select {
-		case <-waitFor(acked.Load() + after):
+		case <-watch.when(watch.count() + after):
 		case <-time.After(roundDeadline):
 			close(stop)
 			t.Fatalf("round %d: the producers made %d acknowledgements, not %d more, within %v (first error: %v)",
-				round, acked.Load(), after, roundDeadline, ledger.firstErr())
+				round, watch.count(), after, roundDeadline, ledger.firstErr())
 		}
 		b.Kill()
-		t.Logf("round %d: killed after %d acknowledgements (+%d), down for %v", round, acked.Load(), after, downtime)
+		t.Logf("round %d: killed after %d acknowledgements (+%d), down for %v", round, watch.count(), after, downtime)
 		time.Sleep(downtime) // the producers meet a dead broker for a while
 		if err := b.Start(); err != nil {
 			close(stop)
@@ -182,10 +165,10 @@ func TestCrashSafety(t *testing.T) {
 	}
 	// Carry on after the last restart, then stop and drain.
 	select {
-	case <-waitFor(acked.Load() + 5000):
+	case <-watch.when(watch.count() + 5000):
 	case <-time.After(roundDeadline):
 		t.Errorf("after the last restart the producers did not carry on: %d acknowledgements (first error: %v)",
-			acked.Load(), ledger.firstErr())
+			watch.count(), ledger.firstErr())
 	}
 	close(stop)
 	wg.Wait()

@@ -5,7 +5,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,23 +56,19 @@ func TestIdempotentProduceThroughCuts(t *testing.T) {
 	createTopic(t, proxy.Addr(), topic, partitions, nil)
 	base := timeBase()
 
-	// marks[k] closes when the (k+1)*n/(cuts+1)-th acknowledgement arrives.
-	marks := make(map[int64]chan struct{}, cuts)
-	order := make([]int64, 0, cuts)
-	for k := 1; k <= cuts; k++ {
-		at := int64(k * n / (cuts + 1))
-		marks[at] = make(chan struct{})
-		order = append(order, at)
-	}
-	var acked atomic.Int64
-	onAck := func(*kgo.Record) {
-		if ch, ok := marks[acked.Add(1)]; ok {
-			close(ch)
-		}
-	}
+	// Each cut waits for gap more acknowledgements after the previous
+	// one: they prove the producer reconnected, so every cut has a live
+	// connection to break.
+	gap := int64(n / (cuts + 2))
+	var watch ackWatch
+	onAck := func(*kgo.Record) { watch.ack() }
 
 	producer := franzProducer(t, proxy.Addr(),
-		kgo.ProducerLinger(time.Millisecond), // many small requests: cuts land mid-request
+		// Many small requests, few records buffered: cuts land
+		// mid-request, and acknowledgements come in small steps.
+		kgo.ProducerLinger(time.Millisecond),
+		kgo.ProducerBatchMaxBytes(32<<10),
+		kgo.MaxBufferedRecords(10_000),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -87,18 +82,20 @@ func TestIdempotentProduceThroughCuts(t *testing.T) {
 
 	produceDone := make(chan struct{})
 	go func() { wg.Wait(); close(produceDone) }()
-	for k, at := range order {
+	for k := range cuts {
 		select {
-		case <-marks[at]:
+		case <-watch.when(watch.count() + gap):
 		case <-produceDone:
-			t.Fatalf("the producer stopped after %d acknowledgements, before cut %d: %v", acked.Load(), k+1, produceErr)
+			t.Fatalf("the producer stopped after %d acknowledgements, before cut %d: %v", watch.count(), k+1, produceErr)
 		}
 		down := k == cuts/2
 		if down {
 			proxy.SetDown(true)
 		}
+		before := proxy.Stats()
 		cut := proxy.CutAll()
-		t.Logf("cut %d after %d acknowledgements: %d connections", k+1, acked.Load(), cut)
+		t.Logf("cut %d after %d acknowledgements: %d connections (so far %d closed by the client, %d by the broker)",
+			k+1, watch.count(), cut, before.ClientClosed, before.TargetClosed)
 		if cut == 0 {
 			t.Errorf("cut %d found no connection to cut: is the client going around the proxy?", k+1)
 		}
@@ -114,7 +111,8 @@ func TestIdempotentProduceThroughCuts(t *testing.T) {
 		t.Fatalf("produce through cuts: %v", produceErr)
 	}
 	s := proxy.Stats()
-	t.Logf("proxy: %d connections accepted, %d refused, %d cut", s.Accepted, s.Refused, s.Cut)
+	t.Logf("proxy: %d connections accepted, %d refused, %d cut, %d closed by the client, %d closed by the broker",
+		s.Accepted, s.Refused, s.Cut, s.ClientClosed, s.TargetClosed)
 
 	v := newVerifier(n, partitions, "none", base)
 	consumeFranz(deadline(t, 2*time.Minute), t, proxy.Addr(), topic, partitions, v)

@@ -184,3 +184,36 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// ackWatch counts a producer's acknowledgements and lets a test wait
+// until the count reaches a number, without polling.
+type ackWatch struct {
+	acked   atomic.Int64
+	target  atomic.Int64
+	reached atomic.Pointer[chan struct{}]
+}
+
+// ack records one acknowledgement; call it from produce promises.
+func (w *ackWatch) ack() {
+	if w.acked.Add(1) >= w.target.Load() {
+		if ch := w.reached.Swap(nil); ch != nil {
+			close(*ch)
+		}
+	}
+}
+
+func (w *ackWatch) count() int64 { return w.acked.Load() }
+
+// when returns a channel closed once n acknowledgements have been counted.
+// One wait at a time.
+func (w *ackWatch) when(n int64) <-chan struct{} {
+	ch := make(chan struct{})
+	w.target.Store(n)
+	w.reached.Store(&ch)
+	if w.acked.Load() >= n {
+		if p := w.reached.Swap(nil); p != nil {
+			close(*p)
+		}
+	}
+	return ch
+}

@@ -22,13 +22,15 @@ type Proxy struct {
 	target string
 	ln     net.Listener
 
-	mu       sync.Mutex
-	conns    map[*link]struct{}
-	down     bool
-	closed   bool
-	accepted int64
-	refused  int64
-	cuts     int64
+	mu           sync.Mutex
+	conns        map[*link]struct{}
+	down         bool
+	closed       bool
+	accepted     int64
+	refused      int64
+	cuts         int64
+	clientClosed int64
+	targetClosed int64
 
 	wg sync.WaitGroup // the accept loop and every link's goroutines
 }
@@ -92,6 +94,10 @@ type Stats struct {
 	Refused  int64 // connections reset because the proxy was down or the target unreachable
 	Cut      int64 // connections reset by CutAll or Close
 	Open     int   // connections proxied right now
+	// ClientClosed and TargetClosed count clean ends of stream (FIN) from
+	// each side: who hung up, when nobody cut.
+	ClientClosed int64
+	TargetClosed int64
 }
 
 // Stats returns the proxy's counters, for tests that check their client
@@ -99,7 +105,8 @@ type Stats struct {
 func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Stats{Accepted: p.accepted, Refused: p.refused, Cut: p.cuts, Open: len(p.conns)}
+	return Stats{Accepted: p.accepted, Refused: p.refused, Cut: p.cuts, Open: len(p.conns),
+		ClientClosed: p.clientClosed, TargetClosed: p.targetClosed}
 }
 
 // Close stops listening, resets every open connection and waits for the
@@ -188,6 +195,13 @@ func (p *Proxy) serve(client *net.TCPConn) {
 func (p *Proxy) pipe(l *link, dst, src *net.TCPConn) {
 	_, err := io.Copy(dst, src)
 	if err == nil {
+		p.mu.Lock()
+		if src == l.client {
+			p.clientClosed++
+		} else {
+			p.targetClosed++
+		}
+		p.mu.Unlock()
 		_ = dst.CloseWrite()
 		return
 	}

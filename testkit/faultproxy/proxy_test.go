@@ -241,7 +241,10 @@ func TestHalfCloseIsForwarded(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("target never saw the half-close")
 	}
-	waitStats(t, p, func(s Stats) bool { return s.Open == 0 })
+	s := waitStats(t, p, func(s Stats) bool { return s.Open == 0 })
+	if s.ClientClosed != 1 || s.TargetClosed != 1 || s.Cut != 0 {
+		t.Errorf("stats %+v, want one clean close from each side", s)
+	}
 }
 
 func TestUnreachableTargetResetsClient(t *testing.T) {
