@@ -74,6 +74,7 @@ type fetchSession struct {
 	parts    []*sessionPartition
 	byKey    map[fetchKey]*sessionPartition
 	lastUsed int64 // milliseconds
+	served   int64 // incremental fetches served, for the log line when it ends
 }
 
 // fetchOutcome is what a read of a target produced, as the session needs
@@ -90,6 +91,8 @@ type fetchContext struct {
 	sessionID   int32         // the response's session id
 	incremental bool          // answer only partitions with news
 	usesIDs     bool
+	// ended is the session the request closed or replaced, if any.
+	ended *fetchSession
 }
 
 // fetchSessions is the session cache; safe for concurrent use (the fetch
@@ -142,22 +145,24 @@ func (c *fetchSessions) begin(req *kmsg.FetchRequest, now int64) (fetchContext, 
 		return ts
 	}
 	if req.Version < 7 || req.SessionEpoch == -1 {
+		var ended *fetchSession
 		if req.Version >= 7 && req.SessionID != 0 {
 			c.mu.Lock()
-			delete(c.byID, req.SessionID)
+			ended = c.remove(req.SessionID)
 			c.mu.Unlock()
 		}
-		return fetchContext{targets: full(), usesIDs: usesIDs}, 0
+		return fetchContext{targets: full(), usesIDs: usesIDs, ended: ended}, 0
 	}
 	if req.SessionEpoch == 0 {
 		ts := full()
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		var ended *fetchSession
 		if req.SessionID != 0 {
-			delete(c.byID, req.SessionID)
+			ended = c.remove(req.SessionID)
 		}
 		id := c.create(ts, usesIDs, now)
-		return fetchContext{targets: ts, sessionID: id, usesIDs: usesIDs}, 0
+		return fetchContext{targets: ts, sessionID: id, usesIDs: usesIDs, ended: ended}, 0
 	}
 	if req.SessionEpoch < 0 {
 		return fetchContext{}, kerr.InvalidFetchSessionEpoch
@@ -176,6 +181,7 @@ func (c *fetchSessions) begin(req *kmsg.FetchRequest, now int64) (fetchContext, 
 	}
 	s.epoch = nextEpoch(s.epoch)
 	s.lastUsed = now
+	s.served++
 	for i := range req.Topics {
 		rt := &req.Topics[i]
 		for j := range rt.Partitions {
@@ -279,6 +285,17 @@ func (c *fetchSessions) finish(fc *fetchContext, outs []fetchOutcome, include []
 		}
 	}
 	s.parts = reordered
+}
+
+// remove drops session id and returns it (nil if unknown), with its
+// counters frozen for a log line. Called with mu held.
+func (c *fetchSessions) remove(id int32) *fetchSession {
+	s := c.byID[id]
+	if s == nil {
+		return nil
+	}
+	delete(c.byID, id)
+	return &fetchSession{id: s.id, epoch: s.epoch, served: s.served, parts: make([]*sessionPartition, len(s.parts))}
 }
 
 // create opens a session for ts if the cache has or can make room; it

@@ -176,6 +176,9 @@ func TestFetchSessionsLifecycle(t *testing.T) {
 	if code != 0 || fc.sessionID != 0 || fc.incremental || c.Len() != 0 {
 		t.Fatalf("close: code %v, %+v, %d sessions", code, fc, c.Len())
 	}
+	if fc.ended == nil || fc.ended.id != id || fc.ended.served != 5 {
+		t.Fatalf("closing reports %+v, want session %d after 5 incremental fetches", fc.ended, id)
+	}
 	if _, code := c.begin(fetchReq(12, id, 6), 1008); code != kerr.FetchSessionIDNotFound {
 		t.Fatalf("closed session still answers: %v", code)
 	}

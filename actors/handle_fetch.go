@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"context"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -84,6 +86,7 @@ func handleFetch(b *Broker, req *wire.Request) {
 		return
 	}
 	fc, code := b.fetches.sessions.begin(kreq, b.opts.Now().UnixMilli())
+	logSession(b, req, kreq, &fc, code)
 	if code != 0 {
 		replyFetchError(b, req, kreq, code)
 		return
@@ -129,6 +132,27 @@ func handleFetch(b *Broker, req *wire.Request) {
 		}
 	}
 	o.start(time.Duration(kreq.MaxWaitMillis) * time.Millisecond)
+}
+
+// logSession writes the debug lines of a session's life: opened, ended
+// (with the incremental fetches it served), refused. Rare events, never
+// one per fetch.
+func logSession(b *Broker, req *wire.Request, kreq *kmsg.FetchRequest, fc *fetchContext, code kerr.Code) {
+	if !b.log.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	if e := fc.ended; e != nil {
+		b.log.Debug("fetch session ended by the client", "session_id", e.id, "incremental_fetches", e.served,
+			"partitions", len(e.parts), "client", req.ClientAddr)
+	}
+	if code != 0 {
+		b.log.Debug("fetch session refused", "session_id", kreq.SessionID, "epoch", kreq.SessionEpoch,
+			"error", code.String(), "client", req.ClientAddr)
+	}
+	if fc.sessionID != 0 && !fc.incremental {
+		b.log.Debug("fetch session opened", "session_id", fc.sessionID, "partitions", len(fc.targets),
+			"version", kreq.Version, "client", req.ClientAddr)
+	}
 }
 
 // answerFetch builds and sends the response of an answered op.
