@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
+	"time"
 	"testing"
 
 	"github.com/samsa-io/samsa/testkit"
@@ -67,6 +69,12 @@ func TestRestartKeepsTopicsAndConfigs(t *testing.T) {
 		t.Fatalf("delete: %v %+v", err, r)
 	}
 	all := []string{kept, altered, grown, deleted}
+	eventually(t, 5*time.Second, func() error { // Kafka applies deletions asynchronously
+		if d := freshTopics(t, b.Addr(), deleted)[deleted]; d.Err == nil {
+			return fmt.Errorf("%s still listed after its deletion", deleted)
+		}
+		return nil
+	})
 	before := snapshotTopics(t, adm, all...)
 	if len(before) != 3 || len(before[kept].configs) != 2 || before[altered].configs["retention.bytes"] != "99999999" {
 		t.Fatalf("state before the restart is not what the test set up: %+v", before)
