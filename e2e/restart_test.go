@@ -3,8 +3,8 @@ package e2e
 import (
 	"fmt"
 	"regexp"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/samsa-io/samsa/testkit"
 	"github.com/twmb/franz-go/pkg/kadm"
