@@ -27,6 +27,12 @@
 //
 //	SAMSA_MEASURE=1 go test -run Measure -v ./e2e/
 //
+// The Kafka-facing tests were checked against Apache Kafka 4.1.1 with
+// scripts/kafka-as-samsa.sh, which runs Kafka (KRaft, from interop/java's
+// Maven jars) behind the serve contract; where Kafka applies a change
+// asynchronously the tests wait for it (eventually) rather than expect it
+// at once.
+//
 // A test that fails because of a reported, not yet fixed broker bug calls
 // knownBug: it skips (so the suite stays green for everyone) unless
 // SAMSA_E2E_STRICT=1, which runs it. The fix removes the knownBug call.
