@@ -84,6 +84,14 @@ func appendBatches(t *testing.T, l *segment.Log, count, n, valueSize int) []int6
 	return sizes
 }
 
+func regionChunks(rs []segment.Region) []wire.Chunk {
+	cs := make([]wire.Chunk, len(rs))
+	for i, r := range rs {
+		cs[i] = r.Chunk()
+	}
+	return cs
+}
+
 // batchOffsets lists the base offsets of the batches in a read.
 func batchOffsets(t *testing.T, res *segment.ReadResult) []int64 {
 	t.Helper()

@@ -11,7 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/metadata"
-	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -195,7 +194,14 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 	if kreq.IsolationLevel == 1 {
 		aborted = []wire.AbortedTransaction{} // no transactions yet: none aborted
 	}
-	var starts []int // index in parts of each topic's first partition
+	nChunks := 0
+	for i := range o.slots {
+		if o.include[i] && o.outs[i].bytes > 0 && o.slots[i].res != nil {
+			nChunks += len(o.slots[i].res.Regions)
+		}
+	}
+	chunks := make([]wire.Chunk, 0, nChunks) // one array for every partition's records
+	var starts []int                         // index in parts of each topic's first partition
 	var prev *fetchTarget
 	for i := range o.slots {
 		if !o.include[i] {
@@ -209,7 +215,11 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 			AbortedTransactions: aborted, PreferredReadReplica: -1,
 		}
 		if s := &o.slots[i]; out.bytes > 0 && s.res != nil {
-			fp.Records = regionChunks(s.res.Regions)
+			at := len(chunks)
+			for _, r := range s.res.Regions {
+				chunks = append(chunks, r.Chunk())
+			}
+			fp.Records = chunks[at:len(chunks):len(chunks)]
 		}
 		if prev == nil || !sameTopic(prev, t) {
 			resp.Topics = append(resp.Topics, wire.FetchTopic{Name: t.key.topic, ID: t.key.id})
@@ -230,13 +240,6 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 
 func sameTopic(a, b *fetchTarget) bool { return a.key.topic == b.key.topic && a.key.id == b.key.id }
 
-func regionChunks(rs []segment.Region) []wire.Chunk {
-	cs := make([]wire.Chunk, len(rs))
-	for i, r := range rs {
-		cs[i] = r.Chunk()
-	}
-	return cs
-}
 
 // replyFetchError answers a whole fetch with one error: top-level (v7+,
 // where clients read it) and, unless it is a session error (which carries
