@@ -60,9 +60,12 @@ type crashLedger struct {
 // producers carry on. At the end every acknowledged record must be at the
 // offset it was acknowledged with, byte for byte; no record may appear
 // twice; offsets are dense and each producer's records keep their order
-// in each partition. Set SAMSA_CRASH_SEED to replay a run.
+// in each partition. Segments are 256 KiB, so kills also land near
+// rolls. Set SAMSA_CRASH_SEED to replay a run.
 func TestCrashSafety(t *testing.T) {
-	b := testkit.StartBroker(t, testkit.BrokerConfig{})
+	// Small segments: recovery meets many segment files and rolls, not
+	// just the tail of one.
+	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: []string{"--log.segment.bytes", "262144"}})
 	requireDataPath(t, b.Addr())
 
 	seed := uint64(time.Now().UnixNano())

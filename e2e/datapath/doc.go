@@ -23,6 +23,16 @@
 //   - longpoll_test.go: how fast a fetch parked in max wait is woken by a
 //     produce (p50/p99 logged, not asserted), and that it is woken rather
 //     than answered at max wait.
+//   - offsets_test.go: ListOffsets (earliest, latest, max timestamp, by
+//     timestamp in plain and compressed batches, with Kafka's answer: the
+//     first record at or after the timestamp), OffsetForLeaderEpoch,
+//     DeleteRecords.
+//   - edge_test.go, large_test.go: null and empty keys and values,
+//     headers, the epoch timestamp, a 900 KiB value through every codec;
+//     max.message.bytes, and batches larger than the consumer's fetch
+//     limits (KIP-74).
+//   - codec_test.go: a raw Fetch shows that batches are stored with the
+//     codec the producer used.
 //
 // # The record model
 //

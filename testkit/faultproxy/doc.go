@@ -42,6 +42,10 @@
 // both directions have ended. If the target cannot be reached, the
 // client's connection is reset.
 //
+// Stats counts connections accepted, refused and cut, and clean closes
+// from each side, so a test can check that its client really went through
+// the proxy and see who hung up when nobody cut.
+//
 // # Threading
 //
 // All methods are safe for concurrent use. Each proxied connection uses
