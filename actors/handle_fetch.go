@@ -240,7 +240,6 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 
 func sameTopic(a, b *fetchTarget) bool { return a.key.topic == b.key.topic && a.key.id == b.key.id }
 
-
 // replyFetchError answers a whole fetch with one error: top-level (v7+,
 // where clients read it) and, unless it is a session error (which carries
 // no partitions), on every requested partition.
