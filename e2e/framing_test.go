@@ -32,7 +32,7 @@ func metadataV12(corr int32, clientID []byte, tags []byte) []byte {
 // expectMetadataAnswer reads one Metadata v12 answer and checks it.
 func expectMetadataAnswer(t *testing.T, what string, c net.Conn, corr int32) {
 	t.Helper()
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var size [4]byte
 	if _, err := io.ReadFull(c, size[:]); err != nil {
 		t.Fatalf("%s: no answer: %v", what, err)

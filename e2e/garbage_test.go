@@ -54,7 +54,7 @@ func dial(t *testing.T, addr string) net.Conn {
 // Kafka does for input it cannot parse.
 func expectClosed(t *testing.T, conn net.Conn, what string) {
 	t.Helper()
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	buf := make([]byte, 256)
 	n, err := conn.Read(buf)
 	var ne net.Error
@@ -62,7 +62,7 @@ func expectClosed(t *testing.T, conn net.Conn, what string) {
 	case n > 0:
 		t.Errorf("%s: the broker answered %d bytes (% x...); it should close the connection", what, n, buf[:min(n, 16)])
 	case errors.As(err, &ne) && ne.Timeout():
-		t.Errorf("%s: the connection is still open 5s later; the broker should close it", what)
+		t.Errorf("%s: the connection is still open 10s later; the broker should close it", what)
 	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET):
 	default:
 		t.Errorf("%s: read: %v", what, err)
@@ -72,7 +72,7 @@ func expectClosed(t *testing.T, conn net.Conn, what string) {
 // readResponse reads one response frame and returns it after the size.
 func readResponse(t *testing.T, conn net.Conn) []byte {
 	t.Helper()
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var size [4]byte
 	if _, err := io.ReadFull(conn, size[:]); err != nil {
 		t.Fatalf("reading a response size: %v", err)

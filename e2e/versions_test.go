@@ -18,7 +18,7 @@ func roundTrip(t *testing.T, conn net.Conn, req kmsg.Request, resp kmsg.Response
 	if _, err := conn.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("versions")).AppendRequest(nil, req, corr)); err != nil {
 		t.Fatalf("write: %v", err)
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var size [4]byte
 	if _, err := io.ReadFull(conn, size[:]); err != nil {
 		t.Fatalf("%s v%d: no answer: %v", kmsg.NameForKey(req.Key()), req.GetVersion(), err)
