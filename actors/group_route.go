@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,40 @@ var errOffsetsPartitionMissing = errors.New("actors: the __consumer_offsets part
 type groupCoordinators struct {
 	pids     atomic.Pointer[[]*actor.PID]
 	creating atomic.Bool // __consumer_offsets exists or is being made
+
+	mu      sync.Mutex
+	waiters []func(ok bool) // run once the coordinators are up (or failed to start)
+}
+
+// whenGroupsStarted runs fn once the coordinators are running (ok) or
+// failed to start; at once if they already run. FindCoordinator waits
+// this way for the first creation of __consumer_offsets instead of
+// making clients back off and retry.
+func (b *Broker) whenGroupsStarted(fn func(ok bool)) {
+	b.groups.mu.Lock()
+	if p := b.groups.pids.Load(); p != nil {
+		b.groups.mu.Unlock()
+		fn(true)
+		return
+	}
+	b.groups.waiters = append(b.groups.waiters, fn)
+	b.groups.mu.Unlock()
+	b.ensureGroups()
+}
+
+// groupsStarted publishes the coordinators (nil: they failed to start)
+// and wakes the waiters.
+func (b *Broker) groupsStarted(pids []*actor.PID) {
+	b.groups.mu.Lock()
+	if pids != nil {
+		b.groups.pids.Store(&pids)
+	}
+	w := b.groups.waiters
+	b.groups.waiters = nil
+	b.groups.mu.Unlock()
+	for _, fn := range w {
+		fn(pids != nil)
+	}
 }
 
 // groupConfig builds the core's configuration from the broker's.
@@ -85,6 +120,7 @@ func (b *Broker) ensureGroups() {
 		if err != nil {
 			b.log.Error("consumer groups are unavailable (COORDINATOR_NOT_AVAILABLE)", "err", err)
 			b.groups.creating.Store(false) // the next request tries again
+			b.groupsStarted(nil)
 			return
 		}
 		b.spawnCoordinators(n)
@@ -104,11 +140,12 @@ func (b *Broker) spawnCoordinators(n int32) {
 		pid, err := b.system.Root.SpawnNamed(props, "group-coordinator-"+strconv.Itoa(int(p)))
 		if err != nil {
 			b.log.Error("cannot start a group coordinator; its groups are unavailable", "partition", p, "err", err)
+			b.groupsStarted(nil)
 			return
 		}
 		pids[p] = pid
 	}
-	b.groups.pids.Store(&pids)
+	b.groupsStarted(pids)
 }
 
 // stopGroups stops the coordinator actors before the partitions close,

@@ -20,6 +20,17 @@ const (
 // with a message saying so (clients retry, then report it).
 func handleFindCoordinator(b *Broker, req *wire.Request) {
 	body := req.Body.(*kmsg.FindCoordinatorRequest)
+	if body.CoordinatorType == coordinatorKeyGroup && b.groups.pids.Load() == nil {
+		// The first group request of a broker creates __consumer_offsets:
+		// answer when it is ready (a few milliseconds) rather than send
+		// the client into its retry backoff.
+		b.whenGroupsStarted(func(bool) { findCoordinator(b, req, body) })
+		return
+	}
+	findCoordinator(b, req, body)
+}
+
+func findCoordinator(b *Broker, req *wire.Request, body *kmsg.FindCoordinatorRequest) {
 	resp := body.ResponseKind().(*kmsg.FindCoordinatorResponse)
 	resp.Version = body.Version
 	keys := body.CoordinatorKeys
@@ -34,8 +45,7 @@ func handleFindCoordinator(b *Broker, req *wire.Request) {
 		switch body.CoordinatorType {
 		case coordinatorKeyGroup:
 			if _, ok := b.groupCoordinatorOf(key); !ok || ep == nil {
-				b.ensureGroups()
-				c.ErrorCode, msg = kerr.CoordinatorNotAvailable.Int16(), "the group coordinator is starting (creating "+OffsetsTopic+")"
+				c.ErrorCode, msg = kerr.CoordinatorNotAvailable.Int16(), "the group coordinator could not start; see the broker log"
 				break
 			}
 			c.NodeID, c.Host, c.Port = b.cfg.BrokerID, ep.Host, ep.Port

@@ -84,7 +84,7 @@ func TestSaramaConsumerGroup(t *testing.T) {
 }
 
 // A kafka-go Reader with a GroupID reads a topic from its start and
-// commits as it goes (ReadMessage commits synchronously).
+// commits as it goes (every 100 ms, and on Close).
 func TestKafkaGoReaderGroup(t *testing.T) {
 	b := sharedBroker(t)
 	topic, group := name(t, "t"), name(t, "g")
@@ -96,6 +96,7 @@ func TestKafkaGoReaderGroup(t *testing.T) {
 		Brokers: []string{b.Addr()}, GroupID: group, Topic: topic,
 		StartOffset: kafka.FirstOffset, SessionTimeout: 6 * time.Second,
 		HeartbeatInterval: 500 * time.Millisecond, MaxWait: 200 * time.Millisecond,
+		CommitInterval: 100 * time.Millisecond,
 	})
 	c := newTally()
 	ctx := deadline(t, 30*time.Second)
