@@ -122,6 +122,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With("component", "protoactor")
 	}))
+	b.failDeadFetches()
 	ready := make(chan struct{})
 	b.startup.Store(&startup{state: state, ready: ready})
 	props := actor.PropsFromProducer(func() actor.Actor {

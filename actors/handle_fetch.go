@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/metadata"
@@ -23,6 +24,22 @@ type fetchState struct {
 	ids      atomic.Pointer[topicIDIndex]
 	replicaW sync.Once // replica fetches are logged once
 	parked   parkedFetches
+}
+
+// failDeadFetches answers a fetch's slot at once when its message could
+// not be delivered (the partition actor stopped: topic deleted, or given
+// up by its supervisor) instead of leaving the fetch to its guard timer.
+func (b *Broker) failDeadFetches() {
+	b.system.EventStream.Subscribe(func(evt any) {
+		dl, ok := evt.(*actor.DeadLetterEvent)
+		if !ok {
+			return
+		}
+		if f, ok := dl.Message.(*partitionFetch); ok {
+			f.code, f.hw, f.lso, f.logStart, f.res = kerr.NotLeaderOrFollower, -1, -1, -1, nil
+			f.op.complete(f)
+		}
+	})
 }
 
 // FetchSessions is the number of incremental fetch sessions (KIP-227) the
