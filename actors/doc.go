@@ -177,8 +177,10 @@
 // plaintext listeners and calls Response.Done after the last byte or when
 // the connection is gone, which releases the regions. Reads released
 // early: a parked round's, a trimmed partition's, a late answer of an
-// abandoned round (a partition actor that never answered within
-// max_wait_ms plus GatherTimeout is reported NOT_LEADER_OR_FOLLOWER).
+// abandoned round. A slot sent to a stopped partition actor (deleted
+// topic) comes back through protoactor's dead letters and is answered
+// NOT_LEADER_OR_FOLLOWER at once; one that is never answered (an actor
+// stuck) is reported so after max_wait_ms plus GatherTimeout.
 //
 // Fetch sessions (KIP-227, fetch_sessions.go): real incremental sessions
 // in a cache of max.incremental.fetch.session.cache.slots (default 1000;
