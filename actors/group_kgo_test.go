@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // groupNode is a broker with fast groups: no initial rebalance delay and
@@ -158,5 +160,55 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 	}
 	if l, ok := listed["g1"]; !ok || l.State != "Empty" {
 		t.Errorf("ListGroups after restart: %+v, want g1 Empty", listed)
+	}
+}
+
+// FindCoordinator for transactions has no coordinator yet and says so;
+// __consumer_offsets is an internal, compacted topic. (Every version of
+// FindCoordinator: TestFindCoordinatorVersions.)
+func TestFindCoordinatorAndOffsetsTopic(t *testing.T) {
+	n := groupNode(t, t.TempDir())
+	adm, cl := n.admin(t)
+	ctx := ctxT(t)
+	if _, err := adm.FetchOffsets(ctx, "g1"); err != nil { // makes __consumer_offsets
+		t.Fatal(err)
+	}
+	txn := kmsg.NewPtrFindCoordinatorRequest()
+	txn.Version, txn.CoordinatorType, txn.CoordinatorKeys = 4, 1, []string{"tx"}
+	resp, err := txn.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := resp.Coordinators[0]; c.ErrorCode != kerr.CoordinatorNotAvailable.Code || c.ErrorMessage == nil {
+		t.Errorf("transaction coordinator: %+v, want COORDINATOR_NOT_AVAILABLE with a message", c)
+	}
+
+	topics, err := adm.ListTopicsWithInternal(ctx, "__consumer_offsets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := topics["__consumer_offsets"]
+	if !d.IsInternal || len(d.Partitions) != 4 {
+		t.Errorf("__consumer_offsets: internal=%v with %d partitions, want internal with 4", d.IsInternal, len(d.Partitions))
+	}
+	cfgs, err := adm.DescribeTopicConfigs(ctx, "__consumer_offsets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := cfgs.On("__consumer_offsets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"cleanup.policy": "compact", "segment.bytes": "104857600"}
+	for _, c := range rc.Configs {
+		if w, ok := want[c.Key]; ok {
+			if c.MaybeValue() != w {
+				t.Errorf("__consumer_offsets %s=%s, want %s", c.Key, c.MaybeValue(), w)
+			}
+			delete(want, c.Key)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("configs missing: %v", want)
 	}
 }
