@@ -184,8 +184,12 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather) {
 		if opened != nil {
 			startup = &startReport{g: opened, slot: i}
 		}
+		// Every incarnation starts from the latest spec, so a supervised
+		// restart keeps the topic configs altered since the first start.
+		latest := new(atomic.Pointer[metadata.PartitionSpec])
+		latest.Store(&spec)
 		props := actor.PropsFromProducer(func() actor.Actor {
-			return &partitionActor{spec: spec, dir: dir, log: log, startup: startup}
+			return &partitionActor{spec: *latest.Load(), latest: latest, dir: dir, log: log, startup: startup}
 		})
 		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
 		pid, err := a.ctx.SpawnNamed(props, name)

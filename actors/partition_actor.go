@@ -47,8 +47,11 @@ type (
 // fetch plug in next (see doc.go).
 type partitionActor struct {
 	spec metadata.PartitionSpec
-	dir  logDir
-	log  *slog.Logger
+	// latest is shared by the actor's incarnations: the spec a restart
+	// starts from (nil in tests that build the actor by hand).
+	latest *atomic.Pointer[metadata.PartitionSpec]
+	dir    logDir
+	log    *slog.Logger
 
 	plog    *segment.Log
 	openErr error // the log could not be opened: the partition is offline
@@ -92,6 +95,10 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 			p.plog.SetConfig(m.cfg)
 		}
 		p.spec.Config = m.topic
+		if p.latest != nil {
+			spec := p.spec
+			p.latest.Store(&spec)
+		}
 		p.reconfigureProduce()
 	case *produceRequest:
 		p.produce(m)

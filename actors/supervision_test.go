@@ -175,3 +175,42 @@ func TestAlterConfigsAppliesToRunningLogs(t *testing.T) {
 		}
 	}
 }
+
+// A partition actor restarted by its supervisor re-opens its log with the
+// topic config as altered since the broker started, not as it was then.
+func TestRestartedPartitionKeepsAlteredConfig(t *testing.T) {
+	b, fd := startFlaky(t, t.TempDir(), nil)
+	defer b.Close(t.Context())
+	createTopic(t, b, "kept", 1)
+
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeTopic, "kept"
+	res.Configs = []kmsg.IncrementalAlterConfigsRequestResourceConfig{{Name: "segment.bytes", Value: kmsg.StringPtr("3145728")}}
+	req.Resources = append(req.Resources, res)
+	if r := call(t, b, req).(*kmsg.IncrementalAlterConfigsResponse); r.Resources[0].ErrorCode != 0 {
+		t.Fatalf("alter: %d", r.Resources[0].ErrorCode)
+	}
+	logSizes(t, b) // orders the reconfigure before what follows
+
+	pid, ok := b.Routes().Partition("kept", 0)
+	if !ok {
+		t.Fatal("no partition actor for kept-0")
+	}
+	opens := fd.count("kept-0")
+	// A task that panics inside the actor, as a bug would: the supervisor
+	// restarts it and the new incarnation opens the log again.
+	crashed := newGather(1, 0, func([]int64, bool) {})
+	b.system.Root.Send(pid, &partitionTask{g: crashed, run: func(*partitionActor) { panic("injected partition failure") }})
+	deadline := time.Now().Add(10 * time.Second)
+	for fd.count("kept-0") == opens {
+		if time.Now().After(deadline) {
+			t.Fatal("the partition actor was not restarted after its panic")
+		}
+		time.Sleep(5 * time.Millisecond) // the restart is asynchronous
+	}
+	logSizes(t, b) // the new incarnation has finished starting
+	if c := fd.log("kept-0").Config(); c.SegmentBytes != 3145728 {
+		t.Fatalf("after a restart the log has segment.bytes %d, want the altered 3145728", c.SegmentBytes)
+	}
+}
