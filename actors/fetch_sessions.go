@@ -64,6 +64,7 @@ type fetchTarget struct {
 type sessionPartition struct {
 	fetchTarget
 	hw, lso, logStart int64 // as last sent; noneSent before anything was sent
+	gotData           bool  // scratch for finish: returned records this time
 }
 
 // fetchSession is one client's session.
@@ -247,7 +248,7 @@ func (c *fetchSessions) finish(fc *fetchContext, outs []fetchOutcome, include []
 		}
 		return
 	}
-	moved := false
+	moved := 0
 	for i := range fc.targets {
 		o := &outs[i]
 		sp := s.byKey[fc.targets[i].key]
@@ -257,34 +258,27 @@ func (c *fetchSessions) finish(fc *fetchContext, outs []fetchOutcome, include []
 		if sp != nil && include[i] {
 			sp.hw, sp.lso, sp.logStart = o.hw, o.lso, o.logStart
 		}
-		if o.bytes > 0 && sp != nil {
-			moved = true
+		if o.bytes > 0 && sp != nil && !sp.gotData {
+			sp.gotData = true
+			moved++
 		}
 	}
-	if !moved {
+	if moved == 0 {
 		return
 	}
-	// Partitions that returned records go to the end, in their order.
-	got := make(map[*sessionPartition]bool)
-	for i := range fc.targets {
-		if outs[i].bytes > 0 {
-			if sp := s.byKey[fc.targets[i].key]; sp != nil {
-				got[sp] = true
-			}
-		}
-	}
-	reordered := make([]*sessionPartition, 0, len(s.parts))
+	// Partitions that returned records go to the end, in their order: a
+	// stable partition of the slice in place.
+	moving := make([]*sessionPartition, 0, moved)
+	kept := s.parts[:0]
 	for _, sp := range s.parts {
-		if !got[sp] {
-			reordered = append(reordered, sp)
+		if sp.gotData {
+			sp.gotData = false
+			moving = append(moving, sp)
+		} else {
+			kept = append(kept, sp)
 		}
 	}
-	for _, sp := range s.parts {
-		if got[sp] {
-			reordered = append(reordered, sp)
-		}
-	}
-	s.parts = reordered
+	s.parts = append(kept, moving...)
 }
 
 // remove drops session id and returns it (nil if unknown), with its
