@@ -147,6 +147,8 @@ func TestCrashSafety(t *testing.T) {
 		}()
 	}
 
+	live := startLiveConsumer(t, b.Addr(), topic, partitions)
+
 	roundDeadline := 90 * time.Second
 	for round := 1; round <= rounds; round++ {
 		after := int64(500 + rng.IntN(20_000))
@@ -186,7 +188,96 @@ func TestCrashSafety(t *testing.T) {
 		t.Errorf("%d records failed to produce; the idempotent producer retries forever, so the broker refused them; first: %v",
 			ledger.errs, ledger.first)
 	}
-	verifyCrashLog(t, b.Addr(), topic, partitions, base, ledger)
+	final := verifyCrashLog(t, b.Addr(), topic, partitions, base, ledger)
+	live.compare(t, final)
+}
+
+// liveConsumer reads the topic while the broker is killed and restarted:
+// its fetch sessions (KIP-227) die with each broker process, so it checks
+// that a restarted broker lets a consumer carry on from where it was.
+type liveConsumer struct {
+	cl     *kgo.Client
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	keys     [][]string // per partition, by offset
+	problems []string
+}
+
+func startLiveConsumer(t *testing.T, addr, topic string, partitions int32) *liveConsumer {
+	offsets := map[int32]kgo.Offset{}
+	for p := range partitions {
+		offsets[p] = kgo.NewOffset().At(0)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &liveConsumer{cancel: cancel, done: make(chan struct{}), keys: make([][]string, partitions),
+		cl: newClient(t, addr, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}),
+			kgo.FetchMaxWait(200*time.Millisecond), kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }))}
+	go func() {
+		defer close(c.done)
+		for ctx.Err() == nil {
+			fs := c.cl.PollFetches(ctx)
+			c.mu.Lock()
+			fs.EachRecord(func(r *kgo.Record) {
+				if want := int64(len(c.keys[r.Partition])); r.Offset != want && len(c.problems) < 10 {
+					c.problems = append(c.problems, fmt.Sprintf("live consumer: partition %d offset %d after offset %d", r.Partition, r.Offset, want-1))
+				}
+				if r.Offset == int64(len(c.keys[r.Partition])) {
+					c.keys[r.Partition] = append(c.keys[r.Partition], string(r.Key))
+				}
+			})
+			c.mu.Unlock()
+		}
+	}()
+	return c
+}
+
+// compare waits until the live consumer has read as far as the final log
+// and fails t unless it read the same record at every offset: a record a
+// consumer saw before a crash must not vanish or change.
+func (c *liveConsumer) compare(t *testing.T, final [][]string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		c.mu.Lock()
+		caughtUp := true
+		for p := range final {
+			caughtUp = caughtUp && len(c.keys[p]) >= len(final[p])
+		}
+		c.mu.Unlock()
+		if caughtUp || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // polling the consumer's progress, bounded by deadline
+	}
+	c.cancel()
+	<-c.done
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.problems {
+		t.Error(p)
+	}
+	read := 0
+	for _, ks := range c.keys {
+		read += len(ks)
+	}
+	t.Logf("live consumer read %d records across the kills", read)
+	for p := range final {
+		if len(c.keys[p]) < len(final[p]) {
+			t.Errorf("live consumer: partition %d read %d of %d records in 60 s after the last restart: it does not carry on after broker restarts",
+				p, len(c.keys[p]), len(final[p]))
+		}
+		diffs := 0
+		for o := range min(len(c.keys[p]), len(final[p])) {
+			if c.keys[p][o] != final[p][o] {
+				if diffs++; diffs <= 5 {
+					t.Errorf("partition %d offset %d: the live consumer read %s, the log now holds %s",
+						p, o, c.keys[p][o], final[p][o])
+				}
+			}
+		}
+	}
 }
 
 func (l *crashLedger) firstErr() error {
@@ -196,8 +287,8 @@ func (l *crashLedger) firstErr() error {
 }
 
 // verifyCrashLog reads every partition to its end and checks it against
-// the ledger.
-func verifyCrashLog(t *testing.T, addr, topic string, partitions int32, base time.Time, ledger *crashLedger) {
+// the ledger. It returns each partition's record keys by offset.
+func verifyCrashLog(t *testing.T, addr, topic string, partitions int32, base time.Time, ledger *crashLedger) [][]string {
 	ctx := deadline(t, 2*time.Minute)
 	cl := newClient(t, addr)
 	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
@@ -221,6 +312,7 @@ func verifyCrashLog(t *testing.T, addr, topic string, partitions int32, base tim
 
 	type key struct{ p, seq int }
 	where := map[key]crashAck{}
+	keys := make([][]string, partitions)
 	next := make([]int64, partitions)
 	lastSeq := map[[2]int]int{} // (producer, partition) -> last seq
 	problems := 0
@@ -241,6 +333,9 @@ func verifyCrashLog(t *testing.T, addr, topic string, partitions int32, base tim
 				return // written after ListEndOffsets: nothing should be, but it is not ours to judge here
 			}
 			remaining--
+			if r.Offset == int64(len(keys[r.Partition])) {
+				keys[r.Partition] = append(keys[r.Partition], string(r.Key))
+			}
 			at := fmt.Sprintf("partition %d offset %d", r.Partition, r.Offset)
 			if r.Offset != next[r.Partition] {
 				problem("%s: offsets not dense, want %d", at, next[r.Partition])
@@ -306,4 +401,5 @@ func verifyCrashLog(t *testing.T, addr, topic string, partitions int32, base tim
 			t.Errorf("producer %d: %d records handed to the client, %d acknowledged", p, n, got)
 		}
 	}
+	return keys
 }
