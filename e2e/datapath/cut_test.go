@@ -69,6 +69,7 @@ func TestIdempotentProduceThroughCuts(t *testing.T) {
 		kgo.ProducerLinger(time.Millisecond),
 		kgo.ProducerBatchMaxBytes(32<<10),
 		kgo.MaxBufferedRecords(10_000),
+		kgo.ProducerBatchCompression(kgo.SnappyCompression()),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -77,7 +78,7 @@ func TestIdempotentProduceThroughCuts(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		produceErr = produceFranz(ctx, producer, topic, partitions, n, base, "none", onAck)
+		produceErr = produceFranz(ctx, producer, topic, partitions, n, base, "snappy", onAck)
 	}()
 
 	produceDone := make(chan struct{})
@@ -114,7 +115,7 @@ func TestIdempotentProduceThroughCuts(t *testing.T) {
 	t.Logf("proxy: %d connections accepted, %d refused, %d cut, %d closed by the client, %d closed by the broker",
 		s.Accepted, s.Refused, s.Cut, s.ClientClosed, s.TargetClosed)
 
-	v := newVerifier(n, partitions, "none", base)
+	v := newVerifier(n, partitions, "snappy", base)
 	consumeFranz(deadline(t, 2*time.Minute), t, proxy.Addr(), topic, partitions, v)
 	if msg := v.result(); msg != "" {
 		t.Fatal(msg)
