@@ -77,6 +77,7 @@ func newBenchCommand() *cobra.Command {
 		&cobra.Command{Use: "produce", Short: "Produce records as fast as possible or at --rate", RunE: run(bench.RunProduce)},
 		&cobra.Command{Use: "consume", Short: "Consume --records records from the start", RunE: run(bench.RunConsume)},
 		&cobra.Command{Use: "e2e", Short: "Produce at --rate while consuming; end-to-end latency", RunE: run(bench.RunE2E)},
+		newBenchGroupCommand(&brokers, &w, &output),
 	)
 	return cmd
 }
