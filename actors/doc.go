@@ -188,4 +188,64 @@
 // The rules (epochs, FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH,
 // forgotten topics, eviction, which partitions an incremental answer
 // carries) are in that file's comment.
+//
+// # Group coordinator (group_actor.go, group_route.go, group_offsets_topic.go, handle_find_coordinator.go)
+//
+// Consumer groups are the pure core in actors/group (read its doc.go: the
+// state machine, Effects, the __consumer_offsets record formats); this
+// package is its shell.
+//
+// One actor per __consumer_offsets partition ("group-coordinator-<p>", a
+// root actor), each owning a group.Coordinator for the groups that hash
+// to its partition (group.PartitionFor, Kafka's rule). Why per partition
+// rather than per group: the partition is Kafka's unit of coordinator
+// ownership, loading and failover (in cluster mode a broker coordinates
+// the groups of the partitions it leads, and loses them together); the
+// load (COORDINATOR_LOAD_IN_PROGRESS until the partition is read) is per
+// partition anyway; all appends to one partition leave from one mailbox,
+// so records reach the log in the order the core produced them; and 50
+// actors cost nothing where per-group actors would need a per-partition
+// gate for loading and a registry to find and retire thousands of actors.
+// Groups of different partitions still proceed in parallel.
+//
+// __consumer_offsets is created on the first FindCoordinator or group
+// request (as Kafka does), offsets.topic.num.partitions partitions,
+// cleanup.policy=compact, segment.bytes=offsets.topic.segment.bytes, and
+// flagged internal in Metadata; the first FindCoordinator waits for it
+// rather than answering an error. On a start where it exists the
+// coordinators start with the broker. Log compaction itself (the cleaner)
+// is not implemented yet: the topic only grows (a few hundred bytes per
+// commit) until the log cleaner issue lands.
+//
+// Routing (group_route.go registers the group keys in routesByKey from an
+// init): handleGroupRequest sends a request to the coordinator of its
+// group with a groupCall; batches over groups of several partitions
+// (DescribeGroups, DeleteGroups, OffsetFetch v8+) are split per
+// coordinator and ListGroups goes to every coordinator, each part answered
+// under a groupPart ticket into a gather that merges the parts in request
+// order. OffsetCommit partitions of unknown topics are answered
+// UNKNOWN_TOPIC_OR_PARTITION by the router; the rest go to the core.
+//
+// Inside the actor (every field on the actor's goroutine):
+//
+//   - Replies go to the *wire.Request (or groupPart) the core hands back.
+//   - Appends are RecordBatch v2 batches (buildGroupBatch) sent to the
+//     partition actor as an ordinary produceRequest with acks=-1, so they
+//     go through validation, the leader epoch and the flush policy; the
+//     gather of that produce sends groupAppended back, and only then does
+//     the core's OnAppended answer (nothing is acknowledged before it is
+//     durable).
+//   - Timers are time.AfterFunc that only Send groupTimerFired (with a
+//     generation, so a replaced timer's late firing is dropped); the core
+//     is never called from a timer goroutine. offsets.retention.check.
+//     interval.ms ticks ExpireOffsets the same way.
+//   - Loading: Started begins a load; partitionTasks read the partition
+//     below its high watermark in 4 MiB chunks (readLoadChunk) and the
+//     actor replays every record (replayBatches), then EndLoad. A record
+//     that does not decode is logged and skipped; a log that cannot be read
+//     leaves the partition's groups answering LOAD_IN_PROGRESS.
+//   - A panic while serving a request answers it COORDINATOR_NOT_AVAILABLE
+//     and restarts the actor, which reloads from the log.
+//
+// Broker.Close stops the coordinators before the partitions close.
 package actors
