@@ -5,6 +5,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -39,18 +42,25 @@ type fetchOp struct {
 	canWait  bool
 	guard    time.Duration // extra wait for a round still out at max wait
 
-	send   func(*partitionFetch)            // hands a slot to its partition actor
-	answer func(o *fetchOp, abandoned bool) // builds and sends the response
-	parked *parkedFetches                   // lists a waiting op for Drain; nil for none
+	// The request; answer builds the response from it (answerFetch).
+	b    *Broker
+	req  *wire.Request
+	kreq *kmsg.FetchRequest
+	fc   fetchContext
+
+	// Test seams: nil in production, where slots go to b's actors and the
+	// answer is answerFetch.
+	send   func(*partitionFetch)
+	answer func(o *fetchOp, abandoned bool)
+	parked *parkedFetches // lists a waiting op for Drain; nil for none
 
 	mu          sync.Mutex
 	round       atomic.Int32 // written under mu
 	answered    atomic.Bool  // written under mu
 	outstanding int
 	final       bool
-	guarded     bool    // the timer runs the guard: its next firing abandons the round
-	had         int64   // bytes the parked round read (released since)
-	avail       []int64 // per slot: bytes estimated to have arrived since this round's read
+	guarded     bool  // the timer runs the guard: its next firing abandons the round
+	had         int64 // bytes the parked round read (released since)
 	timer       *time.Timer
 
 	// Filled at answer time.
@@ -65,7 +75,6 @@ func (o *fetchOp) stale(r int32) bool { return o.answered.Load() || o.round.Load
 // start arms the timer (max_wait_ms, or only the gather guard for a fetch
 // that does not wait) and sends the first round.
 func (o *fetchOp) start(maxWait time.Duration) {
-	o.avail = make([]int64, len(o.slots))
 	if o.canWait && o.parked != nil && !o.parked.add(o) {
 		o.canWait = false // the broker is draining: answer at once
 	}
@@ -88,10 +97,10 @@ func (o *fetchOp) start(maxWait time.Duration) {
 func (o *fetchOp) startRound(final bool) (send, answer bool) {
 	r := o.round.Add(1)
 	o.final = final
-	clear(o.avail)
 	o.outstanding = 0
 	for i := range o.slots {
 		s := &o.slots[i]
+		s.avail = 0
 		if s.op == nil {
 			continue // answered in the plan (unknown topic, ...)
 		}
@@ -115,13 +124,22 @@ func (o *fetchOp) after(send, answer, abandoned bool) {
 		if o.canWait && o.parked != nil {
 			o.parked.remove(o)
 		}
-		o.answer(o, abandoned)
+		if o.answer != nil {
+			o.answer(o, abandoned)
+		} else {
+			answerFetch(o.b, o.req, o.kreq, &o.fc, o, abandoned)
+		}
 		return
 	}
 	if send {
 		for i := range o.slots {
-			if s := &o.slots[i]; s.op != nil {
+			s := &o.slots[i]
+			switch {
+			case s.op == nil:
+			case o.send != nil:
 				o.send(s)
+			default:
+				o.b.system.Root.Send(s.pid, s)
 			}
 		}
 	}
@@ -168,7 +186,7 @@ func (o *fetchOp) evaluate() (send, answer bool) {
 	for i := range o.slots {
 		o.slots[i].release()
 	}
-	if total+sumOf(o.avail) >= o.minBytes {
+	if total+o.availSum() >= o.minBytes {
 		return o.startRound(false) // data arrived while the round was out
 	}
 	return false, false
@@ -183,12 +201,12 @@ func (o *fetchOp) progress(r int32, slot int, bytes int64) bool {
 		o.mu.Unlock()
 		return false
 	}
-	o.avail[slot] = bytes
+	o.slots[slot].avail = bytes
 	if o.outstanding > 0 {
 		o.mu.Unlock() // the round's evaluate will see avail
 		return true
 	}
-	if o.had+sumOf(o.avail) < o.minBytes {
+	if o.had+o.availSum() < o.minBytes {
 		o.mu.Unlock()
 		return true
 	}
@@ -279,10 +297,11 @@ func (p *parkedFetches) drain() {
 	}
 }
 
-func sumOf(v []int64) int64 {
+// availSum is the bytes estimated to have arrived since the round's reads.
+func (o *fetchOp) availSum() int64 {
 	var n int64
-	for _, x := range v {
-		n += x
+	for i := range o.slots {
+		n += o.slots[i].avail
 	}
 	return n
 }

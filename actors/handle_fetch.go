@@ -114,11 +114,11 @@ func handleFetch(b *Broker, req *wire.Request) {
 		maxBytes: maxBytes,
 		canWait:  kreq.MaxWaitMillis > 0 && kreq.MinBytes > 0,
 		guard:    b.opts.GatherTimeout,
-		send:     func(f *partitionFetch) { b.system.Root.Send(f.pid, f) },
+		b:        b,
+		req:      req,
+		kreq:     kreq,
+		fc:       fc,
 		parked:   &b.fetches.parked,
-		answer: func(o *fetchOp, abandoned bool) {
-			answerFetch(b, req, kreq, &fc, o, abandoned)
-		},
 	}
 	routes := b.Routes()
 	for i := range fc.targets {

@@ -35,6 +35,8 @@ type partitionFetch struct {
 	hw, lso, logStart int64
 	res               *segment.ReadResult // nil when empty or on error
 	done              bool                // set by op.complete under op.mu
+
+	avail int64 // under op.mu: bytes estimated to have arrived past this round's read
 }
 
 // bytes is the record data this read returned.
