@@ -65,6 +65,9 @@ type Broker struct {
 	fetches     *fetchState       // Fetch sessions and topic-id index (handle_fetch.go)
 	producerIDs producerIDs       // InitProducerId (producer_ids.go)
 	groups      groupCoordinators // consumer groups (group_route.go)
+
+	housekeepingStop chan struct{} // closed by Close (housekeeping.go)
+	housekeepingDone chan struct{}
 }
 
 // ErrClosed is returned by Close on a second call.
@@ -149,6 +152,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		return nil, errors.New("actors: the metadata actor stopped while starting; see the log")
 	}
 	b.startGroups()
+	b.startHousekeeping()
 	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(b.routes.Load().Topics))
 	return b, nil
 }
@@ -236,6 +240,7 @@ func (b *Broker) ClusterID() string { return b.routes.Load().ClusterID }
 func (b *Broker) Close(ctx context.Context) error {
 	err := ErrClosed
 	b.closeOnce.Do(func() {
+		b.stopHousekeeping()
 		b.stopGroups()
 		b.system.Root.Poison(b.meta)
 		select {

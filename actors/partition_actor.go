@@ -108,6 +108,8 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		p.runTask(m)
 	case *partitionFetch:
 		p.serveFetch(m)
+	case *applyRetention:
+		p.retain(m.now)
 	case *reportLog:
 		var size int64
 		if p.plog != nil {

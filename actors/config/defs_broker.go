@@ -144,8 +144,8 @@ var brokerDefs = []Def{
 		Doc:      "With the interval flush policy: fsync at least this often."},
 	{Name: "log.flush.scheduler.interval.ms", Type: Long, Default: longMax, Check: AtLeast(0),
 		Doc: "log.flush.interval.ms when that is not set."},
-	{Name: "log.flush.offset.checkpoint.interval.ms", Type: Int, Default: "60000", Check: AtLeast(0), Ignored: true,
-		Doc: "Accepted; segment writes its recovery checkpoint on its own schedule."},
+	{Name: "log.flush.offset.checkpoint.interval.ms", Type: Int, Default: "60000", Check: AtLeast(0),
+		Doc: "How often each data directory writes its recovery-point and log-start-offset checkpoints; 0: only at shutdown."},
 
 	// Log cleaner (compaction comes later).
 	{Name: "log.cleaner.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "The log cleaner comes later."},

@@ -1,0 +1,113 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/samsa-io/samsa/actors/config"
+)
+
+// Housekeeping is the broker's periodic work that no request triggers:
+//
+//   - every log.retention.check.interval.ms each partition actor applies
+//     retention.ms and retention.bytes to its log (whole closed segments
+//     only; segment.DeleteExpired);
+//   - every log.flush.offset.checkpoint.interval.ms each data directory
+//     writes its recovery-point and log-start-offset checkpoints, so the
+//     recovery after a crash scans only what was written since.
+//
+// One goroutine owns the tickers; it touches no partition state itself but
+// sends the partition actors a message, so retention runs inside the actor
+// that owns the log.
+
+const (
+	keyRetentionCheckInterval  = "log.retention.check.interval.ms"
+	keyCheckpointFlushInterval = "log.flush.offset.checkpoint.interval.ms"
+)
+
+// applyRetention asks a partition actor to apply retention at now.
+type applyRetention struct{ now time.Time }
+
+// startHousekeeping starts the tickers; stopHousekeeping ends them.
+func (b *Broker) startHousekeeping() {
+	retention := time.Duration(config.ParseInt(b.cfg.Value(keyRetentionCheckInterval))) * time.Millisecond
+	checkpoint := time.Duration(config.ParseInt(b.cfg.Value(keyCheckpointFlushInterval))) * time.Millisecond
+	b.housekeepingStop = make(chan struct{})
+	b.housekeepingDone = make(chan struct{})
+	go b.housekeep(retention, checkpoint)
+}
+
+func (b *Broker) stopHousekeeping() {
+	if b.housekeepingStop == nil {
+		return
+	}
+	close(b.housekeepingStop)
+	<-b.housekeepingDone
+}
+
+func (b *Broker) housekeep(retention, checkpoint time.Duration) {
+	defer close(b.housekeepingDone)
+	retain := time.NewTicker(retention)
+	defer retain.Stop()
+	// 0 turns periodic checkpoints off (they are still written on a clean
+	// shutdown), as in Kafka.
+	var ckC <-chan time.Time
+	if checkpoint > 0 {
+		ck := time.NewTicker(checkpoint)
+		defer ck.Stop()
+		ckC = ck.C
+	}
+	for {
+		select {
+		case <-b.housekeepingStop:
+			return
+		case now := <-retain.C:
+			b.retainAll(now)
+		case <-ckC:
+			b.checkpointAll()
+		}
+	}
+}
+
+// retainAll sends every partition actor an applyRetention.
+func (b *Broker) retainAll(now time.Time) {
+	routes := b.Routes()
+	if routes == nil {
+		return
+	}
+	for _, t := range routes.Topics {
+		for _, pid := range t.Partitions {
+			if pid != nil {
+				b.system.Root.Send(pid, &applyRetention{now: now})
+			}
+		}
+	}
+}
+
+// checkpointAll writes every data directory's offset checkpoints.
+func (b *Broker) checkpointAll() {
+	for path, d := range b.dirs {
+		c, ok := d.(checkpointer)
+		if !ok {
+			continue
+		}
+		if err := c.Checkpoint(); err != nil {
+			b.log.Warn("recovery checkpoint not written; a crash now would rescan more of the log", "dir", path, "err", err)
+		}
+	}
+}
+
+// retain applies retention to the partition's log.
+func (p *partitionActor) retain(now time.Time) {
+	if p.plog == nil {
+		return
+	}
+	res, err := p.plog.DeleteExpired(now.UnixMilli())
+	if err != nil {
+		p.log.Error("retention failed", append(p.attrs(), "err", err)...)
+		return
+	}
+	if res.DeletedSegments > 0 {
+		p.log.Info("retention deleted old segments", append(p.attrs(), "segments", res.DeletedSegments,
+			"bytes", res.DeletedBytes, "log_start_offset", res.LogStartOffset)...)
+	}
+}

@@ -1,0 +1,85 @@
+package actors
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/samsa-io/samsa/actors/config"
+)
+
+// startBrokerWith starts a broker on dir with extra broker configs.
+func startBrokerWith(t *testing.T, dir string, kv map[string]string) *Broker {
+	t.Helper()
+	values := map[string]string{"log.dirs": dir}
+	for k, v := range kv {
+		values[k] = v
+	}
+	cfg, err := config.Load(config.Input{Origin: "test", Values: values})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBroker(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		b.Close(ctx)
+	})
+	return b
+}
+
+// Retention runs on its own schedule: segments older than retention.ms go
+// and the log start offset moves past them, with no request asking.
+func TestRetentionRunsPeriodically(t *testing.T) {
+	b := startBrokerWith(t, t.TempDir(), map[string]string{"log.retention.check.interval.ms": "20"})
+	// A tiny segment.bytes rolls a segment per batch; an hour-old
+	// timestamp is far past retention.ms.
+	createTopicWith(t, b, "old", 1, "segment.bytes", "100", "retention.ms", "60000")
+	old := time.Now().Add(-time.Hour).UnixMilli()
+	for i := range 4 {
+		mustProduce(t, b, "old", 0, plain(3, old).build(), int64(3*i))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		start := listOffset(t, b, "old", 0, -2).Offset
+		// The active segment is never deleted: the last batch stays.
+		if start == 9 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log start offset still %d after 10s; retention did not run", start)
+		}
+		time.Sleep(10 * time.Millisecond) // retention is asynchronous by design
+	}
+	if end := listOffset(t, b, "old", 0, -1).Offset; end != 12 {
+		t.Fatalf("log end offset %d after retention, want 12", end)
+	}
+}
+
+// Recovery checkpoints are written on their own schedule, not only at a
+// clean shutdown, so a crash rescans only what came after the last one.
+func TestRecoveryCheckpointWrittenPeriodically(t *testing.T) {
+	dir := t.TempDir()
+	b := startBrokerWith(t, dir, map[string]string{"log.flush.offset.checkpoint.interval.ms": "20"})
+	createTopicWith(t, b, "ck", 1)
+	mustProduce(t, b, "ck", 0, plain(5, time.Now().UnixMilli()).build(), 0)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		raw, _ := os.ReadFile(filepath.Join(dir, "recovery-point-offset-checkpoint"))
+		if strings.Contains(string(raw), "ck 0 5") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("recovery checkpoint after 10s:\n%s", raw)
+		}
+		time.Sleep(10 * time.Millisecond) // the checkpoint is asynchronous by design
+	}
+}
