@@ -84,3 +84,50 @@ func BenchmarkFetch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFetchWakeup is the tail-consumer cycle: a fetch parks at the log
+// end (max wait 10 s), a Produce of one 10-record batch (flush policy
+// never, so the high watermark moves at once) wakes it, the fetch answers
+// with that batch. One op is one produce plus one woken fetch.
+func BenchmarkFetchWakeup(b *testing.B) {
+	br := startBroker(b, b.TempDir())
+	createTopicWith(b, br, "tail", 1, "samsa.flush.policy", "never")
+	batch := testBatch(10, 100)
+	produced := make(chan struct{}, 1)
+	fetched := make(chan int64, 1)
+	var offset int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		freq := kmsg.NewPtrFetchRequest()
+		freq.Version, freq.ReplicaID, freq.MaxBytes, freq.MinBytes, freq.MaxWaitMillis, freq.SessionEpoch = 12, -1, 1<<20, 1, 10_000, -1
+		rt := kmsg.NewFetchRequestTopic()
+		rt.Topic = "tail"
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = offset, 1<<20, -1
+		rt.Partitions = append(rt.Partitions, rp)
+		freq.Topics = append(freq.Topics, rt)
+		br.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 1, APIVersion: 12, CorrelationID: 1},
+			Body: freq, Reply: func(r *wire.Response) {
+				n := r.Len()
+				r.Done()
+				fetched <- n
+			}})
+
+		preq := kmsg.NewPtrProduceRequest()
+		preq.Version, preq.Acks, preq.TimeoutMillis = 9, 1, 30000
+		prt := kmsg.NewProduceRequestTopic()
+		prt.Topic = "tail"
+		prp := kmsg.NewProduceRequestTopicPartition()
+		prp.Records = append([]byte(nil), batch...)
+		prt.Partitions = append(prt.Partitions, prp)
+		preq.Topics = append(preq.Topics, prt)
+		br.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 0, APIVersion: 9, CorrelationID: 2},
+			Body: preq, Reply: func(*wire.Response) { produced <- struct{}{} }})
+		<-produced
+		if n := <-fetched; n < int64(len(batch)) {
+			b.Fatalf("fetch answered %d bytes", n)
+		}
+		offset += 10
+	}
+}
