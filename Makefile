@@ -9,7 +9,7 @@ DATA ?= ./data
 FUZZTIME ?= 10s
 TEST_TIMEOUT ?= 18m
 
-.PHONY: all build run test test-unit deps lint fmt-check vet bench fuzz clean
+.PHONY: all build run test test-unit deps lint fmt-check vet bench bench-compare fuzz clean
 
 all: build
 
@@ -47,6 +47,15 @@ $(GOLANGCI_LINT):
 ## bench: the micro-benchmarks (segment/, wire/, ...)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-compare: samsa vs Apache Kafka (from Maven Central via interop/java/pom.xml), same workloads,
+## same client, in turns; report and charts in bench/results/. BENCH_SCALE=0.1 BENCH_ROUNDS=2 for a quick run.
+BENCH_SCALE ?= 1
+BENCH_ROUNDS ?= 3
+bench-compare: build
+	(cd interop/java && mvn -q dependency:resolve)
+	BENCH_COMMAND="BENCH_SCALE=$(BENCH_SCALE) BENCH_ROUNDS=$(BENCH_ROUNDS) make bench-compare" \
+	  $(GO) run ./bench/compare/cmd/bench-compare -scale $(BENCH_SCALE) -rounds $(BENCH_ROUNDS) -samsa $(BIN)
 
 ## fuzz: run every fuzz target briefly (FUZZTIME each)
 fuzz:

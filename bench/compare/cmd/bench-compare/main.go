@@ -1,0 +1,135 @@
+// Command bench-compare runs samsa and Apache Kafka through the same
+// workloads and writes a Markdown report with SVG charts (see package
+// bench/compare). `make bench-compare` builds samsa and runs it:
+//
+//	BENCH_SCALE=0.1 BENCH_ROUNDS=2 make bench-compare
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/samsa-io/samsa/bench/compare"
+)
+
+func envFloat(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func main() {
+	scale := flag.Float64("scale", envFloat("BENCH_SCALE", 1), "multiply record counts and rates (BENCH_SCALE)")
+	rounds := flag.Int("rounds", int(envFloat("BENCH_ROUNDS", 3)), "rounds (BENCH_ROUNDS)")
+	samsaBin := flag.String("samsa", "bin/samsa", "samsa binary")
+	pomDir := flag.String("pom", "interop/java", "Maven project whose class path holds kafka_2.13 and kafka-tools")
+	out := flag.String("out", "bench/results", "report directory")
+	configs := flag.String("configs", "samsa,kafka,samsa-noflush,kafka-flush1", "configurations to run, in turn")
+	tools := flag.Bool("kafka-tools", true, "also run Kafka's ProducerPerformance and ConsumerPerformance")
+	only := flag.String("workloads", "", "comma-separated workload number prefixes to run (default all), e.g. 1,3")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(log, *scale, *rounds, *samsaBin, *pomDir, *out, *configs, *tools, *only); err != nil {
+		log.Error("bench-compare", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, configList string, tools bool, only string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	samsaBin, _ = filepath.Abs(samsaBin)
+	m2 := filepath.Join(os.Getenv("HOME"), ".m2", "repository")
+	log.Info("resolving Kafka with Maven", "pom", filepath.Join(pomDir, "pom.xml"))
+	cp, err := compare.KafkaClassPath(pomDir, m2)
+	if err != nil {
+		return err
+	}
+	all := map[string]compare.Config{
+		"samsa":         compare.SamsaConfig("samsa", samsaBin, true),
+		"samsa-noflush": compare.SamsaConfig("samsa-noflush", samsaBin, false, "--samsa.log.flush.policy", "never"),
+		"kafka":         compare.KafkaConfig("kafka", cp, false),
+		"kafka-flush1":  compare.KafkaConfig("kafka-flush1", cp, true, "log.flush.interval.messages=1"),
+	}
+	var cfgs []compare.Config
+	for _, n := range strings.Split(configList, ",") {
+		c, ok := all[strings.TrimSpace(n)]
+		if !ok {
+			return fmt.Errorf("unknown configuration %q", n)
+		}
+		cfgs = append(cfgs, c)
+	}
+	toolCP := ""
+	if tools {
+		toolCP = cp
+	}
+	var wls []compare.Workload
+	for _, w := range compare.Workloads(scale, toolCP) {
+		if only == "" || containsPrefix(only, w.Name) {
+			wls = append(wls, w)
+		}
+	}
+	r := compare.Execute(ctx, cfgs, wls, rounds, scale, log)
+	r.Command = strings.Join(os.Args, " ")
+	if s := os.Getenv("BENCH_COMMAND"); s != "" {
+		r.Command = s
+	}
+	if v, err := exec.Command(samsaBin, "version").Output(); err == nil {
+		r.Machine.SamsaVersion = strings.Join(strings.Fields(strings.TrimPrefix(strings.Split(string(v), "\n")[0], "samsa ")), " ")
+	}
+	if pom, err := os.ReadFile(filepath.Join(pomDir, "pom.xml")); err == nil {
+		if m := regexp.MustCompile(`<kafka.version>([^<]+)<`).FindSubmatch(pom); m != nil {
+			r.Machine.KafkaVersion = string(m[1])
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	prefix := r.Started.Format("2006-01-02-1504") + fmt.Sprintf("-scale%g", scale)
+	charts, err := r.WriteCharts(out, prefix)
+	if err != nil {
+		return err
+	}
+	js, _ := json.MarshalIndent(r, "", "  ")
+	if err := os.WriteFile(filepath.Join(out, prefix+".json"), js, 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(out, prefix+".md"))
+	if err != nil {
+		return err
+	}
+	if err := r.WriteMarkdown(f, charts, compare.LoadNow()); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// Fixed names for the README: the latest report and charts.
+	for _, c := range charts {
+		b, _ := os.ReadFile(filepath.Join(out, c))
+		_ = os.WriteFile(filepath.Join(out, strings.Replace(c, prefix, "latest", 1)), b, 0o644)
+	}
+	log.Info("report written", "file", filepath.Join(out, prefix+".md"), "failures", len(r.Failures))
+	return nil
+}
+
+func containsPrefix(list, name string) bool {
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p != "" && strings.HasPrefix(name, p+" ") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,30 @@
+// Package compare runs the same workloads against samsa and Apache Kafka
+// on one machine and writes a Markdown report with charts. It is what
+// `make bench-compare` drives (through bench/compare/cmd/bench-compare).
+//
+// How a comparison runs:
+//   - Kafka 4.x comes from Maven Central: the class path of
+//     interop/java/pom.xml (kafka_2.13, kafka-tools, kafka-clients) is
+//     resolved with `mvn dependency:build-classpath`; nothing is
+//     downloaded by hand. A single KRaft node (broker+controller) is
+//     formatted with kafka.tools.StorageTool in a temporary directory and
+//     started with kafka.Kafka on free loopback ports.
+//   - samsa is the bin/samsa binary, started with `serve` on a free port
+//     and a temporary log directory.
+//   - Each round starts every broker configuration afresh, in turn (never
+//     two at once), and runs every workload against it with the same
+//     client (package bench, franz-go) and with Kafka's own
+//     ProducerPerformance / ConsumerPerformance (kafka-tools), so the
+//     comparison does not rest on one client.
+//   - Broker cost comes from /proc (testkit/procstat): CPU seconds per
+//     workload, resident memory at idle and at peak.
+//
+// Fairness: samsa acknowledges a write after fsync (samsa.flush.policy
+// group), Kafka after the page cache write. Each broker runs once with its
+// defaults and once with the other's durability (samsa flush policy never;
+// Kafka log.flush.interval.messages=1), and the report pairs them.
+//
+// Threading: one goroutine drives everything, sequentially; brokers are
+// child processes that are always stopped (SIGTERM, then SIGKILL) before
+// the next one starts.
+package compare

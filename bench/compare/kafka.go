@@ -1,0 +1,103 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// JVMOptions are the options every Kafka JVM (broker and tools) gets: a
+// fixed heap so memory figures compare like for like. Kafka's own start
+// script uses -Xmx1G -Xms1G with G1; a smaller heap suits a shared
+// 2-core machine and is stated in the report.
+var JVMOptions = []string{"-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+	"-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"}
+
+// KafkaClassPath resolves the class path of pomDir's pom with Maven
+// (kafka_2.13, kafka-tools, kafka-clients from Maven Central), with SLF4J
+// 2 so Kafka's log lines are visible.
+func KafkaClassPath(pomDir, m2 string) (string, error) {
+	out, err := os.CreateTemp("", "bench-compare-cp-")
+	if err != nil {
+		return "", err
+	}
+	out.Close()
+	defer os.Remove(out.Name())
+	cmd := exec.Command("mvn", "-q", "dependency:build-classpath", "-Dmdep.outputFile="+out.Name())
+	cmd.Dir = pomDir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("compare: mvn dependency:build-classpath: %v: %s", err, stderr.String())
+	}
+	raw, err := os.ReadFile(out.Name())
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, p := range strings.Split(strings.TrimSpace(string(raw)), ":") {
+		if strings.Contains(filepath.Base(p), "slf4j-api-1.") {
+			continue
+		}
+		parts = append(parts, p)
+	}
+	api := filepath.Join(m2, "org/slf4j/slf4j-api/2.0.16/slf4j-api-2.0.16.jar")
+	if _, err := os.Stat(api); err == nil {
+		parts = append(parts, api)
+	}
+	return strings.Join(parts, ":"), nil
+}
+
+// KafkaConfig is a single KRaft node with extra server.properties lines.
+func KafkaConfig(name, classPath string, durable bool, extra ...string) Config {
+	settings := "Kafka defaults (log.flush.interval.messages unset: acknowledged from the page cache)"
+	if len(extra) > 0 {
+		settings = "Kafka " + strings.Join(extra, ", ")
+	}
+	settings += "; JVM " + strings.Join(JVMOptions[:4], " ")
+	return Config{Name: name, Broker: "kafka", Settings: settings, Durable: durable,
+		start: func(ctx context.Context, dir string, port int) (*exec.Cmd, error) {
+			cport, err := FreePort()
+			if err != nil {
+				return nil, err
+			}
+			props := fmt.Sprintf(`process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:%d
+listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d
+advertised.listeners=PLAINTEXT://127.0.0.1:%d
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=%s
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+num.partitions=1
+%s
+`, cport, port, cport, port, filepath.Join(dir, "data"), strings.Join(extra, "\n"))
+			propsFile := filepath.Join(dir, "server.properties")
+			if err := os.WriteFile(propsFile, []byte(props), 0o644); err != nil {
+				return nil, err
+			}
+			java := func(args ...string) *exec.Cmd {
+				return exec.Command("java", append(append(append([]string{}, JVMOptions...), "-cp", classPath), args...)...)
+			}
+			// A fixed cluster id (any 16 bytes, base64): the directory is new each time.
+			format := java("kafka.tools.StorageTool", "format", "-t", "YmVuY2gtY29tcGFyZS0wMQ", "-c", propsFile)
+			if out, err := format.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("compare: kafka storage format: %v: %s", err, out)
+			}
+			cmd := java("kafka.Kafka", propsFile)
+			log, err := os.Create(filepath.Join(dir, "..", filepath.Base(dir)+".log"))
+			if err != nil {
+				return nil, err
+			}
+			cmd.Stdout, cmd.Stderr = log, log
+			return cmd, cmd.Start()
+		}}
+}
