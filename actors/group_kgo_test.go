@@ -212,3 +212,29 @@ func TestFindCoordinatorAndOffsetsTopic(t *testing.T) {
 		t.Errorf("configs missing: %v", want)
 	}
 }
+
+// Listing groups on a broker that never had one answers an empty list
+// and does not create __consumer_offsets; the first group request does.
+func TestListGroupsBeforeAnyGroup(t *testing.T) {
+	n := groupNode(t, t.TempDir())
+	adm, _ := n.admin(t)
+	ctx := ctxT(t)
+	listed, err := adm.ListGroups(ctx)
+	if err != nil || len(listed) != 0 {
+		t.Fatalf("ListGroups: %v %v, want none", listed, err)
+	}
+	topics, err := adm.ListTopicsWithInternal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topics.Has("__consumer_offsets") {
+		t.Error("ListGroups created __consumer_offsets")
+	}
+	if _, err := adm.FetchOffsets(ctx, "g"); err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := n.admin(t) // kgo answers a repeated all-topics Metadata from its cache
+	if topics, err = fresh.ListTopicsWithInternal(ctx); err != nil || !topics.Has("__consumer_offsets") {
+		t.Errorf("__consumer_offsets missing after a group request (%v)", err)
+	}
+}

@@ -216,8 +216,23 @@ func clientHost(addr string) string {
 func handleGroupRequest(b *Broker, req *wire.Request) {
 	p := b.groups.pids.Load()
 	if p == nil || len(*p) == 0 {
-		b.ensureGroups()
-		reply(req, group.ErrorResponse(req.Body, kerr.CoordinatorNotAvailable))
+		if lg, ok := req.Body.(*kmsg.ListGroupsRequest); ok {
+			// No __consumer_offsets yet: there are no groups, and
+			// listing them is no reason to make the topic.
+			resp := lg.ResponseKind().(*kmsg.ListGroupsResponse)
+			resp.Version = lg.Version
+			reply(req, resp)
+			return
+		}
+		// Usually FindCoordinator came first and waited for the
+		// coordinators; a client that skips it waits here likewise.
+		b.whenGroupsStarted(func(ok bool) {
+			if !ok {
+				reply(req, group.ErrorResponse(req.Body, kerr.CoordinatorNotAvailable))
+				return
+			}
+			handleGroupRequest(b, req)
+		})
 		return
 	}
 	pids := *p
