@@ -3,6 +3,7 @@ package actors
 import (
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,12 @@ type shellHarness struct {
 }
 
 func newShellHarness(t *testing.T, cfg group.Config) *shellHarness {
+	return newShellHarnessAt(t, cfg, time.Now, 0)
+}
+
+// newShellHarnessAt runs the coordinator on clock now, with an expiry
+// check every every (0: none).
+func newShellHarnessAt(t *testing.T, cfg group.Config, now func() time.Time, every time.Duration) *shellHarness {
 	t.Helper()
 	h := &shellHarness{t: t, toPart: make(chan any, 16), topicOK: "orders"}
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -35,7 +42,7 @@ func newShellHarness(t *testing.T, cfg group.Config) *shellHarness {
 	}))
 	t.Cleanup(sys.Shutdown)
 	h.b = &Broker{log: slog.New(slog.NewTextHandler(io.Discard, nil)), system: sys,
-		opts: Options{Now: time.Now, GatherTimeout: 10 * time.Second}}
+		opts: Options{Now: now, GatherTimeout: 10 * time.Second}}
 	part := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
 		case *partitionTask, *produceRequest:
@@ -48,7 +55,7 @@ func newShellHarness(t *testing.T, cfg group.Config) *shellHarness {
 		h.topicOK:    {Name: h.topicOK, Partitions: []*actor.PID{other}},
 	}})
 	h.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return &groupCoordinatorActor{b: h.b, partition: 0, cfg: cfg, log: h.b.log}
+		return &groupCoordinatorActor{b: h.b, partition: 0, cfg: cfg, log: h.b.log, every: every}
 	}))
 	h.b.groups.pids.Store(&[]*actor.PID{h.coord})
 	return h
@@ -289,6 +296,45 @@ func TestFindCoordinatorVersions(t *testing.T) {
 			if c.Key != req.CoordinatorKeys[i] || c.ErrorCode != 0 || c.NodeID != 0 || c.Port != ep.Port {
 				t.Errorf("v%d key %d: %+v", v, i, c)
 			}
+		}
+	}
+}
+
+// The periodic expiry check runs ExpireOffsets on the actor: once the
+// clock passes offsets.retention.minutes after a commit of a group that
+// never had members, the offset is tombstoned (appended) and gone.
+func TestGroupShellExpiresOffsets(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()) }
+	h := newShellHarnessAt(t, group.Config{OffsetsRetention: time.Hour}, now, 10*time.Millisecond)
+	h.load()
+	answer := h.ask(commitReq(h.topicOK, 5))
+	pr := h.next().(*produceRequest)
+	pr.g.put(pr.slot, 0)
+	wait[*kmsg.OffsetCommitResponse](t, answer)
+
+	clock.Add(int64(2 * time.Hour))
+	pr = h.next().(*produceRequest) // the expiry's tombstones
+	var tombstones int
+	if err := replayBatches(pr.records, func(k, v []byte) {
+		if v == nil {
+			tombstones++
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if tombstones == 0 {
+		t.Fatal("expiry appended no tombstone")
+	}
+	pr.g.put(pr.slot, 0)
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		r := wait[*kmsg.OffsetFetchResponse](t, h.ask(offsetFetchReq()))
+		if len(r.Topics) == 0 {
+			return // expired
+		}
+		if time.Now().After(end) {
+			t.Fatalf("offset still there after expiry: %+v", r.Topics)
 		}
 	}
 }
