@@ -38,6 +38,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   produce BOOTSTRAP TOPICS COUNT SIZE COMPRESSIONS IDEMPOTENT(true|false)
  *   consume BOOTSTRAP TOPICS COUNT GROUP|- TIMEOUT_MS [FETCH_BYTES]
  *   admin   BOOTSTRAP TOPIC PARTITIONS
+ *   matrix  BOOTSTRAP PREFIX COUNT   (the interop matrix scenario, see Matrix)
  * TOPICS is a comma list; produce writes COUNT records to each topic, with
  * the matching entry of the comma list COMPRESSIONS (or its only entry).
  * consume reads COUNT records from each topic, all partitions from the
@@ -59,6 +60,7 @@ public final class Main {
             case "produce" -> produce(args);
             case "consume" -> consume(args);
             case "admin" -> admin(args);
+            case "matrix" -> Matrix.run(args[1], args[2], Integer.parseInt(args[3]));
             default -> usage();
         }
     }

@@ -1,0 +1,55 @@
+// Command interop runs real Kafka clients against a `samsa serve` process
+// and writes the compatibility matrix, docs/compatibility.md. `make
+// interop` runs it from the repository root:
+//
+//	go run ./e2e/interop [-count 10000] [-clients franz-go,kafkajs] [-broker HOST:PORT] [-out docs/compatibility.md]
+//
+// # What runs
+//
+// One broker (testkit.LaunchBroker, or -broker), then each client in turn,
+// on its own topics prefix-<codec> (none, gzip, snappy, lz4, zstd) and
+// prefix-idem, 3 partitions each, which the runner creates first:
+//
+//   - in this process: franz-go, sarama, kafka-go (scenario.go and one file
+//     per library);
+//   - checkers in other languages that print RESULT lines (external.go):
+//     Java kafka-clients (interop/java, Main's "matrix" command, Matrix.java),
+//     confluent-kafka and kafka-python (interop/python/check.py), kafkajs
+//     (interop/node/check.js);
+//   - kcat and Apache Kafka's command-line tools (tools.go).
+//
+// Each client produces -count records per codec topic and a tenth of that
+// with its idempotent producer, consumes all of them in one consumer group
+// committing after each poll, and checks every record's key, value,
+// headers, timestamp and offset against the record spec (records.go) and
+// against where the producer was told it landed; then the group's committed
+// offsets must equal the partitions' ends, and the admin calls run
+// (create, describe, list, describe configs, delete a topic).
+//
+// # The checker contract
+//
+// A checker is run as `CHECKER BOOTSTRAP PREFIX COUNT` and prints
+//
+//	VERSION <client and version>
+//	RESULT <feature> PASS|FAIL|LIMIT <detail>
+//
+// one RESULT line per feature of the matrix (results.go: produce, consume,
+// group, commit, admin, codec:<name>, idempotence, headers). FAIL's detail
+// is the client's own error; LIMIT marks what the client lacks against
+// Apache Kafka too (kafkajs has no built-in lz4/zstd, kafka-go no
+// idempotent producer). Anything else a checker prints is log, shown when
+// a feature fails.
+//
+// # Installing the clients
+//
+// Each external client is installed from the project's own files when its
+// output is missing or older than them: `python3 -m venv` and `pip install
+// -r requirements.txt` in interop/python/.venv, `npm ci` in interop/node
+// (package-lock.json pins kafkajs 2.2.4), `mvn package` in interop/java.
+// All outputs are gitignored.
+//
+// # Exit status
+//
+// 0 when no feature failed, 1 when one did (the matrix is still written),
+// 2 when the run itself could not happen (no broker).
+package main

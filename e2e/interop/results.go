@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Status of one feature for one client.
+type Status string
+
+const (
+	Pass Status = "PASS"
+	Fail Status = "FAIL"
+	// Limit is a feature the client lacks against Apache Kafka too.
+	Limit Status = "LIMIT"
+	// NotRun is a feature the client was never asked to check.
+	NotRun Status = ""
+)
+
+// features are the matrix's columns, in order.
+var features = []string{"produce", "consume", "group", "commit", "admin",
+	"codec:none", "codec:gzip", "codec:snappy", "codec:lz4", "codec:zstd", "idempotence", "headers"}
+
+// Result is one cell of the matrix.
+type Result struct {
+	Status Status
+	Detail string // the client's own error for a failure
+}
+
+// Report is one client's row.
+type Report struct {
+	Client  string
+	Version string
+	Results map[string]Result
+	Took    time.Duration
+	Log     string // what the checker printed, for failures
+}
+
+func newReport(client string) *Report {
+	return &Report{Client: client, Results: map[string]Result{}}
+}
+
+func (r *Report) set(feature string, s Status, format string, args ...any) {
+	r.Results[feature] = Result{Status: s, Detail: oneLine(fmt.Sprintf(format, args...))}
+}
+
+// failAll marks every feature not yet decided as failed with why, for a
+// checker that could not run at all.
+func (r *Report) failAll(why string) {
+	for _, f := range features {
+		if _, ok := r.Results[f]; !ok {
+			r.set(f, Fail, "%s", why)
+		}
+	}
+}
+
+// failed reports whether any feature failed.
+func (r *Report) failed() bool {
+	for _, res := range r.Results {
+		if res.Status == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// parseChecker reads a checker's stdout: "VERSION text" and
+// "RESULT feature PASS|FAIL|LIMIT detail" lines; other lines are log.
+func parseChecker(r *Report, out io.Reader) error {
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "VERSION "):
+			r.Version = strings.TrimPrefix(line, "VERSION ")
+		case strings.HasPrefix(line, "RESULT "):
+			f := strings.SplitN(strings.TrimPrefix(line, "RESULT "), " ", 3)
+			if len(f) < 2 {
+				return fmt.Errorf("interop: malformed result line %q", line)
+			}
+			s := Status(f[1])
+			if s != Pass && s != Fail && s != Limit {
+				return fmt.Errorf("interop: unknown status in %q", line)
+			}
+			detail := ""
+			if len(f) == 3 {
+				detail = f[2]
+			}
+			r.Results[f[0]] = Result{Status: s, Detail: strings.TrimSpace(detail)}
+		}
+	}
+	return sc.Err()
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 600 {
+		s = s[:600] + "…"
+	}
+	return s
+}
+
+func cell(s Status) string {
+	switch s {
+	case Pass:
+		return "pass"
+	case Fail:
+		return "**FAIL**"
+	case Limit:
+		return "limit"
+	}
+	return "—"
+}
+
+// writeMarkdown writes docs/compatibility.md.
+func writeMarkdown(w io.Writer, reports []*Report, when time.Time, broker string, count int, total time.Duration) {
+	fmt.Fprintf(w, "# Client compatibility\n\n")
+	fmt.Fprintf(w, "Written by `make interop` (e2e/interop) on %s against %s. ", when.UTC().Format("2006-01-02 15:04 UTC"), broker)
+	fmt.Fprintf(w, "Each client produced %d records to one 3-partition topic per codec "+
+		"(keyed and unkeyed, three headers one of which may be empty, explicit create-time timestamps), "+
+		"%d more with its idempotent producer, consumed everything in a consumer group committing after "+
+		"each poll, and had every record's key, value, headers, timestamp and offset checked against "+
+		"what was sent and where the broker acknowledged it; then the group's committed offsets are "+
+		"compared with the partitions' ends, and the admin calls (create, describe, list, describe "+
+		"configs, delete topics) run. The whole run took %s.\n\n", count, max(count/10, 1), total.Round(time.Second))
+	fmt.Fprintf(w, "pass: works; **FAIL**: a samsa fault (details below); limit: the client lacks "+
+		"the feature against Apache Kafka too; —: not checked for this client.\n\n")
+	head := []string{"client", "version"}
+	for _, f := range features {
+		head = append(head, strings.TrimPrefix(f, "codec:"))
+	}
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	for _, r := range reports {
+		row := []string{r.Client, r.Version}
+		for _, f := range features {
+			row = append(row, cell(r.Results[f].Status))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintf(w, "\n## Failures and limits\n\n")
+	any := false
+	for _, r := range reports {
+		keys := make([]string, 0, len(r.Results))
+		for f, res := range r.Results {
+			if res.Status == Fail || res.Status == Limit {
+				keys = append(keys, f)
+			}
+		}
+		sort.Strings(keys)
+		for _, f := range keys {
+			res := r.Results[f]
+			any = true
+			fmt.Fprintf(w, "- %s, %s, %s: %s\n", r.Client, f, strings.ToLower(string(res.Status)), mdEscape(res.Detail))
+		}
+	}
+	if !any {
+		fmt.Fprintf(w, "None.\n")
+	}
+	fmt.Fprintf(w, "\n## Notes\n\n")
+	for _, r := range reports {
+		var notes []string
+		for _, f := range features {
+			if res := r.Results[f]; res.Status == Pass && res.Detail != "" {
+				notes = append(notes, f+": "+mdEscape(res.Detail))
+			}
+		}
+		fmt.Fprintf(w, "- %s (%s): %s", r.Client, r.Took.Round(100*time.Millisecond), strings.Join(notes, "; "))
+		fmt.Fprintln(w)
+	}
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
