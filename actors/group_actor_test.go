@@ -338,3 +338,37 @@ func TestGroupShellExpiresOffsets(t *testing.T) {
 		}
 	}
 }
+
+// OffsetDelete: partitions of unknown topics are UNKNOWN_TOPIC_OR_PARTITION,
+// the known ones are deleted (a tombstone appended).
+func TestGroupShellOffsetDeleteUnknownTopic(t *testing.T) {
+	h := newShellHarness(t, group.Config{})
+	h.load()
+	answer := h.ask(commitReq(h.topicOK, 5))
+	pr := h.next().(*produceRequest)
+	pr.g.put(pr.slot, 0)
+	wait[*kmsg.OffsetCommitResponse](t, answer)
+
+	del := kmsg.NewPtrOffsetDeleteRequest()
+	del.Group = "g"
+	for _, topic := range []string{h.topicOK, "nope"} {
+		rt := kmsg.NewOffsetDeleteRequestTopic()
+		rt.Topic = topic
+		rt.Partitions = []kmsg.OffsetDeleteRequestTopicPartition{{Partition: 0}}
+		del.Topics = append(del.Topics, rt)
+	}
+	answer = h.ask(del)
+	pr = h.next().(*produceRequest)
+	pr.g.put(pr.slot, 0)
+	r := wait[*kmsg.OffsetDeleteResponse](t, answer)
+	codes := map[string]int16{}
+	for _, rt := range r.Topics {
+		codes[rt.Topic] = rt.Partitions[0].ErrorCode
+	}
+	if r.ErrorCode != 0 || codes[h.topicOK] != 0 || codes["nope"] != kerr.UnknownTopicOrPartition.Int16() {
+		t.Errorf("OffsetDelete: top %v, partitions %v; want NONE, orders NONE, nope UNKNOWN_TOPIC_OR_PARTITION", r.ErrorCode, codes)
+	}
+	if f := wait[*kmsg.OffsetFetchResponse](t, h.ask(offsetFetchReq())); len(f.Topics) != 0 {
+		t.Errorf("offset still committed after OffsetDelete: %+v", f.Topics)
+	}
+}

@@ -295,6 +295,8 @@ func handleGroupRequest(b *Broker, req *wire.Request) {
 			}, send)
 	case *kmsg.OffsetCommitRequest:
 		commitKnownTopics(b, req, r, pids[group.PartitionFor(r.Group, n)], send)
+	case *kmsg.OffsetDeleteRequest:
+		deleteKnownTopics(b, req, r, pids[group.PartitionFor(r.Group, n)], send)
 	default:
 		ids, _, ok := group.GroupsOf(req.Body)
 		if !ok || len(ids) != 1 {
@@ -388,6 +390,59 @@ func commitKnownTopics(b *Broker, req *wire.Request, r *kmsg.OffsetCommitRequest
 	s.Topics = known
 	m := newGroupMerge(b, req, 1, func(parts []kmsg.Response) kmsg.Response {
 		return fill(parts[0].(*kmsg.OffsetCommitResponse))
+	})
+	send(pid, &groupPart{m, 0}, &s)
+}
+
+// deleteKnownTopics is commitKnownTopics for OffsetDelete: partitions of
+// unknown topics are UNKNOWN_TOPIC_OR_PARTITION, as in Kafka.
+func deleteKnownTopics(b *Broker, req *wire.Request, r *kmsg.OffsetDeleteRequest, pid *actor.PID,
+	send func(*actor.PID, group.Ticket, kmsg.Request)) {
+	routes := b.Routes()
+	var known, unknown []kmsg.OffsetDeleteRequestTopic
+	for _, t := range r.Topics {
+		var k, u []kmsg.OffsetDeleteRequestTopicPartition
+		for _, p := range t.Partitions {
+			if _, ok := routes.Partition(t.Topic, p.Partition); ok {
+				k = append(k, p)
+			} else {
+				u = append(u, p)
+			}
+		}
+		if len(k) > 0 {
+			kt := t
+			kt.Partitions = k
+			known = append(known, kt)
+		}
+		if len(u) > 0 {
+			ut := t
+			ut.Partitions = u
+			unknown = append(unknown, ut)
+		}
+	}
+	if len(unknown) == 0 {
+		send(pid, req, r)
+		return
+	}
+	fill := func(resp *kmsg.OffsetDeleteResponse) *kmsg.OffsetDeleteResponse {
+		for _, t := range unknown {
+			rt := kmsg.NewOffsetDeleteResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewOffsetDeleteResponseTopicPartition()
+				rp.Partition, rp.ErrorCode = p.Partition, kerr.UnknownTopicOrPartition.Int16()
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	}
+	s := *r
+	s.Topics = known
+	// Even with no known topic the group is asked: an unknown group is
+	// GROUP_ID_NOT_FOUND whatever the topics.
+	m := newGroupMerge(b, req, 1, func(parts []kmsg.Response) kmsg.Response {
+		return fill(parts[0].(*kmsg.OffsetDeleteResponse))
 	})
 	send(pid, &groupPart{m, 0}, &s)
 }
