@@ -76,3 +76,34 @@ func TestCommitRestartResume(t *testing.T) {
 		t.Errorf("%d distinct records, want %d", len(seen), n)
 	}
 }
+
+// Members keep consuming across a broker restart: the coordinator
+// reloads the group, the members find it again (rejoining if their
+// generation is gone) and every record produced before and after is
+// consumed, with the commits reaching the end.
+func TestMembersRideThroughRestart(t *testing.T) {
+	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: fastGroups})
+	topic, group := name(t, "t"), name(t, "g")
+	createTopic(t, b.Addr(), topic, 4)
+	c := newTally()
+	for range 2 {
+		startMember(t, b.Addr(), group, topic, c)
+	}
+	waitGroup(t, admin(t, b.Addr()), group, 20*time.Second, stableWith(topic, 2, 4))
+	produce(t, b.Addr(), topic, 0, 200)
+	c.waitDistinct(t, 200, 20*time.Second)
+	if err := b.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, b.Addr(), topic, 200, 200)
+	c.waitDistinct(t, 400, 60*time.Second)
+	dups := c.check(t, 400, false)
+	t.Logf("%d records consumed twice across the restart", dups)
+	adm := admin(t, b.Addr())
+	for end := time.Now().Add(20 * time.Second); committed(t, adm, group, topic) != 400 && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := committed(t, adm, group, topic); got != 400 {
+		t.Errorf("committed %d after the restart, want 400", got)
+	}
+}
