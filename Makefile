@@ -24,9 +24,13 @@ run: build
 deps:
 	@bash scripts/install-deps.sh
 
-## test: install test dependencies, then run every test
+## test: install test dependencies, then run every test. Unit and package
+## tests run under the race detector; the end-to-end suites drive real
+## broker processes and real clients at full size (a client under the race
+## detector runs about 20x slower, which would force smaller workloads).
 test: deps lint-imports
-	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -race -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/e2e')
+	$(GO) test -timeout $(TEST_TIMEOUT) ./e2e/...
 
 lint-imports:
 	$(GO) test ./internal/lint/
