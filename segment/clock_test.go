@@ -10,6 +10,7 @@ type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Duration
 	timers []*fakeTimer
+	armed  chan time.Duration // if set, receives the delay of every AfterFunc
 }
 
 type fakeTimer struct {
@@ -24,6 +25,9 @@ func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, at: c.now + d, f: f}
 	c.timers = append(c.timers, t)
+	if c.armed != nil {
+		c.armed <- d
+	}
 	return t
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/samsa-io/samsa/segment/vfs"
 )
@@ -19,6 +20,11 @@ type Options struct {
 	Logger       *slog.Logger // default slog.Default()
 	MaxOpenFiles int          // segment files kept open across all logs; default 1024
 	FlushWorkers int          // goroutines running group commits; default 4
+	// GroupGatherMax bounds how long a group commit waits for the
+	// producers the previous fsync acknowledged to append again before it
+	// starts the next fsync (only when more than one was acknowledged).
+	// Default 1ms; negative disables the wait.
+	GroupGatherMax time.Duration
 }
 
 // Dir is one log directory (a log.dirs entry). It owns the
@@ -31,8 +37,10 @@ type Dir struct {
 	fs     vfs.FS
 	clock  Clock
 	logger *slog.Logger
-	cache  *fileCache
-	pool   *flushPool
+
+	gatherMax time.Duration
+	cache     *fileCache
+	pool      *flushPool
 
 	startedClean bool
 
@@ -66,6 +74,9 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 	if opts.FlushWorkers <= 0 {
 		opts.FlushWorkers = 4
 	}
+	if opts.GroupGatherMax == 0 {
+		opts.GroupGatherMax = time.Millisecond
+	}
 	path = strings.TrimRight(path, "/")
 	if _, err := opts.FS.Stat(path); err != nil {
 		if err := opts.FS.MkdirAll(path); err != nil {
@@ -78,7 +89,7 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 			}
 		}
 	}
-	d := &Dir{path: path, fs: opts.FS, clock: opts.Clock, logger: opts.Logger,
+	d := &Dir{path: path, fs: opts.FS, clock: opts.Clock, logger: opts.Logger, gatherMax: opts.GroupGatherMax,
 		cache: newFileCache(opts.FS, opts.MaxOpenFiles),
 		logs:  map[TopicPartition]*Log{}, clean: map[TopicPartition]bool{}}
 	var err error

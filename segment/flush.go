@@ -1,7 +1,6 @@
 package segment
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,12 +43,18 @@ type flusher struct {
 	timer    Timer
 	closed   bool
 
-	appends atomic.Int64 // appends recorded, to tell when they stop arriving
+	appends      atomic.Int64  // appends recorded
+	lastAcked    int64         // waiters the last flush acknowledged
+	appendsAtAck int64         // appends recorded when it did
+	gatherMax    time.Duration // longest wait for acknowledged appenders to return
+	gatherCh     chan struct{} // closed to end a gather in progress
+	gatherTarget int64         // appends that end it
+	urgent       int           // callers waiting for flushMu who must not wait for a gather
 }
 
-func newFlusher(fsys vfs.FS, clock Clock, pool *flushPool, cfg Config, durable int64) *flusher {
+func newFlusher(fsys vfs.FS, clock Clock, pool *flushPool, cfg Config, durable int64, gatherMax time.Duration) *flusher {
 	return &flusher{fs: fsys, clock: clock, pool: pool, policy: cfg.FlushPolicy,
-		interval: time.Duration(cfg.FlushIntervalMs) * time.Millisecond, durable: durable}
+		interval: time.Duration(cfg.FlushIntervalMs) * time.Millisecond, durable: durable, gatherMax: gatherMax}
 }
 
 // failure returns the sticky error, if any.
@@ -81,9 +86,12 @@ func (f *flusher) addLocked(h *handle, upto int64) {
 // flush according to the policy. Under FlushNever nothing is recorded:
 // the data is fsynced when its segment rolls or the log closes.
 func (f *flusher) wrote(h *handle, upto int64) {
-	f.appends.Add(1)
+	n := f.appends.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.gatherCh != nil && n >= f.gatherTarget {
+		f.releaseGatherLocked()
+	}
 	switch f.policy {
 	case FlushNever:
 		return
@@ -142,18 +150,16 @@ func (f *flusher) enqueueLocked() {
 func (f *flusher) flush() error { return f.flushAfter(false) }
 
 // flushAfter is flush; with gather set (a background group commit) it
-// first lets appenders that the previous flush just woke append: it
-// yields while appends keep arriving (a few times at most). Larger
-// groups, fewer fsyncs, no timer.
+// first lets the appenders the previous flush woke append (see gather).
 func (f *flusher) flushAfter(gather bool) error {
-	f.flushMu.Lock()
+	if gather {
+		f.flushMu.Lock()
+	} else {
+		f.lockFlush()
+	}
 	defer f.flushMu.Unlock()
-	for i := 0; gather && i < 8; i++ {
-		n := f.appends.Load()
-		runtime.Gosched()
-		if f.appends.Load() == n {
-			break
-		}
+	if gather {
+		f.gather()
 	}
 	f.mu.Lock()
 	f.queued = false
@@ -171,6 +177,52 @@ func (f *flusher) flushAfter(gather bool) error {
 	}
 	upto, err := f.runOps(ops)
 	return f.finish(upto, err, -1)
+}
+
+// gather waits, before a background flush, until the appenders that the
+// previous flush acknowledged have appended again (as many appends since
+// then as waiters it acknowledged), so producers that wait for their
+// acknowledgement share the next fsync instead of alternating between
+// two. It waits at most gatherMax (a timer from the injected clock), and
+// is cut short by an explicit flush, a truncation or close. A lone
+// producer never waits: its own append is the one expected.
+func (f *flusher) gather() {
+	f.mu.Lock()
+	target := f.appendsAtAck + f.lastAcked
+	if f.lastAcked <= 1 || f.gatherMax <= 0 || f.closed || f.urgent > 0 || f.appends.Load() >= target {
+		f.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	f.gatherCh, f.gatherTarget = ch, target
+	t := f.clock.AfterFunc(f.gatherMax, func() {
+		f.mu.Lock()
+		f.releaseGatherLocked()
+		f.mu.Unlock()
+	})
+	f.mu.Unlock()
+	<-ch
+	t.Stop()
+}
+
+// releaseGatherLocked ends a gather in progress.
+func (f *flusher) releaseGatherLocked() {
+	if f.gatherCh != nil {
+		close(f.gatherCh)
+		f.gatherCh = nil
+	}
+}
+
+// lockFlush takes flushMu for a flush that must not wait for a gather.
+func (f *flusher) lockFlush() {
+	f.mu.Lock()
+	f.urgent++
+	f.releaseGatherLocked()
+	f.mu.Unlock()
+	f.flushMu.Lock()
+	f.mu.Lock()
+	f.urgent--
+	f.mu.Unlock()
 }
 
 // runOps performs ops in order, releases their handles, and returns how
@@ -229,6 +281,9 @@ func (f *flusher) finish(upto int64, err error, setDurable int64) error {
 		}
 		clear(f.waiters[len(kept):])
 		f.waiters = kept
+		if len(fire) > 0 {
+			f.lastAcked, f.appendsAtAck = int64(len(fire)), f.appends.Load()
+		}
 	}
 	f.mu.Unlock()
 	for _, w := range fire {
@@ -310,6 +365,7 @@ func (f *flusher) takePending() []syncOp {
 func (f *flusher) close() {
 	f.mu.Lock()
 	f.closed = true
+	f.releaseGatherLocked()
 	if f.timer != nil {
 		f.timer.Stop()
 		f.timer = nil

@@ -234,3 +234,70 @@ func TestPolicySwitchReleasesWaiters(t *testing.T) {
 	}
 	close(gate)
 }
+
+func TestGroupCommitGathersReturningProducers(t *testing.T) {
+	mem := vfs.NewMemFS()
+	clock := &fakeClock{armed: make(chan time.Duration, 4)}
+	d, err := OpenDir("/data", Options{FS: mem, Clock: clock, Logger: quietLogger, GroupGatherMax: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := openLog(t, d, Config{})
+	var syncs atomic.Int64
+	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
+		if op == vfs.OpSync && strings.HasSuffix(name, LogSuffix) {
+			syncs.Add(1)
+		}
+		return 0, nil
+	})
+	acks := make(chan error, 16)
+	appendWait := func() {
+		r := mustAppend(t, l, makeBatch(1, 10, 1, 1), 0)
+		l.WhenDurable(r.LastOffset, func(err error) { acks <- err })
+	}
+	appendWait()
+	appendWait()
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-acks; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Whichever flushes acknowledged them, say the last one acknowledged
+	// two producers.
+	l.fl.mu.Lock()
+	l.fl.lastAcked, l.fl.appendsAtAck = 2, l.fl.appends.Load()
+	l.fl.mu.Unlock()
+	// One comes back: the next group commit waits for the other.
+	before := syncs.Load()
+	appendWait()
+	if d := <-clock.armed; d != time.Millisecond {
+		t.Fatalf("gather timer %v", d)
+	}
+	select {
+	case err := <-acks:
+		t.Fatalf("acknowledged before the others returned: %v", err)
+	default:
+	}
+	appendWait() // the second return ends the wait: one fsync for both
+	for range 2 {
+		if err := <-acks; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := syncs.Load() - before; n != 1 {
+		t.Fatalf("%d fsyncs for two returning producers, want 1", n)
+	}
+	// Only one returns this time: the timer bounds the wait.
+	appendWait()
+	<-clock.armed
+	clock.Advance(time.Millisecond)
+	if err := <-acks; err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

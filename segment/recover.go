@@ -117,7 +117,7 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 	if err := l.epochs.truncateFromStart(l.logStart); err != nil {
 		return nil, rep, err
 	}
-	l.fl = newFlusher(d.fs, d.clock, d.pool, l.cfg, end)
+	l.fl = newFlusher(d.fs, d.clock, d.pool, l.cfg, end, d.gatherMax)
 	l.publish()
 	return l, rep, nil
 }

@@ -151,7 +151,7 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 	}
 
 	fl := l.fl
-	fl.flushMu.Lock()
+	fl.lockFlush()
 	defer fl.flushMu.Unlock()
 	// Finish the fsyncs owed for data that stays, lower the recovery
 	// point on disk before any byte goes, then cut.
