@@ -101,6 +101,12 @@ func TestSamsaGroupCommand(t *testing.T) {
 	samsaGroup(t, b.Addr(), true, "reset-offsets", group, "--to-earliest", "--execute") // active group: refused
 	cl.Close()                                                                          // leaves: the group is Empty
 
+	if out := samsaGroup(t, b.Addr(), false, "list", "--state", "Stable"); strings.Contains(out, group) {
+		t.Errorf("list --state Stable shows the empty group:\n%s", out)
+	}
+	if out := samsaGroup(t, b.Addr(), false, "list", "--state", "Empty"); !strings.Contains(out, group) {
+		t.Errorf("list --state Empty lacks the group:\n%s", out)
+	}
 	plan := samsaGroup(t, b.Addr(), false, "reset-offsets", group, "--to-earliest")
 	if !strings.Contains(plan, "Dry run") {
 		t.Errorf("reset-offsets without --execute does not say it is a dry run:\n%s", plan)
