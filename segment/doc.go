@@ -66,7 +66,12 @@
 // Durability: each log has a flusher; a small pool of goroutines per Dir
 // runs the fsyncs (group commit: one fsync covers every append before it).
 // Appends never wait for each other; the caller asks WhenDurable(offset,
-// fn) and fn runs on a flush goroutine once the offset is fsynced.
+// fn) and fn runs on a flush goroutine once the offset is fsynced. Before
+// a background fsync the flusher waits, at most Options.GroupGatherMax
+// (1ms, on the injected clock), for the producers the previous fsync
+// acknowledged to append again, so producers that wait for their
+// acknowledgement share fsyncs instead of alternating between two groups;
+// a lone producer never waits.
 // Policies (Config.FlushPolicy): group (default: acknowledge after fsync),
 // always (fsync inside Append), interval (fsync within flush.ms, acknowledge
 // at once), never (fsync only on roll and close, acknowledge at once). A
