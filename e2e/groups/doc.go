@@ -14,12 +14,21 @@
 //   - commits survive a broker restart: the coordinator reloads
 //     __consumer_offsets and a new member resumes exactly where the last
 //     commit left off (restart_test.go);
+//   - members keep consuming across a broker restart (restart_test.go);
+//   - a static member (group.instance.id) restarts without a rebalance
+//     (static_test.go);
 //   - sarama and kafka-go consume through the group and commit
-//     (clients_test.go).
+//     (clients_test.go);
+//   - `samsa group list|describe|reset-offsets|delete` against a live
+//     group (cli_test.go);
+//   - Apache Kafka's kafka-consumer-groups describes a samsa group and
+//     Kafka's OffsetsMessageFormatter/GroupMetadataMessageFormatter read
+//     samsa's __consumer_offsets records (java_test.go; jars from
+//     interop/java, skipped with -short).
 //
 // Most tests share one broker started with
 // --group.initial.rebalance.delay.ms 0 (main_test.go); the restart test
 // runs its own. Each test uses its own topic and group names. The whole
-// package runs in well under two minutes; the longest test waits for a
-// six-second session timeout.
+// package runs in about a minute; the longest tests wait for a
+// six-second session timeout or start three JVMs.
 package groups
