@@ -17,7 +17,8 @@ import (
 )
 
 // kafkaJars is the classpath of Apache Kafka's own jars that the Java
-// interop harness pulls in (interop/java, built by `mvn package`).
+// interop harness pulls in (interop/java, built by `mvn package`, which
+// e2e/datapath runs); the test is skipped until they exist.
 func kafkaJars(t *testing.T) string {
 	t.Helper()
 	testkit.RequireTool(t, "java")
@@ -26,14 +27,10 @@ func kafkaJars(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if jars, _ := filepath.Glob(filepath.Join(dir, "target", "lib", "kafka-tools-*.jar")); len(jars) == 0 {
-		mvn := testkit.RequireTool(t, "mvn")
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "package", "-DskipTests")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("building interop/java: %v\n%s", err, out)
-		}
+		// Not built here: e2e/datapath builds interop/java (mvn package),
+		// and two packages building it at once in one directory would
+		// trip over each other.
+		t.Skip("Apache Kafka's jars are not built yet (cd interop/java && mvn -q package -DskipTests)")
 	}
 	return filepath.Join(dir, "target", "lib", "*")
 }
