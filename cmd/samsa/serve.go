@@ -21,7 +21,7 @@ import (
 
 // newServeCommand runs a broker until SIGTERM or SIGINT.
 func newServeCommand() *cobra.Command {
-	var configFile, logLevel, logFormat string
+	var configFile, logLevel, logFormat, debugListen string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run a broker",
@@ -52,12 +52,20 @@ flight, closes every log cleanly (the next start skips recovery) and exits
 			if err != nil {
 				return fmt.Errorf("invalid configuration: %w", err)
 			}
+			if debugListen != "" {
+				dbg, err := startDebugListener(debugListen, logger)
+				if err != nil {
+					return fmt.Errorf("--debug-listen: %w", err)
+				}
+				defer dbg.Close()
+			}
 			return serve(cfg, logger)
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "Kafka server.properties file to read (or "+envConfigFile+")")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error (or "+envLogLevel+")")
 	cmd.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json (or "+envLogFormat+")")
+	cmd.Flags().StringVar(&debugListen, "debug-listen", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off when empty")
 	addConfigFlags(cmd.Flags())
 	return cmd
 }
