@@ -196,3 +196,13 @@ func (f franz) admin(ctx context.Context, topic string) error {
 	}
 	return nil
 }
+
+// franzAdmin is an admin client for the runner's own look-ups; its
+// connection lives as long as the program.
+func franzAdmin(bootstrap string) *kadm.Client {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	if err != nil {
+		panic(err) // only malformed options fail here
+	}
+	return kadm.NewClient(cl)
+}

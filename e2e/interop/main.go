@@ -76,6 +76,7 @@ func clients() []client {
 	for _, e := range externals() {
 		cs = append(cs, client{e.client, e.run})
 	}
+	cs = append(cs, client{"kcat", runKcat}, client{"kafka CLI tools", runKafkaTools})
 	return cs
 }
 
