@@ -3,6 +3,7 @@ package actors
 import (
 	"io"
 	"log/slog"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -370,5 +371,88 @@ func TestGroupShellOffsetDeleteUnknownTopic(t *testing.T) {
 	}
 	if f := wait[*kmsg.OffsetFetchResponse](t, h.ask(offsetFetchReq())); len(f.Topics) != 0 {
 		t.Errorf("offset still committed after OffsetDelete: %+v", f.Topics)
+	}
+}
+
+// Batched requests over groups of different __consumer_offsets partitions
+// are split per coordinator and put back in the request's order;
+// ListGroups asks every coordinator.
+func TestGroupBatchesSplitAndMerged(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopicWith(t, b, "orders", 1)
+	ids := []string{"alpha", "bravo", "charlie", "delta"}
+	parts := map[int32]bool{}
+	for i, id := range ids {
+		parts[group.PartitionFor(id, 50)] = true
+		c := commitReq("orders", int64(10*(i+1)))
+		c.Group = id
+		for {
+			// Right after __consumer_offsets is made, its coordinators
+			// are still (briefly) loading: retry, as clients do.
+			code := kerr.Code(call(t, b, c).(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode)
+			if code == kerr.CoordinatorLoadInProgress {
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			if code != kerr.None {
+				t.Fatalf("commit %s: %v", id, code)
+			}
+			break
+		}
+	}
+	if len(parts) < 3 {
+		t.Fatalf("the groups share partitions %v; pick ids that spread", parts)
+	}
+
+	f := kmsg.NewPtrOffsetFetchRequest()
+	f.Version = 8
+	for _, id := range []string{"delta", "alpha", "nobody", "charlie"} {
+		f.Groups = append(f.Groups, kmsg.OffsetFetchRequestGroup{Group: id})
+	}
+	fr := call(t, b, f).(*kmsg.OffsetFetchResponse)
+	want := map[string]int64{"delta": 40, "alpha": 10, "nobody": -1, "charlie": 30}
+	if len(fr.Groups) != 4 {
+		t.Fatalf("OffsetFetch v8 answered %d groups, want 4", len(fr.Groups))
+	}
+	for i, g := range fr.Groups {
+		if g.Group != f.Groups[i].Group {
+			t.Errorf("OffsetFetch v8 group %d is %s, want %s (request order)", i, g.Group, f.Groups[i].Group)
+		}
+		got := int64(-1)
+		if len(g.Topics) > 0 {
+			got = g.Topics[0].Partitions[0].Offset
+		}
+		if got != want[g.Group] {
+			t.Errorf("OffsetFetch v8 %s: offset %d, want %d", g.Group, got, want[g.Group])
+		}
+	}
+
+	d := kmsg.NewPtrDescribeGroupsRequest()
+	d.Version, d.Groups = 5, []string{"charlie", "nobody", "bravo"}
+	dr := call(t, b, d).(*kmsg.DescribeGroupsResponse)
+	for i, g := range dr.Groups {
+		if g.Group != d.Groups[i] {
+			t.Errorf("DescribeGroups group %d is %s, want %s", i, g.Group, d.Groups[i])
+		}
+	}
+
+	del := kmsg.NewPtrDeleteGroupsRequest()
+	del.Version, del.Groups = 2, []string{"delta", "bravo", "nobody"}
+	delr := call(t, b, del).(*kmsg.DeleteGroupsResponse)
+	wantDel := []int16{0, 0, kerr.GroupIDNotFound.Int16()}
+	for i, g := range delr.Groups {
+		if g.Group != del.Groups[i] || g.ErrorCode != wantDel[i] {
+			t.Errorf("DeleteGroups entry %d: %s %v, want %s %v", i, g.Group, kerr.Code(g.ErrorCode), del.Groups[i], kerr.Code(wantDel[i]))
+		}
+	}
+
+	lr := call(t, b, kmsg.NewPtrListGroupsRequest()).(*kmsg.ListGroupsResponse)
+	var listed []string
+	for _, g := range lr.Groups {
+		listed = append(listed, g.Group)
+	}
+	slices.Sort(listed)
+	if !slices.Equal(listed, []string{"alpha", "charlie"}) {
+		t.Errorf("ListGroups after deleting delta and bravo: %v, want [alpha charlie]", listed)
 	}
 }
