@@ -3,6 +3,7 @@ package actors
 import (
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -71,6 +72,10 @@ type groupCoordinatorActor struct {
 	loaded  int   // records replayed
 	loadPos int64 // offset the pending read starts at
 	stopped bool
+	// fresh is true until the first start of a coordinator whose
+	// partition was just created (nothing to load); shared by the
+	// actor's incarnations, so a restart loads.
+	fresh *atomic.Bool
 }
 
 type armedTimer struct {
@@ -113,10 +118,13 @@ func (a *groupCoordinatorActor) start() {
 	a.core = group.NewCoordinator(a.cfg)
 	a.timers = make(map[group.TimerKey]armedTimer)
 	a.stopped = false
+	a.armExpiry()
+	if a.fresh != nil && a.fresh.Swap(false) {
+		return
+	}
 	a.core.BeginLoad()
 	a.loading, a.loadAt, a.loaded = true, time.Now(), 0
 	a.readFrom(0)
-	a.armExpiry()
 }
 
 // stop disarms every timer; queued appends complete into dead letters.

@@ -21,15 +21,16 @@ const OffsetsTopic = "__consumer_offsets"
 // partitions, compacted, offsets.topic.segment.bytes segments) unless it
 // exists, inside the metadata actor, and calls done (on the metadata
 // actor's goroutine or a gather's) with its partition count once its logs
-// are open (0 and an error if it cannot be made). An
+// are open, and whether it was just made (0 and an error if it cannot
+// be). An
 // existing topic keeps its partition count: groups live where their
 // records are.
-func (b *Broker) ensureOffsetsTopic(done func(partitions int32, err error)) {
+func (b *Broker) ensureOffsetsTopic(done func(partitions int32, created bool, err error)) {
 	n, _ := strconv.Atoi(b.cfg.Value("offsets.topic.num.partitions"))
 	segBytes := b.cfg.Value("offsets.topic.segment.bytes")
 	create := func(a *metadataActor, _ *wire.Request) {
 		if t, ok := a.state.Topic(OffsetsTopic); ok {
-			done(int32(len(t.Partitions)), nil)
+			done(int32(len(t.Partitions)), false, nil)
 			return
 		}
 		req := kmsg.NewPtrCreateTopicsRequest()
@@ -47,11 +48,11 @@ func (b *Broker) ensureOffsetsTopic(done func(partitions int32, err error)) {
 			if len(resp.Topics) == 1 && resp.Topics[0].ErrorMessage != nil {
 				msg = *resp.Topics[0].ErrorMessage
 			}
-			done(0, fmt.Errorf("actors: create %s: %s", OffsetsTopic, msg))
+			done(0, false, fmt.Errorf("actors: create %s: %s", OffsetsTopic, msg))
 			return
 		}
 		a.b.log.Info("internal topic created", "topic", OffsetsTopic, "partitions", n)
-		a.apply(eff, func() { done(int32(n), nil) })
+		a.apply(eff, func() { done(int32(n), true, nil) })
 	}
 	b.system.Root.Send(b.meta, &adminRequest{req: &wire.Request{Header: wire.RequestHeader{APIKey: int16(kmsg.CreateTopics)}, Reply: func(*wire.Response) {}}, handle: create})
 }

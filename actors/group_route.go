@@ -106,7 +106,7 @@ func groupConfig(b *Broker) (group.Config, time.Duration) {
 func (b *Broker) startGroups() {
 	if t, ok := b.Routes().Topics[OffsetsTopic]; ok {
 		b.groups.creating.Store(true)
-		b.spawnCoordinators(int32(len(t.Partitions)))
+		b.spawnCoordinators(int32(len(t.Partitions)), false)
 	}
 }
 
@@ -116,25 +116,30 @@ func (b *Broker) ensureGroups() {
 	if !b.groups.creating.CompareAndSwap(false, true) {
 		return
 	}
-	b.ensureOffsetsTopic(func(n int32, err error) {
+	b.ensureOffsetsTopic(func(n int32, created bool, err error) {
 		if err != nil {
 			b.log.Error("consumer groups are unavailable (COORDINATOR_NOT_AVAILABLE)", "err", err)
 			b.groups.creating.Store(false) // the next request tries again
 			b.groupsStarted(nil)
 			return
 		}
-		b.spawnCoordinators(n)
+		b.spawnCoordinators(n, created)
 	})
 }
 
 // spawnCoordinators starts one coordinator actor per __consumer_offsets
-// partition and publishes them to the router.
-func (b *Broker) spawnCoordinators(n int32) {
+// partition and publishes them to the router. Coordinators of a topic
+// just created skip their first load (the partitions are empty), so the
+// first group requests are served at once rather than answered
+// COORDINATOR_LOAD_IN_PROGRESS; a restarted actor always loads.
+func (b *Broker) spawnCoordinators(n int32, created bool) {
 	cfg, every := groupConfig(b)
 	pids := make([]*actor.PID, n)
 	for p := range n {
+		fresh := new(atomic.Bool)
+		fresh.Store(created)
 		props := actor.PropsFromProducer(func() actor.Actor {
-			return &groupCoordinatorActor{b: b, partition: p, cfg: cfg, every: every,
+			return &groupCoordinatorActor{b: b, partition: p, cfg: cfg, every: every, fresh: fresh,
 				log: b.log.With("component", "group-coordinator")}
 		})
 		pid, err := b.system.Root.SpawnNamed(props, "group-coordinator-"+strconv.Itoa(int(p)))
