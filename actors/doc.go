@@ -241,7 +241,8 @@
 //     interval.ms ticks ExpireOffsets the same way.
 //   - Loading: Started begins a load; partitionTasks read the partition
 //     below its high watermark in 4 MiB chunks (readLoadChunk) and the
-//     actor replays every record (replayBatches), then EndLoad. A record
+//     actor replays every record (replayBatches), then EndLoad (the first
+//     start on a just-created topic has nothing to read and skips it). A record
 //     that does not decode is logged and skipped; a log that cannot be read
 //     leaves the partition's groups answering LOAD_IN_PROGRESS.
 //   - A panic while serving a request answers it COORDINATOR_NOT_AVAILABLE
