@@ -48,6 +48,11 @@ fmt-check:
 $(GOLANGCI_LINT):
 	GOBIN=$(TOOLS) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
+## interop: real clients (Java, librdkafka, Python, Node, Go, Kafka's CLI) against `samsa serve`; writes docs/compatibility.md
+.PHONY: interop
+interop: deps
+	$(GO) run ./e2e/interop -out docs/compatibility.md
+
 ## bench: the micro-benchmarks (segment/, wire/, ...)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

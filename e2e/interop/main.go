@@ -123,6 +123,7 @@ func run(ctx context.Context, out string, count int, only, bootstrap string) (bo
 			rep.failAll("the runner could not create the topics (franz-go): " + err.Error())
 		} else {
 			rep = c.run(ctx, root, bootstrap, prefix, count)
+			checkStoredCodecs(ctx, bootstrap, prefix, rep)
 		}
 		rep.Took = time.Since(t0)
 		reports = append(reports, rep)

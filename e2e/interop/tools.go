@@ -255,11 +255,8 @@ func runKcat(ctx context.Context, _, bootstrap, prefix string, count int) *Repor
 	}
 	version := ""
 	if out, _ := exec.Command(kcat, "-V").CombinedOutput(); len(out) > 0 {
-		if m := regexp.MustCompile(`version ([^\s]+)`).FindAllSubmatch(out, -1); len(m) > 0 {
-			version = "kcat " + string(m[0][1])
-			if len(m) > 1 {
-				version += " (librdkafka " + string(m[len(m)-1][1]) + ")"
-			}
+		if m := regexp.MustCompile(`Version (\S+).*librdkafka (\S+)`).FindSubmatch(out); m != nil {
+			version = "kcat " + string(m[1]) + " (librdkafka " + string(m[2]) + ")"
 		}
 	}
 	s := toolScenario{client: "kcat", wantHeaders: "client=kcat,pad=",
