@@ -4,6 +4,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -38,6 +39,9 @@ func handleProduce(b *Broker, req *wire.Request) {
 		st.Topic = rt.Topic
 		st.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
 		tr := routes.Topics[rt.Topic]
+		// Kafka's own topics are written by their coordinators only
+		// (they send to the partition actor directly), never by clients.
+		internal := metadata.IsInternalTopic(rt.Topic)
 		for j := range rt.Partitions {
 			rp := &rt.Partitions[j]
 			sp := &st.Partitions[j]
@@ -47,6 +51,9 @@ func handleProduce(b *Broker, req *wire.Request) {
 			switch {
 			case badAcks:
 				sp.ErrorCode = int16(kerr.InvalidRequiredAcks)
+			case internal:
+				sp.ErrorCode = int16(kerr.InvalidTopicException)
+				sp.ErrorMessage = kmsg.StringPtr("Cannot append to internal topic " + rt.Topic + ".")
 			case tr == nil || rp.Partition < 0 || int(rp.Partition) >= len(tr.Partitions):
 				sp.ErrorCode = int16(kerr.UnknownTopicOrPartition)
 			case tr.Partitions[rp.Partition] == nil:

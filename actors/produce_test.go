@@ -583,3 +583,17 @@ func TestProducerIDBlocksAcrossDirectories(t *testing.T) {
 		t.Fatal("a malformed producer id file was accepted")
 	}
 }
+
+// Clients cannot write to Kafka's internal topics; their coordinators
+// write them. Kafka answers INVALID_TOPIC_EXCEPTION.
+func TestProduceToInternalTopicRefused(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopicWith(t, b, "__consumer_offsets", 1)
+	p := produce(t, b, -1, "__consumer_offsets", 0, plain(1, time.Now().UnixMilli()).build())
+	if p.ErrorCode != int16(kerr.InvalidTopicException) {
+		t.Fatalf("produce to __consumer_offsets: code %d (%s), want INVALID_TOPIC_EXCEPTION", p.ErrorCode, msgOf(p.ErrorMessage))
+	}
+	if end := listOffset(t, b, "__consumer_offsets", 0, -1).Offset; end != 0 {
+		t.Fatalf("the refused batch was appended: log end %d", end)
+	}
+}
