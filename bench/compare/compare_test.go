@@ -34,7 +34,7 @@ start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.s
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Records != 10000 || r.RecordsPerS != 2500 || r.MBPerS != 0.2384 {
+	if r.Records != 10000 || r.RecordsPerS != 2500 || r.MBPerS != 0.2384 || r.FetchRecordsPerS != 10000 {
 		t.Fatalf("parsed %+v", r)
 	}
 	if _, err := ParseConsumerPerformance("start.time, end.time\n"); err == nil {

@@ -67,6 +67,7 @@ func KafkaToolWorkloads(classPath string, scale float64) []Workload {
 			return []Figure{
 				{consName, "records/s", "records/s", c.RecordsPerS, false},
 				{consName, "MB/s", "MB/s", c.MBPerS, false},
+				{consName, "fetch records/s (without group join)", "records/s", c.FetchRecordsPerS, false},
 				{consName, "broker CPU", "CPU-s", after.CPUSeconds - before.CPUSeconds, true},
 			}, nil
 		}},
@@ -86,6 +87,9 @@ type ToolResult struct {
 	RecordsPerS float64
 	MBPerS      float64
 	P50, P99    float64 // ms (producer only)
+	// FetchRecordsPerS is the consumer's rate without the group join
+	// (fetch.nMsg.sec).
+	FetchRecordsPerS float64
 }
 
 var producerSummary = regexp.MustCompile(`(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\).*?(\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th`)
@@ -128,8 +132,9 @@ func ParseConsumerPerformance(out string) (ToolResult, error) {
 		n, ok1 := get("data.consumed.in.nMsg")
 		rps, ok2 := get("nMsg.sec")
 		mbs, ok3 := get("MB.sec")
+		fetch, _ := get("fetch.nMsg.sec")
 		if ok1 && ok2 && ok3 {
-			return ToolResult{Records: int64(n), RecordsPerS: rps, MBPerS: mbs}, nil
+			return ToolResult{Records: int64(n), RecordsPerS: rps, MBPerS: mbs, FetchRecordsPerS: fetch}, nil
 		}
 	}
 	return ToolResult{}, fmt.Errorf("compare: no ConsumerPerformance summary in: %s", tail(out))

@@ -58,7 +58,7 @@ func KafkaConfig(name, classPath string, durable bool, extra ...string) Config {
 	if len(extra) > 0 {
 		settings = "Kafka " + strings.Join(extra, ", ")
 	}
-	settings += "; JVM " + strings.Join(JVMOptions[:4], " ")
+	settings += "; group.initial.rebalance.delay.ms=0; JVM " + strings.Join(JVMOptions[:4], " ")
 	return Config{Name: name, Broker: "kafka", Settings: settings, Durable: durable,
 		start: func(ctx context.Context, dir string, port int) (*exec.Cmd, error) {
 			cport, err := FreePort()
