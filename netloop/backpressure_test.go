@@ -87,7 +87,9 @@ func TestBackpressureClientNeverReads(t *testing.T) {
 		sent>>10, decoded, st.Responses, st.Mutes)
 
 	// Reading drains the connection, which is then decoded again.
-	c.Conn.SetReadDeadline(time.Now().Add(testTimeout))
+	if err := c.SetReadDeadline(time.Now().Add(testTimeout)); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; s.Stats().Requests <= decoded; i++ {
 		if _, _, err := c.tryRecv(); err != nil {
 			t.Fatalf("after %d responses: %v", i, err)

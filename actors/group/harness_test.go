@@ -98,9 +98,7 @@ func (h *harness) apply(fx Effects) {
 	for _, tm := range fx.Timers {
 		h.timers[tm.Key] = tm.At
 	}
-	for _, a := range fx.Appends {
-		h.held = append(h.held, a)
-	}
+	h.held = append(h.held, fx.Appends...)
 	if !h.holdAppends {
 		h.completeAppends()
 	}
@@ -265,15 +263,14 @@ func subscription(topics ...string) []byte {
 }
 
 type joinOpts struct {
-	version    int16
-	member     string
-	instance   string
-	session    time.Duration
-	rebalance  time.Duration
-	ptype      string
-	protocols  []kmsg.JoinGroupRequestProtocol
-	clientID   string
-	groupOverr string
+	version   int16
+	member    string
+	instance  string
+	session   time.Duration
+	rebalance time.Duration
+	ptype     string
+	protocols []kmsg.JoinGroupRequestProtocol
+	clientID  string
 }
 
 func rangeOn(topics ...string) []kmsg.JoinGroupRequestProtocol {

@@ -40,7 +40,7 @@ func checkInvariants(t *testing.T, g *Group) {
 				fail("parked SyncGroup of %s in %v", id, g.state)
 			}
 		}
-		if m.join != nil && g.state != PreparingRebalance && !(g.state == Stable && m.static()) {
+		if m.join != nil && g.state != PreparingRebalance && (g.state != Stable || !m.static()) {
 			fail("parked JoinGroup of %s in %v", id, g.state)
 		}
 	}

@@ -85,11 +85,10 @@ type MemberValue struct {
 // Errors returned by the decoders. They never reach clients: a record that
 // does not decode is logged and skipped by the loader.
 var (
-	ErrTruncated      = errors.New("group: record truncated or malformed")
-	ErrKeyVersion     = errors.New("group: unknown __consumer_offsets key version")
-	ErrNotOffsetKey   = errors.New("group: key is not an offset commit key")
-	ErrValueVersion   = errors.New("group: unknown __consumer_offsets value version")
-	errNegativeLength = errors.New("group: negative array length")
+	ErrTruncated    = errors.New("group: record truncated or malformed")
+	ErrKeyVersion   = errors.New("group: unknown __consumer_offsets key version")
+	ErrNotOffsetKey = errors.New("group: key is not an offset commit key")
+	ErrValueVersion = errors.New("group: unknown __consumer_offsets value version")
 )
 
 // OffsetKeyBytes encodes an OffsetCommitKey (version 1).

@@ -22,7 +22,7 @@ func ValidateTopicName(name string) error {
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+		if !legalTopicNameChar(c) {
 			return fmt.Errorf("topic name %q contains %q; use only ASCII letters, digits, '.', '_' and '-'", name, c)
 		}
 	}
@@ -58,4 +58,10 @@ func (s *State) collision(name string) (string, bool) {
 // marks internal whoever created them, so admin tools hide them.
 func IsInternalTopic(name string) bool {
 	return name == "__consumer_offsets" || name == "__transaction_state"
+}
+
+// legalTopicNameChar reports whether c may appear in a topic name: an ASCII
+// letter or digit, '.', '_' or '-'.
+func legalTopicNameChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
 }
