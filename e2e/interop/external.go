@@ -23,6 +23,8 @@ type external struct {
 	// command is the checker's argv for a run.
 	command func(root, bootstrap, prefix string, count int) []string
 	dir     string // working directory, relative to the root
+	// env is added to the checker's environment, when set.
+	env func(root string) []string
 }
 
 // run sets the client up and runs its checker.
@@ -37,6 +39,9 @@ func (e external) run(ctx context.Context, root, bootstrap, prefix string, count
 	defer cancel()
 	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
 	cmd.Dir = filepath.Join(root, e.dir)
+	if e.env != nil {
+		cmd.Env = append(os.Environ(), e.env(root)...)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -87,7 +92,10 @@ func stale(file string, deps ...string) bool {
 	return false
 }
 
-// pythonSetup makes interop/python/.venv from requirements.txt.
+// pythonSetup makes interop/python/.venv from requirements.txt; where
+// python3 has no venv module (Debian without python3-venv) it installs
+// into .venv/site with pip --target instead, which pythonCommand then puts
+// on PYTHONPATH.
 func pythonSetup(ctx context.Context, root string) error {
 	dir := filepath.Join(root, "interop", "python")
 	stamp := filepath.Join(dir, ".venv", "installed")
@@ -95,14 +103,28 @@ func pythonSetup(ctx context.Context, root string) error {
 		return nil
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".venv", "bin", "python")); err != nil {
-		if err := runLogged(ctx, dir, "python3", "-m", "venv", ".venv"); err != nil {
-			return err
+		if verr := runLogged(ctx, dir, "python3", "-m", "venv", ".venv"); verr != nil {
+			slog.Warn("no venv; installing with pip --target", "err", verr)
+			os.RemoveAll(filepath.Join(dir, ".venv"))
+			if err := runLogged(ctx, dir, "python3", "-m", "pip", "install", "-q", "--target", filepath.Join(".venv", "site"), "-r", "requirements.txt"); err != nil {
+				return err
+			}
+			return os.WriteFile(stamp, nil, 0o644)
 		}
 	}
 	if err := runLogged(ctx, dir, filepath.Join(".venv", "bin", "pip"), "install", "-q", "-r", "requirements.txt"); err != nil {
 		return err
 	}
 	return os.WriteFile(stamp, nil, 0o644)
+}
+
+// pythonInterpreter is the venv's python, or python3 for a --target install.
+func pythonInterpreter(root string) string {
+	venv := filepath.Join(root, "interop", "python", ".venv", "bin", "python")
+	if _, err := os.Stat(venv); err == nil {
+		return venv
+	}
+	return "python3"
 }
 
 // nodeSetup runs npm ci in interop/node (package-lock.json pins kafkajs).
@@ -134,7 +156,10 @@ func externals() []external {
 	py := func(client string) external {
 		return external{client: client, setup: pythonSetup, dir: "interop/python",
 			command: func(root, b, p string, n int) []string {
-				return []string{filepath.Join(root, "interop", "python", ".venv", "bin", "python"), "check.py", client, b, p, strconv.Itoa(n)}
+				return []string{pythonInterpreter(root), "check.py", client, b, p, strconv.Itoa(n)}
+			},
+			env: func(root string) []string {
+				return []string{"PYTHONPATH=" + filepath.Join(root, "interop", "python", ".venv", "site")}
 			}}
 	}
 	return []external{

@@ -108,6 +108,7 @@ func runKafkaTools(ctx context.Context, root, bootstrap, prefix string, count in
 	}
 	rep := s.run(ctx, prefix, count)
 	rep.Version = version
+	rep.Notes = append(rep.Notes, "kafka-console-producer sets no timestamps: create times of the produce run are checked; the same headers on every record")
 	if err := kafkaToolsAdmin(ctx, root, bootstrap, prefix+"-admin"); err != nil {
 		rep.set("admin", Fail, "%v", err)
 	} else {

@@ -38,6 +38,7 @@ type Report struct {
 	Results map[string]Result
 	Took    time.Duration
 	Log     string // what the checker printed, for failures
+	Notes   []string
 }
 
 func newReport(client string) *Report {
@@ -169,6 +170,7 @@ func writeMarkdown(w io.Writer, reports []*Report, when time.Time, broker string
 				notes = append(notes, f+": "+mdEscape(res.Detail))
 			}
 		}
+		notes = append(notes, r.Notes...)
 		fmt.Fprintf(w, "- %s (%s): %s", r.Client, r.Took.Round(100*time.Millisecond), strings.Join(notes, "; "))
 		fmt.Fprintln(w)
 	}
