@@ -114,8 +114,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	for _, path := range cfg.LogDirs {
 		d, err := o.openDir(path, logger)
 		if err != nil {
-			b.closeDirs()
-			b.unlock()
+			b.abandonStart()
 			return nil, fmt.Errorf("actors: data directory %s: %w", path, err)
 		}
 		b.dirs[path] = d
@@ -139,16 +138,14 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	}, actor.WithSupervisor(partitionSupervisor()))
 	b.meta, err = b.system.Root.SpawnNamed(props, "metadata")
 	if err != nil {
-		b.closeDirs()
-		b.unlock()
+		b.abandonStart()
 		return nil, fmt.Errorf("actors: spawn metadata actor: %w", err)
 	}
 	select {
 	case <-ready:
 	case <-b.metaStopped:
 		b.system.Shutdown()
-		b.closeDirs()
-		b.unlock()
+		b.abandonStart()
 		return nil, errors.New("actors: the metadata actor stopped while starting; see the log")
 	}
 	b.startGroups()
@@ -278,6 +275,17 @@ func (b *Broker) closeDirs() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// abandonStart undoes a failed NewBroker: it closes the directories opened so
+// far and releases the directory locks. The start failure is what the caller
+// returns; a close failure on top of it is only logged, so it does not hide
+// the cause.
+func (b *Broker) abandonStart() {
+	if err := b.closeDirs(); err != nil {
+		b.log.Warn("closing the data directories after a failed start", "err", err)
+	}
+	b.unlock()
 }
 
 // minLevel drops records below a level (protoactor's chatter).
