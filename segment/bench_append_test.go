@@ -186,7 +186,12 @@ func newRawWriter(b *testing.B, sched rawSchedule) *rawWriter {
 				case <-w.stop:
 					return
 				case <-t.C:
-					f.Sync()
+					// Error, not Fatal: this is not the benchmark's
+					// goroutine. close waits for it before b ends.
+					if err := f.Sync(); err != nil {
+						b.Error(err)
+						return
+					}
 				}
 			}
 		}()

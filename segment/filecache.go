@@ -120,13 +120,6 @@ func (c *fileCache) closeAll() {
 	}
 }
 
-// size is the number of cached handles.
-func (c *fileCache) size() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
-}
-
 // OpenFiles is the number of segment files the directory holds open:
 // cached ones plus evicted ones still referenced by readers or pending
 // fsyncs.

@@ -128,14 +128,6 @@ func (f *flusher) rolled(h *handle, upto int64, dir string) {
 	f.enqueueLocked()
 }
 
-// syncDirLater records a directory fsync owed before offsets below upto
-// count as durable.
-func (f *flusher) syncDirLater(dir string, upto int64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pending = append(f.pending, syncOp{dir: dir, upto: upto})
-}
-
 func (f *flusher) enqueueLocked() {
 	if f.queued || f.closed || f.pool == nil {
 		return
@@ -423,7 +415,9 @@ func (p *flushPool) work() {
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
 		p.mu.Unlock()
-		f.flushAfter(true) // a failure is sticky in f and reported to its waiters
+		// A failure is sticky in f and reported to its waiters; this
+		// worker has no caller to return it to.
+		_ = f.flushAfter(true)
 	}
 }
 

@@ -67,11 +67,19 @@ func FuzzRecovery(f *testing.F) {
 	f.Add([]byte("garbage that is not a batch at all, long enough for a header........"), []byte{}, true)
 	f.Fuzz(func(t *testing.T, logBytes, idxBytes []byte, clean bool) {
 		mem := vfs.NewMemFS()
-		mem.MkdirAll("/data/topic-0")
-		vfs.WriteFileAtomic(mem, activeLog, logBytes)
-		vfs.WriteFileAtomic(mem, "/data/topic-0/"+SegmentName(0, IndexSuffix), idxBytes)
+		if err := mem.MkdirAll("/data/topic-0"); err != nil {
+			t.Fatal(err)
+		}
+		if err := vfs.WriteFileAtomic(mem, activeLog, logBytes); err != nil {
+			t.Fatal(err)
+		}
+		if err := vfs.WriteFileAtomic(mem, "/data/topic-0/"+SegmentName(0, IndexSuffix), idxBytes); err != nil {
+			t.Fatal(err)
+		}
 		if clean {
-			vfs.WriteFileAtomic(mem, "/data/"+CleanShutdownFile, []byte("{}"))
+			if err := vfs.WriteFileAtomic(mem, "/data/"+CleanShutdownFile, []byte("{}")); err != nil {
+				t.Fatal(err)
+			}
 		}
 		d, err := OpenDir("/data", Options{FS: mem, Logger: quietLogger})
 		if err != nil {

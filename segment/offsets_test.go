@@ -68,10 +68,19 @@ func TestEpochCache(t *testing.T) {
 	if e, o := l.EndOffsetForEpoch(0); e != -1 || o != -1 {
 		t.Fatalf("empty cache: %d %d", e, o)
 	}
-	l.Append(makeBatch(3, 1, 0, 1), 2, 0) // epoch 2 at 0
-	l.Append(makeBatch(3, 1, 0, 2), 2, 0)
-	l.Append(makeBatch(3, 1, 0, 3), 4, 0) // epoch 4 at 6
-	l.Append(makeBatch(3, 1, 0, 4), 6, 0) // epoch 6 at 9
+	for _, a := range []struct {
+		batch []byte
+		epoch int32
+	}{
+		{makeBatch(3, 1, 0, 1), 2}, // epoch 2 at 0
+		{makeBatch(3, 1, 0, 2), 2},
+		{makeBatch(3, 1, 0, 3), 4}, // epoch 4 at 6
+		{makeBatch(3, 1, 0, 4), 6}, // epoch 6 at 9
+	} {
+		if _, err := l.Append(a.batch, a.epoch, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		req, epoch int32
 		end        int64
@@ -92,7 +101,9 @@ func TestEpochCache(t *testing.T) {
 	if got := l.Epochs(); len(got) != 2 || got[1] != [2]int64{4, 6} {
 		t.Fatalf("after truncation %v", got)
 	}
-	l.DeleteRecordsBefore(4)
+	if _, err := l.DeleteRecordsBefore(4); err != nil {
+		t.Fatal(err)
+	}
 	if got := l.Epochs(); len(got) != 2 || got[0] != [2]int64{2, 4} {
 		t.Fatalf("after raising the start %v", got)
 	}
@@ -123,8 +134,12 @@ func TestCheckpointFormat(t *testing.T) {
 	}
 	// A damaged checkpoint stops the directory from opening.
 	mem := vfs.NewMemFS()
-	mem.MkdirAll("/data")
-	vfs.WriteFileAtomic(mem, "/data/"+RecoveryPointFile, []byte("0\n5\n"))
+	if err := mem.MkdirAll("/data"); err != nil {
+		t.Fatal(err)
+	}
+	if err := vfs.WriteFileAtomic(mem, "/data/"+RecoveryPointFile, []byte("0\n5\n")); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := OpenDir("/data", Options{FS: mem}); !errors.Is(err, ErrCorruption) {
 		t.Fatalf("damaged checkpoint: %v", err)
 	}
@@ -135,13 +150,17 @@ func TestCheckpointsAreAtomic(t *testing.T) {
 	d := testDir(t, mem)
 	l, _ := openLog(t, d, Config{})
 	fillLog(t, l, 2)
-	l.Flush()
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	if err := d.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
 	// Every crash point during the next checkpoint leaves old or new content.
 	fillLog(t, l, 1)
-	l.Flush()
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	var images []*vfs.MemFS
 	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
 		images = append(images, mem.CrashClone(nil))

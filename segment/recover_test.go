@@ -67,7 +67,9 @@ func TestUncleanOpenCutsTornTailAndReportsIt(t *testing.T) {
 	f, _ := mem.OpenReadWrite(activeLog)
 	wire.SetBatchBaseOffset(torn, 17)
 	size := l.Size()
-	f.WriteAt(torn[:len(torn)/2], size)
+	if _, err := f.WriteAt(torn[:len(torn)/2], size); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 
 	d2 := testDir(t, mem) // no Close: unclean
@@ -100,9 +102,13 @@ func TestCorruptionBeforeRecoveryPointIsAnError(t *testing.T) {
 	// Flip a byte inside the second batch's records: below the recovery point.
 	f, _ := mem.OpenReadWrite(activeLog)
 	var b [1]byte
-	f.ReadAt(b[:], 500)
+	if _, err := f.ReadAt(b[:], 500); err != nil {
+		t.Fatal(err)
+	}
 	b[0] ^= 0x55
-	f.WriteAt(b[:], 500)
+	if _, err := f.WriteAt(b[:], 500); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	d2 := testDir(t, mem)
 	_, _, err := d2.Open("topic", 0, Config{})
@@ -126,7 +132,9 @@ func TestCorruptionAfterCleanShutdownIsAnError(t *testing.T) {
 	fillLog(t, l, 3)
 	d.Close()
 	f, _ := mem.OpenReadWrite(activeLog)
-	f.WriteAt([]byte{0xff, 0xff}, l.Size()-3)
+	if _, err := f.WriteAt([]byte{0xff, 0xff}, l.Size()-3); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	_, _, err := testDir(t, mem).Open("topic", 0, Config{})
 	if !errors.Is(err, ErrCorruption) {
@@ -151,10 +159,13 @@ func TestMissingAndDamagedIndexesAreRebuilt(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("empty index for a full segment")
 	}
-	mem.Remove(idx0)                                            // missing
-	vfs.WriteFileAtomic(mem, idx1, []byte{0, 0, 0, 9, 0, 0, 0}) // malformed size
+	// Index 0 goes missing; index 1 gets a malformed size.
+	mem.Remove(idx0)
+	if err := vfs.WriteFileAtomic(mem, idx1, []byte{0, 0, 0, 9, 0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
 	d = testDir(t, mem)
-	l, rep := openLog(t, d, cfg)
+	_, rep := openLog(t, d, cfg)
 	if rep.IndexesRebuilt != 2 {
 		t.Fatalf("report %+v", rep)
 	}
@@ -168,7 +179,9 @@ func TestMissingAndDamagedIndexesAreRebuilt(t *testing.T) {
 	bad := make([]byte, len(want))
 	copy(bad, want)
 	bad[3] ^= 1 // change a relative offset: no longer increasing or pointing right
-	vfs.WriteFileAtomic(mem, idx1, bad)
+	if err := vfs.WriteFileAtomic(mem, idx1, bad); err != nil {
+		t.Fatal(err)
+	}
 	d = testDir(t, mem)
 	l, _ = openLog(t, d, cfg)
 	all := readAll(t, l, 0)
@@ -189,7 +202,9 @@ func TestUncleanOpenDeletesSegmentsAfterAGap(t *testing.T) {
 	// Cut the middle of segment 1 as a lost write would; segment 2 then
 	// starts after a hole and must go.
 	f, _ := mem.OpenReadWrite(segs[1].Path)
-	f.Truncate(segs[1].Size - 100)
+	if err := f.Truncate(segs[1].Size - 100); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	d2 := testDir(t, mem)
 	l2, rep := openLog(t, d2, Config{SegmentBytes: 2000})
@@ -206,7 +221,9 @@ func TestLeftoverFilesRemoved(t *testing.T) {
 	fillLog(t, l, 2)
 	d.Close()
 	for _, n := range []string{"leader-epoch-checkpoint.tmp", "00000000000000000099.index", "00000000000000000007.log.deleted"} {
-		vfs.WriteFileAtomic(mem, "/data/topic-0/"+n, []byte("x"))
+		if err := vfs.WriteFileAtomic(mem, "/data/topic-0/"+n, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d = testDir(t, mem)
 	openLog(t, d, Config{})

@@ -143,7 +143,7 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	newEnd := offset
+	var newEnd int64
 	if found {
 		newEnd = min(offset, hdr.BaseOffset)
 	} else {

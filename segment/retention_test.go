@@ -155,7 +155,9 @@ func TestTruncateTo(t *testing.T) {
 		t.Fatal("kept batch differs")
 	}
 	// Below the log start: refused.
-	l.DeleteRecordsBefore(3)
+	if _, err := l.DeleteRecordsBefore(3); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := l.TruncateTo(1); !errors.Is(err, ErrOffsetOutOfRange) {
 		t.Fatalf("truncate below start: %v", err)
 	}
@@ -177,7 +179,9 @@ func TestAppendReplicatedKeepsOffsetsAndEpochs(t *testing.T) {
 	d := testDir(t, nil)
 	leader, _ := openLog(t, d, Config{})
 	fillLog(t, leader, 3)
-	leader.AssignEpoch(5, leader.LogEndOffset())
+	if err := leader.AssignEpoch(5, leader.LogEndOffset()); err != nil {
+		t.Fatal(err)
+	}
 	mustAppend(t, leader, makeBatch(2, 10, 1, 1), 0) // epoch 1 from mustAppend: ignored, 5 is newer
 	r, _ := leader.Append(makeBatch(2, 10, 1, 2), 7, 0)
 	data, _, _ := leader.ReadBytes(ReadRequest{Offset: 0, MaxBytes: 1 << 20, MaxOffset: -1})

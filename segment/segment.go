@@ -104,12 +104,6 @@ func (s *segment) appendTimeEntry() {
 	s.tidx = append(s.tidx, timeEntry{ts: s.maxTs, rel: uint32(s.maxTsOffset - s.base)})
 }
 
-// indexFull reports whether another index entry would exceed maxBytes.
-func (s *segment) indexFull(maxBytes int32) bool {
-	return int64(len(s.idx)+1)*offsetEntrySize > int64(maxBytes) ||
-		int64(len(s.tidx)+1)*timeEntrySize > int64(maxBytes)
-}
-
 // writeIndexes writes both index files in place and fsyncs them. It is
 // called when the segment stops being the active one and on clean close;
 // a crash in the middle leaves a segment that recovery scans anyway.

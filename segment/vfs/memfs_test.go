@@ -84,7 +84,9 @@ func TestMemFSRenameDurableOnlyAfterSyncDir(t *testing.T) {
 	}
 	f, _ := m.Create("/cp.tmp")
 	mustWrite(t, f, []byte("v2"), 0)
-	f.Sync()
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	if err := m.Rename("/cp.tmp", "/cp"); err != nil {
 		t.Fatal(err)
@@ -92,7 +94,9 @@ func TestMemFSRenameDurableOnlyAfterSyncDir(t *testing.T) {
 	if got := content(t, m.CrashClone(nil), "/cp"); string(got) != "v1" {
 		t.Fatalf("rename without directory sync survived: %q", got)
 	}
-	m.SyncDir("/")
+	if err := m.SyncDir("/"); err != nil {
+		t.Fatal(err)
+	}
 	if got := content(t, m.CrashClone(nil), "/cp"); string(got) != "v2" {
 		t.Fatalf("synced rename lost: %q", got)
 	}
@@ -101,15 +105,23 @@ func TestMemFSRenameDurableOnlyAfterSyncDir(t *testing.T) {
 func TestMemFSTruncateAndSyncModel(t *testing.T) {
 	m := NewMemFS()
 	f, _ := m.Create("/x")
-	m.SyncDir("/")
+	if err := m.SyncDir("/"); err != nil {
+		t.Fatal(err)
+	}
 	mustWrite(t, f, []byte("0123456789"), 0)
-	f.Sync()
-	f.Truncate(4)
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(4); err != nil {
+		t.Fatal(err)
+	}
 	mustWrite(t, f, []byte("ab"), 4)
 	if got := content(t, m.CrashClone(nil), "/x"); string(got) != "0123456789" {
 		t.Fatalf("unsynced truncate applied: %q", got)
 	}
-	f.Sync()
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
 	if got := content(t, m.CrashClone(nil), "/x"); string(got) != "0123ab" {
 		t.Fatalf("synced state %q", got)
 	}

@@ -25,7 +25,7 @@ func (f osFile) Size() (int64, error) {
 // the descriptor to blocking mode, which for a regular file changes nothing;
 // SyscallConn avoids even that.
 func (f osFile) SysFd() (int, bool) {
-	rc, err := f.File.SyscallConn()
+	rc, err := f.SyscallConn()
 	if err != nil {
 		return 0, false
 	}
