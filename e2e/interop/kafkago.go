@@ -150,10 +150,10 @@ func (k kafkaGo) admin(ctx context.Context, topic string) error {
 	}
 	md, err := cl.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
-		return fmt.Errorf("Metadata: %w", err)
+		return fmt.Errorf("metadata: %w", err)
 	}
 	if len(md.Topics) != 1 || md.Topics[0].Error != nil || len(md.Topics[0].Partitions) != 2 {
-		return fmt.Errorf("Metadata: %+v", md.Topics)
+		return fmt.Errorf("metadata: %+v", md.Topics)
 	}
 	dc, err := cl.DescribeConfigs(ctx, &kafka.DescribeConfigsRequest{Resources: []kafka.DescribeConfigRequestResource{{
 		ResourceType: kafka.ResourceTypeTopic, ResourceName: topic}}})

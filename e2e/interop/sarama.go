@@ -245,12 +245,15 @@ func (s saramaClient) admin(ctx context.Context, topic string) error {
 	if _, ok := ts[topic]; !ok {
 		return fmt.Errorf("ListTopics misses %s", topic)
 	}
-	cfgs, err := adm.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: topic})
+	res, err := adm.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: topic}}, sarama.DescribeConfigsOptions{})
 	if err != nil {
-		return fmt.Errorf("DescribeConfig: %w", err)
+		return fmt.Errorf("DescribeConfigs: %w", err)
 	}
-	if !slices.ContainsFunc(cfgs, func(c sarama.ConfigEntry) bool { return c.Name == "retention.ms" }) {
-		return fmt.Errorf("DescribeConfig: no retention.ms")
+	if len(res) != 1 || res[0].ErrorCode != sarama.ErrNoError {
+		return fmt.Errorf("DescribeConfigs: %+v", res)
+	}
+	if !slices.ContainsFunc(res[0].Configs, func(c sarama.ConfigEntry) bool { return c.Name == "retention.ms" }) {
+		return fmt.Errorf("DescribeConfigs: no retention.ms")
 	}
 	if err := adm.DeleteTopic(topic); err != nil {
 		return fmt.Errorf("DeleteTopic: %w", err)
