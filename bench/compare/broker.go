@@ -84,7 +84,7 @@ func Start(ctx context.Context, c Config, timeout time.Duration) (*Running, erro
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(r.Addr))
 	if err != nil {
-		r.Stop()
+		_ = r.Stop() // the client error is the one worth reporting
 		return nil, err
 	}
 	defer cl.Close()
@@ -119,7 +119,7 @@ func (r *Running) failed(deadline time.Time) error {
 	default:
 	}
 	if time.Now().After(deadline) {
-		r.Stop()
+		_ = r.Stop() // the timeout is the one worth reporting
 		return fmt.Errorf("compare: %s not ready on %s in time", r.Config.Name, r.Addr)
 	}
 	return nil
