@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,20 +15,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-var shared struct {
-	once   sync.Once
-	broker *testkit.BrokerProcess
-	err    error
-}
+var shared = testkit.SharedBroker{Config: testkit.BrokerConfig{}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if b := shared.broker; b != nil {
-		if err := b.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "e2e: shared broker did not stop cleanly: %v\noutput:\n%s\n", err, lastLines(b.Output(), 50))
-			code = 1
-		}
-		b.Close()
+	if err := shared.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		code = 1
 	}
 	os.Exit(code)
 }
@@ -38,18 +30,7 @@ func TestMain(m *testing.M) {
 // use. Its output is attached to t's log if t fails.
 func sharedBroker(t *testing.T) *testkit.BrokerProcess {
 	t.Helper()
-	shared.once.Do(func() {
-		shared.broker, shared.err = testkit.LaunchBroker(testkit.BrokerConfig{})
-	})
-	if shared.err != nil {
-		t.Fatalf("starting the shared broker: %v", shared.err)
-	}
-	if !shared.broker.Running() {
-		t.Fatalf("the shared broker is not running (%s); output:\n%s",
-			shared.broker.ExitState(), lastLines(shared.broker.Output(), 80))
-	}
-	shared.broker.LogOnFailure(t)
-	return shared.broker
+	return shared.Get(t)
 }
 
 // newClient returns a franz-go client for addr, closed when t ends.
@@ -94,14 +75,6 @@ func topicName(t *testing.T, suffix string) string {
 		base = base[len(base)-60:]
 	}
 	return fmt.Sprintf("%s-%d-%s", base, topicSeq.Add(1), suffix)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // requireTool finds an external tool, skipping t without it (failing in CI).

@@ -98,7 +98,7 @@ type buildError struct {
 	out string
 }
 
-func (e *buildError) Error() string { return e.err.Error() + "\n" + lastLines(e.out, 40) }
+func (e *buildError) Error() string { return e.err.Error() + "\n" + testkit.LastLines(e.out, 40) }
 
 // runJava runs the harness's Main with args and fails t unless it prints
 // its OK line.
@@ -114,7 +114,7 @@ func runJava(t *testing.T, cp string, args ...string) string {
 	out := strings.TrimSpace(stdout.String())
 	if err != nil || !strings.HasPrefix(out, "OK") {
 		t.Fatalf("java Main %s: %v\nstdout:\n%s\nstderr (end):\n%s", strings.Join(args, " "), err, out,
-			lastLines(stderr.String(), 60))
+			testkit.LastLines(stderr.String(), 60))
 	}
 	t.Logf("java %s: %s (%v)", args[0], out, time.Since(began).Round(time.Millisecond))
 	return out

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,21 +16,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-var shared struct {
-	once   sync.Once
-	broker *testkit.BrokerProcess
-	err    error
-}
+var shared = testkit.SharedBroker{Config: testkit.BrokerConfig{}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if b := shared.broker; b != nil {
-		if err := b.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "datapath: shared broker did not stop cleanly: %v\noutput:\n%s\n",
-				err, lastLines(b.Output(), 60))
-			code = 1
-		}
-		b.Close()
+	if err := shared.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "datapath: %v\n", err)
+		code = 1
 	}
 	os.Exit(code)
 }
@@ -40,18 +31,7 @@ func TestMain(m *testing.M) {
 // proxy it share, starting it on first use.
 func sharedBroker(t *testing.T) *testkit.BrokerProcess {
 	t.Helper()
-	shared.once.Do(func() {
-		shared.broker, shared.err = testkit.LaunchBroker(testkit.BrokerConfig{})
-	})
-	if shared.err != nil {
-		t.Fatalf("starting the shared broker: %v", shared.err)
-	}
-	if !shared.broker.Running() {
-		t.Fatalf("the shared broker is not running (%s); output:\n%s",
-			shared.broker.ExitState(), lastLines(shared.broker.Output(), 80))
-	}
-	shared.broker.LogOnFailure(t)
-	return shared.broker
+	return shared.Get(t)
 }
 
 // newClient returns a franz-go client for addr, closed when t ends.
@@ -176,14 +156,6 @@ func scaled(n, min int) int {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
 
 // ackWatch counts a producer's acknowledgements and lets a test wait
 // until the count reaches a number, without polling.

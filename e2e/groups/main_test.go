@@ -20,20 +20,13 @@ import (
 // rebalance delay, so a group forms as soon as its members are in.
 var fastGroups = []string{"--group.initial.rebalance.delay.ms", "0"}
 
-var shared struct {
-	once   sync.Once
-	broker *testkit.BrokerProcess
-	err    error
-}
+var shared = testkit.SharedBroker{Config: testkit.BrokerConfig{Args: fastGroups}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if b := shared.broker; b != nil {
-		if err := b.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "groups: shared broker did not stop cleanly: %v\n%s\n", err, b.Output())
-			code = 1
-		}
-		b.Close()
+	if err := shared.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "groups: %v\n", err)
+		code = 1
 	}
 	os.Exit(code)
 }
@@ -42,17 +35,7 @@ func TestMain(m *testing.M) {
 // or kill it.
 func sharedBroker(t *testing.T) *testkit.BrokerProcess {
 	t.Helper()
-	shared.once.Do(func() {
-		shared.broker, shared.err = testkit.LaunchBroker(testkit.BrokerConfig{Args: fastGroups})
-	})
-	if shared.err != nil {
-		t.Fatalf("starting the shared broker: %v", shared.err)
-	}
-	if !shared.broker.Running() {
-		t.Fatalf("the shared broker is not running (%s)", shared.broker.ExitState())
-	}
-	shared.broker.LogOnFailure(t)
-	return shared.broker
+	return shared.Get(t)
 }
 
 func deadline(t testing.TB, d time.Duration) context.Context {
