@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +21,7 @@ import (
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Load generators: produce, consume, e2e"}
 	w := bench.DefaultWorkload()
-	var brokers, output string
+	var brokers, output, cpuProfile string
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&brokers, "bootstrap-server", benchBootstrapDefault(), "comma-separated bootstrap brokers")
 	pf.StringVar(&w.Topic, "topic", w.Topic, "topic (created when missing)")
@@ -38,12 +39,20 @@ func newBenchCommand() *cobra.Command {
 	pf.Int32Var(&w.BatchBytes, "batch-bytes", w.BatchBytes, "producer max batch bytes")
 	pf.BoolVar(&w.Idempotent, "idempotent", w.Idempotent, "use the idempotent producer (needs --acks all)")
 	pf.StringVarP(&output, "output", "o", "table", "table or json")
+	pf.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator itself to this file")
 
 	run := func(fn func(context.Context, bench.Workload, bench.Progress) (bench.Result, error)) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, _ []string) error {
 			w.Brokers = strings.Split(brokers, ",")
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if cpuProfile != "" {
+				stopProfile, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stopProfile()
+			}
 			var progress bench.Progress
 			if term.IsTerminal(int(os.Stderr.Fd())) {
 				progress = func(done, total int64, elapsed time.Duration) {
@@ -88,4 +97,22 @@ func benchBootstrapDefault() string {
 		return v
 	}
 	return "127.0.0.1:9092"
+}
+
+// startCPUProfile profiles this process (the load generator, not the
+// broker) until the returned function is called: the client's own cost
+// decides how far a single-machine benchmark can push the broker.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
