@@ -46,6 +46,7 @@ type conn struct {
 	paused    bool   // reading is switched off in epoll
 	epfd      int    // the loop's epoll descriptor, valid if epfdKnown and >= 0
 	epfdKnown bool
+	assembly  *assembly // a large frame being read in pieces, or nil
 
 	mu       sync.Mutex
 	cond     sync.Cond // wakes the writer: head ready with the token free, a handoff, or close

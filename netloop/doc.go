@@ -82,10 +82,15 @@
 // size is checked as soon as its 4 bytes are in: negative or above
 // MaxRequestBytes (socket.request.max.bytes) closes the connection with
 // one log line, before a byte of the body is buffered or allocated. A
-// frame is taken only when complete; until then its bytes wait in gnet's
-// inbound buffer, however many reads it takes (one byte at a time is
-// fine), and one read may carry many frames, all decoded in that
-// OnTraffic. A frame that does not decode (unknown API key, unsupported
+// small frame is taken only when complete; until then its bytes wait in
+// gnet's inbound buffer, however many reads it takes (one byte at a time
+// is fine), and one read may carry many frames, all decoded in that
+// OnTraffic. A frame of 64 KiB to 16 MiB (a produce request, typically)
+// is admitted as soon as its size is in: it takes its in-flight slot, gets
+// a buffer of its own, and each read moves its bytes there straight from
+// gnet's read buffer (assembly.go). gnet's ring would otherwise grow to the
+// frame's size, copy it on every growth, and keep that memory. A
+// connection closed mid-frame gives its slot back. A frame that does not decode (unknown API key, unsupported
 // version, malformed header or body) closes its connection with one log
 // line naming the client's address and client id; nothing else is
 // disturbed. An ApiVersions request of an unknown version decodes (KIP-511)

@@ -60,6 +60,11 @@ func (e *events) OnClose(gc gnet.Conn, _ error) gnet.Action {
 	}
 	s := e.s
 	c.markClosed()
+	if a := c.assembly; a != nil {
+		// The frame never completed: give back its in-flight slot.
+		c.assembly = nil
+		c.deliver(a.seq, nil)
+	}
 	s.mu.Lock()
 	delete(s.conns, c)
 	s.mu.Unlock()
@@ -93,9 +98,25 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 	c.touch()
 	c.holdWrites()
 	defer c.flushHeld()
-	if s.draining.Load() {
+	if s.draining.Load() && c.assembly == nil {
 		s.pauseReading(gc, c)
 		return gnet.None
+	}
+	if c.assembly != nil {
+		// A frame already admitted: finish it even while draining, since
+		// its in-flight slot is held until it is answered.
+		frame, seq, done := c.assembly.fill(gc)
+		if !done {
+			return gnet.None
+		}
+		c.assembly = nil
+		if act := s.dispatch(c, seq, frame); act != gnet.None {
+			return act
+		}
+		if s.draining.Load() {
+			s.pauseReading(gc, c)
+			return gnet.None
+		}
 	}
 	if c.paused {
 		if c.isMuted() {
@@ -122,7 +143,8 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 				"client", c.remote, "client_id", c.clientID, "size", size, "max", s.cfg.MaxRequestBytes)
 			return gnet.Close
 		}
-		if gc.InboundBuffered() < 4+int(size) {
+		complete := gc.InboundBuffered() >= 4+int(size)
+		if !complete && !assembles(size) {
 			return gnet.None // wait for the rest of the frame
 		}
 		if !s.begin() {
@@ -136,9 +158,24 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 			s.pauseReading(gc, c)
 			return gnet.None
 		}
+		_, _ = gc.Discard(4)
+		if !complete {
+			// Read the rest as it arrives straight into the frame's own
+			// buffer, instead of letting gnet's inbound ring grow to hold
+			// it and copying it out at the end.
+			c.assembly = newAssembly(seq, size)
+			frame, _, done := c.assembly.fill(gc)
+			if !done {
+				return gnet.None
+			}
+			c.assembly = nil
+			if act := s.dispatch(c, seq, frame); act != gnet.None {
+				return act
+			}
+			continue
+		}
 		// Copy the frame out of gnet's reused buffers into one the request
 		// owns: kmsg keeps record bytes as sub-slices of it.
-		_, _ = gc.Discard(4)
 		frame := make([]byte, size)
 		if n, _ := gc.Read(frame); n != len(frame) {
 			c.deliver(seq, nil)
