@@ -52,8 +52,10 @@ type Broker struct {
 	log    *slog.Logger
 	opts   Options
 	system *actor.ActorSystem
-	meta   *actor.PID
-	dirs   map[string]logDir // by path, as in config.Broker.LogDirs
+	// dispatch runs every actor's mailbox (dispatcher.go).
+	dispatch *workerDispatcher
+	meta     *actor.PID
+	dirs     map[string]logDir // by path, as in config.Broker.LogDirs
 
 	endpoint    atomic.Pointer[metadata.Endpoint]
 	routes      atomic.Pointer[Routes]
@@ -121,6 +123,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	}
 	b.routes.Store(&Routes{})
 
+	b.dispatch = newWorkerDispatcher(mailboxThroughput, maxParkedWorkers)
 	b.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With("component", "protoactor")
 	}))
@@ -135,7 +138,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 			a.state, a.ready = s.state, s.ready
 		}
 		return a
-	}, actor.WithSupervisor(partitionSupervisor()))
+	}, actor.WithSupervisor(partitionSupervisor()), actor.WithDispatcher(b.dispatch))
 	b.meta, err = b.system.Root.SpawnNamed(props, "metadata")
 	if err != nil {
 		b.abandonStart()
@@ -247,6 +250,7 @@ func (b *Broker) Close(ctx context.Context) error {
 			b.closeErr = fmt.Errorf("actors: close: %w (partition logs may need recovery on next start)", ctx.Err())
 		}
 		b.system.Shutdown()
+		b.dispatch.stop()
 		if b.closeErr == nil {
 			b.unlock() // on a timeout the partitions may still write: keep the lock until exit
 		}

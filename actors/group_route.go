@@ -141,7 +141,7 @@ func (b *Broker) spawnCoordinators(n int32, created bool) {
 		props := actor.PropsFromProducer(func() actor.Actor {
 			return &groupCoordinatorActor{b: b, partition: p, cfg: cfg, every: every, fresh: fresh,
 				log: b.log.With("component", "group-coordinator")}
-		})
+		}, actor.WithDispatcher(b.dispatch))
 		pid, err := b.system.Root.SpawnNamed(props, "group-coordinator-"+strconv.Itoa(int(p)))
 		if err != nil {
 			b.log.Error("cannot start a group coordinator; its groups are unavailable", "partition", p, "err", err)

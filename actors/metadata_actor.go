@@ -190,7 +190,7 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather) {
 		latest.Store(&spec)
 		props := actor.PropsFromProducer(func() actor.Actor {
 			return &partitionActor{spec: *latest.Load(), latest: latest, dir: dir, log: log, startup: startup}
-		})
+		}, actor.WithDispatcher(a.b.dispatch))
 		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
 		pid, err := a.ctx.SpawnNamed(props, name)
 		if err != nil {
