@@ -121,6 +121,7 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	}
 	host, port := advertised(cfg, server.Addrs())
 	broker.SetAdvertised(host, port)
+	debugStats.Store(server)
 
 	var where []string
 	for _, a := range server.Addrs() {
