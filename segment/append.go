@@ -63,41 +63,52 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 		next := leo
 		for i, pos := 0, 0; i < len(hdrs); i++ {
 			h := &hdrs[i]
-			batch := b[pos : pos+int(h.Size())]
+			batch := b[pos : pos+int(h.size)]
 			wire.SetBatchBaseOffset(batch, next)
 			wire.SetBatchLeaderEpoch(batch, epoch)
 			if l.cfg.LogAppendTime {
 				wire.SetBatchLogAppendTime(batch, now)
-				h.MaxTimestamp = now
+				h.maxTimestamp = now
 			}
-			h.BaseOffset, h.LeaderEpoch = next, epoch
-			next = h.LastOffset() + 1
-			pos += int(h.Size())
+			h.baseOffset, h.leaderEpoch = next, epoch
+			next = h.lastOffset() + 1
+			pos += int(h.size)
 		}
 	} else {
 		next := leo
 		for i := range hdrs {
-			if hdrs[i].BaseOffset < next {
-				return AppendResult{}, fmt.Errorf("%w: batch %d starts at offset %d, expected at least %d", ErrBadOffsets, i, hdrs[i].BaseOffset, next)
+			if hdrs[i].baseOffset < next {
+				return AppendResult{}, fmt.Errorf("%w: batch %d starts at offset %d, expected at least %d", ErrBadOffsets, i, hdrs[i].baseOffset, next)
 			}
-			next = hdrs[i].LastOffset() + 1
+			next = hdrs[i].lastOffset() + 1
 		}
 	}
-	res.FirstOffset, res.LastOffset = hdrs[0].BaseOffset, hdrs[len(hdrs)-1].LastOffset()
+	res.FirstOffset, res.LastOffset = hdrs[0].baseOffset, hdrs[len(hdrs)-1].lastOffset()
 	if l.shouldRoll(len(b), len(hdrs), res.FirstOffset, res.LastOffset, now) {
 		if err := l.roll(res.FirstOffset, now); err != nil {
 			return AppendResult{}, err
 		}
 	}
-	for i := range hdrs {
-		if _, err := l.epochs.assign(hdrs[i].LeaderEpoch, hdrs[i].BaseOffset); err != nil {
+	if assign {
+		// Every batch carries the same epoch: only the first can start it.
+		if _, err := l.epochs.assign(epoch, res.FirstOffset); err != nil {
 			return AppendResult{}, l.fail(err)
+		}
+	} else {
+		for i := range hdrs {
+			if _, err := l.epochs.assign(hdrs[i].leaderEpoch, hdrs[i].baseOffset); err != nil {
+				return AppendResult{}, l.fail(err)
+			}
 		}
 	}
 	s := l.active()
-	h, err := l.d.cache.acquire(s.logPath)
-	if err != nil {
-		return AppendResult{}, l.fail(err)
+	h := s.h
+	if !h.tryAcquire() {
+		// Not opened yet by this segment, or the cache let it go.
+		if h, err = l.d.cache.acquire(s.logPath); err != nil {
+			return AppendResult{}, l.fail(err)
+		}
+		s.h = h
 	}
 	defer h.release()
 	if n, err := h.f.WriteAt(b, s.size); err != nil {
@@ -115,16 +126,26 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 	}
 	pos := s.size
 	for i := range hdrs {
-		s.track(&hdrs[i], pos, hdrs[i].Size(), l.cfg.IndexIntervalBytes)
-		pos += hdrs[i].Size()
+		h := &hdrs[i]
+		s.track(h.lastOffset(), h.maxTimestamp, pos, h.size, l.cfg.IndexIntervalBytes)
+		pos += h.size
 	}
 	res.LogEndOffset = s.next
-	l.publish()
-	l.fl.wrote(h, s.next)
-	if l.cfg.FlushPolicy == FlushAlways {
+	// What publish would store, without summing every segment's size: an
+	// append changes only the end offset and adds its bytes (a roll above
+	// added an empty segment or replaced an empty one).
+	l.pubLogEnd.Store(s.next)
+	l.pubSize.Store(l.pubSize.Load() + int64(len(b)))
+	switch l.cfg.FlushPolicy {
+	case FlushNever:
+		// Nothing to record: fsynced on roll and close (see flusher.wrote).
+	case FlushAlways:
+		l.fl.wrote(h, s.next)
 		if err := l.fl.flush(); err != nil {
 			return res, err
 		}
+	default:
+		l.fl.wrote(h, s.next)
 	}
 	return res, nil
 }

@@ -15,9 +15,40 @@ type handle struct {
 	f    vfs.File
 	refs atomic.Int32
 	live *atomic.Int64 // the cache's count of open files
+
+	// cached is true while the cache holds its reference (set and
+	// cleared under the cache's mutex); used is the second-chance bit of
+	// the eviction policy, set by tryAcquire, which does not touch the
+	// LRU list.
+	cached atomic.Bool
+	used   atomic.Bool
 }
 
 func (h *handle) acquire() { h.refs.Add(1) }
+
+// tryAcquire takes a reference on a handle the caller remembers from an
+// earlier acquire (the active segment's, on every append) without the
+// cache's mutex and map lookup. It fails, and the caller goes through
+// fileCache.acquire, once the cache has let the handle go; it never
+// revives a handle whose last reference is gone (refs 0: closed).
+func (h *handle) tryAcquire() bool {
+	if h == nil || !h.cached.Load() {
+		return false
+	}
+	for {
+		n := h.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if h.refs.CompareAndSwap(n, n+1) {
+			break
+		}
+	}
+	if !h.used.Load() {
+		h.used.Store(true)
+	}
+	return true
+}
 
 func (h *handle) release() {
 	if n := h.refs.Add(-1); n == 0 {
@@ -30,7 +61,11 @@ func (h *handle) release() {
 
 // fileCache bounds the number of open segment files of a log directory.
 // It keeps at most max handles, least recently used first out; an evicted
-// handle closes once its users release it. Safe for concurrent use.
+// handle closes once its users release it. Handles taken with tryAcquire
+// are not moved in the LRU list; their used bit gives them a second
+// chance instead (clock-style): eviction moves a used handle to the
+// front and clears the bit rather than closing it. Safe for concurrent
+// use.
 type fileCache struct {
 	fs  vfs.FS
 	max int
@@ -70,11 +105,25 @@ func (c *fileCache) acquire(path string) (*handle, error) {
 	c.live.Add(1)
 	h := &handle{f: f, live: &c.live}
 	h.refs.Store(2) // the cache's and the caller's
+	h.cached.Store(true)
 	c.entries[path] = c.lru.PushFront(&cacheEntry{path: path, h: h})
-	for c.lru.Len() > c.max {
-		c.removeLocked(c.lru.Back())
-	}
+	c.evictLocked()
 	return h, nil
+}
+
+// evictLocked closes the least recently used handles beyond max, giving
+// those used through tryAcquire since they were last looked at a second
+// chance. Every pass clears a bit or evicts, so it ends.
+func (c *fileCache) evictLocked() {
+	for chances := 2 * c.lru.Len(); c.lru.Len() > c.max; chances-- {
+		el := c.lru.Back()
+		if h := el.Value.(*cacheEntry).h; chances > 0 && h.used.Load() {
+			h.used.Store(false)
+			c.lru.MoveToFront(el)
+			continue
+		}
+		c.removeLocked(el)
+	}
 }
 
 // adopt puts an already open file in the cache (a segment just created),
@@ -88,10 +137,9 @@ func (c *fileCache) adopt(path string, f vfs.File) *handle {
 	c.live.Add(1)
 	h := &handle{f: f, live: &c.live}
 	h.refs.Store(2)
+	h.cached.Store(true)
 	c.entries[path] = c.lru.PushFront(&cacheEntry{path: path, h: h})
-	for c.lru.Len() > c.max {
-		c.removeLocked(c.lru.Back())
-	}
+	c.evictLocked()
 	return h
 }
 
@@ -108,6 +156,7 @@ func (c *fileCache) removeLocked(el *list.Element) {
 	e := el.Value.(*cacheEntry)
 	c.lru.Remove(el)
 	delete(c.entries, e.path)
+	e.h.cached.Store(false) // before the release: tryAcquire must not see it cached at refs 0
 	e.h.release()
 }
 

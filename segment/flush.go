@@ -38,12 +38,13 @@ type flusher struct {
 	durable  int64 // every offset below is fsynced
 	pending  []syncOp
 	waiters  []waiter
-	err      error // sticky: the log failed
+	err      error       // sticky: the log failed
+	failed   atomic.Bool // err != nil, readable without mu (Append checks it every time)
 	queued   bool
 	timer    Timer
 	closed   bool
 
-	appends      atomic.Int64  // appends recorded
+	appends      int64         // appends recorded (FlushNever appends are not: they never wait)
 	lastAcked    int64         // waiters the last flush acknowledged
 	appendsAtAck int64         // appends recorded when it did
 	gatherMax    time.Duration // longest wait for acknowledged appenders to return
@@ -59,6 +60,9 @@ func newFlusher(fsys vfs.FS, clock Clock, pool *flushPool, cfg Config, durable i
 
 // failure returns the sticky error, if any.
 func (f *flusher) failure() error {
+	if !f.failed.Load() {
+		return nil // once set, failed never goes back; err is read under mu
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.err
@@ -83,13 +87,15 @@ func (f *flusher) addLocked(h *handle, upto int64) {
 }
 
 // wrote records an append to h ending at offset upto and schedules a
-// flush according to the policy. Under FlushNever nothing is recorded:
-// the data is fsynced when its segment rolls or the log closes.
+// flush according to the policy. The log does not call it under
+// FlushNever (it knows its policy: SetConfig runs on its goroutine): the
+// data is fsynced when its segment rolls or the log closes, and the
+// append costs no lock.
 func (f *flusher) wrote(h *handle, upto int64) {
-	n := f.appends.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.gatherCh != nil && n >= f.gatherTarget {
+	f.appends++
+	if f.gatherCh != nil && f.appends >= f.gatherTarget {
 		f.releaseGatherLocked()
 	}
 	switch f.policy {
@@ -181,7 +187,7 @@ func (f *flusher) flushAfter(gather bool) error {
 func (f *flusher) gather() {
 	f.mu.Lock()
 	target := f.appendsAtAck + f.lastAcked
-	if f.lastAcked <= 1 || f.gatherMax <= 0 || f.closed || f.urgent > 0 || f.appends.Load() >= target {
+	if f.policy != FlushGroup || f.lastAcked <= 1 || f.gatherMax <= 0 || f.closed || f.urgent > 0 || f.appends >= target {
 		f.mu.Unlock()
 		return
 	}
@@ -254,6 +260,7 @@ func (f *flusher) finish(upto int64, err error, setDurable int64) error {
 	if err != nil {
 		if f.err == nil {
 			f.err = failedError(err)
+			f.failed.Store(true)
 		}
 		err = f.err
 		fire, f.waiters = f.waiters, nil
@@ -274,7 +281,7 @@ func (f *flusher) finish(upto int64, err error, setDurable int64) error {
 		clear(f.waiters[len(kept):])
 		f.waiters = kept
 		if len(fire) > 0 {
-			f.lastAcked, f.appendsAtAck = int64(len(fire)), f.appends.Load()
+			f.lastAcked, f.appendsAtAck = int64(len(fire)), f.appends
 		}
 	}
 	f.mu.Unlock()
@@ -312,6 +319,12 @@ func (f *flusher) setPolicy(p FlushPolicy, interval time.Duration) {
 	f.policy, f.interval = p, interval
 	if p.acksWithoutSync() {
 		fire, f.waiters = f.waiters, nil
+	}
+	if p != FlushGroup {
+		// Appends are not counted under FlushNever: forget the last
+		// acknowledgement rather than wait for returns never counted.
+		f.lastAcked = 0
+		f.releaseGatherLocked()
 	}
 	if len(f.pending) > 0 && p != FlushNever {
 		f.enqueueLocked()

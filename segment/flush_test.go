@@ -270,7 +270,7 @@ func TestGroupCommitGathersReturningProducers(t *testing.T) {
 	// Whichever flushes acknowledged them, say the last one acknowledged
 	// two producers.
 	l.fl.mu.Lock()
-	l.fl.lastAcked, l.fl.appendsAtAck = 2, l.fl.appends.Load()
+	l.fl.lastAcked, l.fl.appendsAtAck = 2, l.fl.appends
 	l.fl.mu.Unlock()
 	// One comes back: the next group commit waits for the other.
 	before := syncs.Load()

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"sync/atomic"
 	"time"
-
-	"github.com/samsa-io/samsa/wire"
 )
 
 // Log is one partition's log: a sequence of segments in one directory.
@@ -30,7 +28,7 @@ type Log struct {
 	fl       *flusher
 	closed   bool
 
-	scratch []wire.BatchHeader
+	scratch []batchMeta // splitBatches' output, reused across appends
 
 	pubLogStart atomic.Int64
 	pubLogEnd   atomic.Int64

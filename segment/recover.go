@@ -139,7 +139,8 @@ func (l *Log) createSegmentFiles(s *segment) error {
 	if err != nil {
 		return err
 	}
-	l.d.cache.adopt(s.logPath, f).release()
+	s.h = l.d.cache.adopt(s.logPath, f)
+	s.h.release()
 	for _, p := range []string{s.idxPath, s.timePath} {
 		f, err := l.d.fs.Create(p)
 		if err != nil {

@@ -52,6 +52,11 @@ type segment struct {
 	maxTs       int64 // largest batch max timestamp, -1 if none
 	maxTsOffset int64 // last offset of the batch holding maxTs
 	rollBase    int64 // start of the segment's age for segment.ms (ms)
+
+	// h is the .log file's handle as last acquired from the cache, kept
+	// without a reference so appends can take one with tryAcquire instead
+	// of a cache lookup; nil until then.
+	h *handle
 }
 
 func newSegment(dir string, base int64) *segment {
@@ -73,23 +78,23 @@ func (s *segment) maxRel(nextBase int64) int64 {
 	return math.MaxUint32
 }
 
-// track records a batch of size bytes written at pos in the in-memory
-// indexes and counters.
-func (s *segment) track(h *wire.BatchHeader, pos, size int64, interval int32) {
-	if h.MaxTimestamp > s.maxTs {
-		s.maxTs, s.maxTsOffset = h.MaxTimestamp, h.LastOffset()
+// track records a batch of size bytes written at pos, whose last offset
+// is last and max timestamp maxTs, in the in-memory indexes and counters.
+func (s *segment) track(last, maxTs, pos, size int64, interval int32) {
+	if maxTs > s.maxTs {
+		s.maxTs, s.maxTsOffset = maxTs, last
 	}
 	if s.rollBase < 0 && pos == 0 {
-		s.rollBase = h.MaxTimestamp
+		s.rollBase = maxTs
 	}
 	if s.sinceIndex >= int64(interval) {
-		s.idx = append(s.idx, offsetEntry{rel: uint32(h.LastOffset() - s.base), pos: uint32(pos)})
+		s.idx = append(s.idx, offsetEntry{rel: uint32(last - s.base), pos: uint32(pos)})
 		s.appendTimeEntry()
 		s.sinceIndex = 0
 	}
 	s.sinceIndex += size
 	s.size = pos + size
-	s.next = h.LastOffset() + 1
+	s.next = last + 1
 }
 
 // appendTimeEntry adds (maxTs, maxTsOffset) to the time index if it is
@@ -220,7 +225,7 @@ func (s *segment) scan(f vfs.File, from, fileSize int64, interval int32, buf []b
 				res.stopErr, res.stopHdr = fmt.Errorf("batch offsets %d..%d do not follow %d in segment %d", h.BaseOffset, h.LastOffset(), s.next, s.base), &h
 				return res, buf
 			}
-			s.track(&h, at, size, interval)
+			s.track(h.LastOffset(), h.MaxTimestamp, at, size, interval)
 			res.validSize = at + size
 			off += int(size)
 		}
