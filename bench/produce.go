@@ -106,9 +106,8 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 			// shared machine that caps what the broker can be shown to do.
 			pool := newRecordPool(w.RecordSize)
 			var pending sync.WaitGroup
-			var clock batchClock
 			promise := func(r *kgo.Record, err error) {
-				lat.Record(clock.now(r).Sub(pool.sentAt(r)))
+				lat.Record(time.Since(pool.sentAt(r)))
 				if err != nil {
 					if errs.Add(1) == 1 {
 						firstErr.Store(err.Error())

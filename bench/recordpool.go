@@ -63,34 +63,3 @@ func (p *recordPool) sentAt(r *kgo.Record) time.Time {
 	defer p.mu.Unlock()
 	return p.sent[r]
 }
-
-// batchClock reads the clock once per batch of finished records rather
-// than once per record. The client runs the promises of one produced
-// batch back to back, so they share one reading; a record of another
-// partition, or whose offset does not follow the previous one, starts a
-// new batch, and every 256 records the clock is read anyway. Reading the
-// clock per record cost the generator a fifth of its CPU on this
-// machine's virtual clock. Used by one goroutine (the promise runner).
-type batchClock struct {
-	at        time.Time
-	partition int32
-	next      int64 // offset expected next in the same batch
-	uses      int
-	read      func() time.Time // time.Now when nil (tests set it)
-}
-
-func (c *batchClock) now(r *kgo.Record) time.Time {
-	if c.at.IsZero() || r.Partition != c.partition || r.Offset != c.next || c.uses >= 256 {
-		c.at, c.uses = c.clock(), 0
-	}
-	c.partition, c.next = r.Partition, r.Offset+1
-	c.uses++
-	return c.at
-}
-
-func (c *batchClock) clock() time.Time {
-	if c.read != nil {
-		return c.read()
-	}
-	return time.Now()
-}

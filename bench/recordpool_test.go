@@ -3,42 +3,7 @@ package bench
 import (
 	"testing"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// The clock is read again at every batch boundary (another partition, or
-// an offset that does not follow) and every 256 records, never between.
-func TestBatchClockReadsOncePerBatch(t *testing.T) {
-	reads := 0
-	c := batchClock{read: func() time.Time { reads++; return time.Unix(int64(reads), 0) }}
-	rec := func(p int32, off int64) *kgo.Record { return &kgo.Record{Partition: p, Offset: off} }
-	steps := []struct {
-		r         *kgo.Record
-		wantReads int
-	}{
-		{rec(0, 10), 1},
-		{rec(0, 11), 1},
-		{rec(0, 12), 1},
-		{rec(1, 13), 2}, // another partition
-		{rec(1, 14), 2},
-		{rec(1, 20), 3}, // a gap: another batch of the same partition
-		{rec(0, 21), 4},
-	}
-	for i, s := range steps {
-		got := c.now(s.r)
-		if reads != s.wantReads || !got.Equal(time.Unix(int64(s.wantReads), 0)) {
-			t.Fatalf("step %d: %d clock reads (time %v), want %d", i, reads, got, s.wantReads)
-		}
-	}
-	before := reads
-	for off := int64(22); off < 22+600; off++ {
-		c.now(rec(0, off))
-	}
-	if got := reads - before; got < 2 || got > 3 {
-		t.Fatalf("600 records of one batch read the clock %d times, want 2 or 3 (every 256)", got)
-	}
-}
 
 // A recycled record comes back clean, with its value stamped with the new
 // send time, for both value sizes.
