@@ -19,7 +19,7 @@ import (
 // newBenchCommand groups the load generators: thin front ends over the
 // bench package.
 func newBenchCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "bench", Short: "Load generators: produce, consume, e2e"}
+	cmd := &cobra.Command{Use: "bench", Short: "Load generators: produce, consume, e2e, group; and a disk probe"}
 	w := bench.DefaultWorkload()
 	var brokers, output, cpuProfile string
 	pf := cmd.PersistentFlags()
@@ -87,6 +87,7 @@ func newBenchCommand() *cobra.Command {
 		&cobra.Command{Use: "consume", Short: "Consume --records records from the start", RunE: run(bench.RunConsume)},
 		&cobra.Command{Use: "e2e", Short: "Produce at --rate while consuming; end-to-end latency", RunE: run(bench.RunE2E)},
 		newBenchGroupCommand(&brokers, &w, &output),
+		newBenchDiskCommand(&output),
 	)
 	return cmd
 }
