@@ -76,6 +76,14 @@ func handleProduce(b *Broker, req *wire.Request) {
 		default:
 			reply(req, resp)
 		}
+		if !timedOut {
+			// Every partition has answered, so each has appended (copied
+			// out) or refused its records, and the response holds none
+			// of the frame's bytes: its buffer can be reused. After a
+			// timeout a late partition may still read it, so it is left
+			// to the garbage collector.
+			req.ReleaseFrame()
+		}
 	})
 	for i, pid := range pids {
 		b.system.Root.Send(pid, &produceRequest{records: recs[i], version: body.Version, acks: body.Acks, out: outs[i], g: g, slot: i})

@@ -29,8 +29,10 @@ type assembly struct {
 	filled int
 }
 
-func newAssembly(seq uint64, size int32) *assembly {
-	return &assembly{seq: seq, frame: make([]byte, size)}
+// newAssembly starts a frame whose buffer (of the frame's length) is
+// frame.
+func newAssembly(seq uint64, frame []byte) *assembly {
+	return &assembly{seq: seq, frame: frame}
 }
 
 // fill moves what gnet has buffered for the connection into the frame and

@@ -64,6 +64,7 @@ func (e *events) OnClose(gc gnet.Conn, _ error) gnet.Action {
 		// The frame never completed: give back its in-flight slot.
 		c.assembly = nil
 		c.deliver(a.seq, nil)
+		s.frames.put(a.frame)
 	}
 	s.mu.Lock()
 	delete(s.conns, c)
@@ -163,7 +164,7 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 			// Read the rest as it arrives straight into the frame's own
 			// buffer, instead of letting gnet's inbound ring grow to hold
 			// it and copying it out at the end.
-			c.assembly = newAssembly(seq, size)
+			c.assembly = newAssembly(seq, s.frames.get(int(size)))
 			frame, _, done := c.assembly.fill(gc)
 			if !done {
 				return gnet.None
@@ -176,7 +177,12 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 		}
 		// Copy the frame out of gnet's reused buffers into one the request
 		// owns: kmsg keeps record bytes as sub-slices of it.
-		frame := make([]byte, size)
+		var frame []byte
+		if assembles(size) {
+			frame = s.frames.get(int(size))
+		} else {
+			frame = make([]byte, size)
+		}
 		if n, _ := gc.Read(frame); n != len(frame) {
 			c.deliver(seq, nil)
 			s.log.Error("netloop: closing connection: short read of a buffered frame", "client", c.remote,
@@ -194,6 +200,7 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 func (s *Server) dispatch(c *conn, seq uint64, frame []byte) gnet.Action {
 	req, err := wire.DecodeRequest(frame)
 	if err != nil {
+		s.frames.put(frame) // nothing refers to it
 		s.stats.decodeErrors.Add(1)
 		clientID := c.clientID
 		var de *wire.DecodeError
@@ -209,6 +216,9 @@ func (s *Server) dispatch(c *conn, seq uint64, frame []byte) gnet.Action {
 	req.ClientAddr = c.remote
 	r := &reply{c: c, seq: seq, apiKey: req.Header.APIKey, corr: req.Header.CorrelationID}
 	req.Reply = r.send
+	if assembles(int32(len(frame))) {
+		req.FrameRelease = func() { s.frames.put(frame) }
+	}
 	s.stats.requests.Add(1)
 	return s.handle(req, r)
 }

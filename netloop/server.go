@@ -54,6 +54,7 @@ type Server struct {
 	state   atomic.Int32
 	eng     gnet.Engine   // set in OnBoot, read after booted
 	booted  chan struct{} // closed by OnBoot
+	frames  *framePool    // buffers of large frames (framepool.go)
 	runDone chan struct{} // closed when gnet.Rotate returns
 	runErr  error         // gnet.Rotate's result, read after runDone
 	addrs   []net.Addr
@@ -100,6 +101,7 @@ func New(cfg Config, h Handler) (*Server, error) {
 		h:         h,
 		log:       cfg.Logger,
 		booted:    make(chan struct{}),
+		frames:    newFramePool(),
 		runDone:   make(chan struct{}),
 		drained:   make(chan struct{}, 1),
 		sweepStop: make(chan struct{}),
@@ -197,7 +199,7 @@ func (s *Server) boundAddr(l string) (net.Addr, error) {
 func (s *Server) Addrs() []net.Addr { return append([]net.Addr(nil), s.addrs...) }
 
 // Stats returns a snapshot of the counters.
-func (s *Server) Stats() Stats { return s.stats.snapshot() }
+func (s *Server) Stats() Stats { return s.snapshotStats() }
 
 // Shutdown stops accepting connections and decoding requests, waits until
 // every decoded request has been answered and its response written (or

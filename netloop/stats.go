@@ -23,6 +23,8 @@ type Stats struct {
 	BytesWritten  uint64 // every response byte put on a socket
 	BytesSendfile uint64 // record data sent by sendfile(2)
 	BytesCopied   uint64 // record data sent by read-and-write (no fd, or sendfile refused)
+
+	FrameBuffersReused uint64 // large frames read into a buffer a released request gave back
 }
 
 // counters is the live, atomically updated form of Stats.
@@ -42,6 +44,12 @@ type counters struct {
 	bytesWritten          atomic.Uint64
 	bytesSendfile         atomic.Uint64
 	bytesCopied           atomic.Uint64
+}
+
+func (s *Server) snapshotStats() Stats {
+	st := s.stats.snapshot()
+	st.FrameBuffersReused = s.frames.reused.Load()
+	return st
 }
 
 func (c *counters) snapshot() Stats {

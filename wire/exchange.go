@@ -29,6 +29,25 @@ type Request struct {
 	// request, from any goroutine; a nil *Response means "no response"
 	// (acks=0 produce) and only advances the connection's response order.
 	Reply func(*Response)
+
+	// FrameRelease, when set by whoever read the frame, takes the frame's
+	// buffer back for reuse. Call it through ReleaseFrame.
+	FrameRelease func()
+}
+
+// ReleaseFrame hands Frame's buffer back to its owner for reuse (netloop
+// pools the buffers of large frames). Call it only when nothing refers to
+// Frame or to the byte slices of Body any more, for a produce request once
+// every partition has appended (and so copied) its records; afterwards
+// neither may be read. It is optional: a frame never released is garbage
+// collected, so a path that cannot be sure (a request that timed out while
+// partitions may still hold its records) simply does not call it.
+func (r *Request) ReleaseFrame() {
+	if f := r.FrameRelease; f != nil {
+		r.FrameRelease = nil
+		r.Frame = nil
+		f()
+	}
 }
 
 // Response is an encoded response ready for the socket: the size prefix,

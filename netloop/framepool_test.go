@@ -1,0 +1,72 @@
+package netloop
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func TestFrameClasses(t *testing.T) {
+	for _, c := range []struct{ size, class int }{
+		{1, 0}, {64 << 10, 0}, {64<<10 + 1, 1}, {3 << 20, 22 - minFrameClass},
+		{16 << 20, numFrameClasses - 1}, {16<<20 + 1, -1}, {0, -1},
+	} {
+		if got := classOf(c.size); got != c.class {
+			t.Errorf("classOf(%d) = %d, want %d", c.size, got, c.class)
+		}
+	}
+}
+
+// A buffer given back is handed out again for a frame of its class, and
+// the pool keeps no more idle bytes than its budget.
+func TestFramePoolReuseAndBudget(t *testing.T) {
+	p := newFramePool()
+	b := p.get(100 << 10)
+	if len(b) != 100<<10 || cap(b) != 128<<10 {
+		t.Fatalf("len %d cap %d, want 100 KiB in a 128 KiB buffer", len(b), cap(b))
+	}
+	p.put(b)
+	again := p.get(90 << 10)
+	if &again[:1][0] != &b[:1][0] || p.reused.Load() != 1 {
+		t.Fatal("a buffer given back was not reused for the next frame of its class")
+	}
+	p.put(make([]byte, 10)) // not one of the pool's: ignored
+	if p.idle.Load() != 0 {
+		t.Fatalf("idle %d after a foreign buffer was put", p.idle.Load())
+	}
+	for range 3 * framePoolBudget / (8 << 20) {
+		p.put(make([]byte, 0, 8<<20))
+	}
+	if idle := p.idle.Load(); idle > framePoolBudget {
+		t.Fatalf("pool keeps %d idle bytes, budget %d", idle, framePoolBudget)
+	}
+}
+
+// A handler that releases a large frame's request gets the next large
+// frame in that buffer, whole and correct.
+func TestReleasedFrameIsReused(t *testing.T) {
+	h := newHoldHandler()
+	s, _ := startServer(t, Config{}, h)
+	c := dial(t, s.Addrs()[0])
+	for round := int32(1); round <= 3; round++ {
+		records := bytes.Repeat([]byte{byte(round)}, 200<<10)
+		c.send(produceFrame(round, records))
+		req := h.next(t)
+		got := req.Body.(*kmsg.ProduceRequest).Topics[0].Partitions[0].Records
+		if !bytes.Equal(got, records) {
+			t.Fatalf("round %d: records differ from those sent", round)
+		}
+		req.Reply(corrOnly(req.Header.CorrelationID))
+		req.ReleaseFrame()
+		if req.Frame != nil {
+			t.Fatal("Frame still set after ReleaseFrame")
+		}
+		if corr, _ := c.recv(); corr != round {
+			t.Fatalf("response %d, want %d", corr, round)
+		}
+	}
+	if st := s.Stats(); st.FrameBuffersReused != 2 {
+		t.Fatalf("%d frame buffers reused over 3 released frames, want 2", st.FrameBuffersReused)
+	}
+}
