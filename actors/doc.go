@@ -65,7 +65,10 @@
 //     removes its files, fills the slot and stops.
 //
 // Requests are owned by whoever holds them; a *wire.Request's Body may
-// alias its Frame, so neither is reused until Reply has been called.
+// alias its Frame. netloop reuses a frame's buffer only after the handler
+// calls ReleaseFrame, which handleProduce does once every partition has
+// answered (each has appended, so copied, or refused its records) and
+// never after a gather timed out; other requests are left to the GC.
 //
 // # Supervision and durability
 //
