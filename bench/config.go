@@ -24,7 +24,12 @@ type Workload struct {
 	Compression string        // none, gzip, snappy, lz4, zstd
 	Linger      time.Duration // producer linger
 	BatchBytes  int32         // producer max batch bytes
-	Idempotent  bool          // enable the idempotent producer (needs acks=all)
+	// MaxBuffered is how many records a producer holds unacknowledged
+	// before Produce blocks (kgo.MaxBufferedRecords). 1 makes every
+	// record its own request, one at a time per producer: the
+	// many-small-requests workload.
+	MaxBuffered int
+	Idempotent  bool // enable the idempotent producer (needs acks=all)
 }
 
 // DefaultWorkload is 1,000,000 records of 100 bytes to 6 partitions, one
@@ -34,6 +39,7 @@ func DefaultWorkload() Workload {
 		Brokers: []string{"127.0.0.1:9092"}, Topic: "samsa-bench", Partitions: 6,
 		Records: 1_000_000, RecordSize: 100, KeyDist: "none", Producers: 1, Consumers: 1,
 		Acks: "1", Compression: "none", Linger: 5 * time.Millisecond, BatchBytes: 1 << 20,
+		MaxBuffered: 100_000,
 	}
 }
 
@@ -48,6 +54,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("bench: records must be positive, got %d", w.Records)
 	case w.RecordSize < 0 || w.KeySize < 0:
 		return fmt.Errorf("bench: record and key sizes must not be negative")
+	case w.MaxBuffered <= 0:
+		return fmt.Errorf("bench: max buffered records must be positive, got %d", w.MaxBuffered)
 	case w.Producers <= 0 || w.Consumers <= 0:
 		return fmt.Errorf("bench: producers and consumers must be positive")
 	case w.Rate < 0:
@@ -115,7 +123,7 @@ func (w *Workload) producerOpts() ([]kgo.Opt, error) {
 		kgo.RequiredAcks(acks),
 		kgo.ProducerBatchCompression(codec),
 		kgo.ProducerLinger(w.Linger),
-		kgo.MaxBufferedRecords(100_000),
+		kgo.MaxBufferedRecords(w.MaxBuffered),
 		kgo.AllowAutoTopicCreation(),
 	}
 	if w.BatchBytes > 0 {

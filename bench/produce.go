@@ -68,6 +68,8 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	var reqs requestCounter
+	opts = append(opts, kgo.WithHooks(&reqs))
 	probe := probeBroker(w.Brokers[0])
 	lat := NewLatency()
 	var done, errs, bytes atomic.Int64
@@ -142,7 +144,8 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 	elapsed := time.Since(start)
 	stop()
 
-	res := Result{Kind: "produce", Records: done.Load(), Bytes: bytes.Load(), Errors: errs.Load()}
+	res := Result{Kind: "produce", Records: done.Load(), Bytes: bytes.Load(), Errors: errs.Load(),
+		ProduceRequests: reqs.produce.Load()}
 	if s, ok := firstErr.Load().(string); ok {
 		res.FirstError = s
 	}

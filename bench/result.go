@@ -21,7 +21,13 @@ type Result struct {
 	EndToEnd     *Summary      `json:"e2e_latency,omitempty"`
 	Broker       *BrokerUsage  `json:"broker,omitempty"`
 	CPUPerMillon float64       `json:"broker_cpu_s_per_million_records,omitempty"`
-	FirstError   string        `json:"first_error,omitempty"`
+	// ProduceRequests is how many produce requests the clients sent;
+	// with the elapsed time and the broker's CPU it gives requests/s and
+	// CPU per request.
+	ProduceRequests int64   `json:"produce_requests,omitempty"`
+	RequestsPerS    float64 `json:"produce_requests_per_s,omitempty"`
+	CPUPerRequestUs float64 `json:"broker_cpu_us_per_produce_request,omitempty"`
+	FirstError      string  `json:"first_error,omitempty"`
 }
 
 func (r *Result) finish(elapsed time.Duration) {
@@ -32,6 +38,12 @@ func (r *Result) finish(elapsed time.Duration) {
 	}
 	if r.Broker != nil && r.Records > 0 {
 		r.CPUPerMillon = r.Broker.CPUSeconds / float64(r.Records) * 1e6
+	}
+	if s := elapsed.Seconds(); s > 0 && r.ProduceRequests > 0 {
+		r.RequestsPerS = float64(r.ProduceRequests) / s
+		if r.Broker != nil {
+			r.CPUPerRequestUs = r.Broker.CPUSeconds / float64(r.ProduceRequests) * 1e6
+		}
 	}
 }
 
@@ -59,6 +71,14 @@ func (r *Result) WriteTable(w io.Writer) error {
 		if l.s != nil {
 			fmt.Fprintf(tw, "%s\tp50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n", l.name, l.s.P50, l.s.P99, l.s.P999, l.s.Max)
 		}
+	}
+	if r.ProduceRequests > 0 {
+		fmt.Fprintf(tw, "produce requests\t%d, %.0f/s, %.1f records each", r.ProduceRequests, r.RequestsPerS,
+			float64(r.Records)/float64(r.ProduceRequests))
+		if r.Broker != nil {
+			fmt.Fprintf(tw, ", broker CPU %.1f µs each (all its CPU over produce requests)", r.CPUPerRequestUs)
+		}
+		fmt.Fprintln(tw)
 	}
 	if b := r.Broker; b != nil {
 		fmt.Fprintf(tw, "broker (pid %d)\t%.2f CPU-s (%.3f per million records), RSS %.1f MiB, peak %.1f MiB\n",

@@ -37,6 +37,7 @@ func newBenchCommand() *cobra.Command {
 	pf.StringVar(&w.Compression, "compression", w.Compression, "none, gzip, snappy, lz4, zstd")
 	pf.DurationVar(&w.Linger, "linger", w.Linger, "producer linger")
 	pf.Int32Var(&w.BatchBytes, "batch-bytes", w.BatchBytes, "producer max batch bytes")
+	pf.IntVar(&w.MaxBuffered, "max-buffered", w.MaxBuffered, "records a producer holds unacknowledged before it blocks; 1 = one record per request")
 	pf.BoolVar(&w.Idempotent, "idempotent", w.Idempotent, "use the idempotent producer (needs --acks all)")
 	pf.StringVarP(&output, "output", "o", "table", "table or json")
 	pf.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator itself to this file")
