@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,9 +98,11 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(p), 42))
 			// Each producer takes an equal share of the rate.
-			var interval time.Duration
+			var pace *pacer
 			if w.Rate > 0 {
-				interval = time.Duration(float64(time.Second) * float64(w.Producers) / float64(w.Rate))
+				runtime.LockOSThread() // the pacer's precise sleep blocks this thread
+				defer runtime.UnlockOSThread()
+				pace = newPacer(start, time.Duration(float64(time.Second)*float64(w.Producers)/float64(w.Rate)))
 			}
 			// Records and their values are recycled once their promise has
 			// run (the client is done with them then), and one promise
@@ -122,12 +125,11 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 				pending.Done()
 			}
 			for i := range n {
-				intended := time.Now()
-				if interval > 0 {
-					intended = start.Add(time.Duration(i) * interval)
-					if d := time.Until(intended); d > 0 {
-						time.Sleep(d)
-					}
+				var intended time.Time
+				if pace != nil {
+					intended = pace.wait(i)
+				} else {
+					intended = time.Now()
 				}
 				r := pool.get(intended)
 				r.Key = key(&w, i, rng)
