@@ -9,7 +9,7 @@ DATA ?= ./data
 FUZZTIME ?= 10s
 TEST_TIMEOUT ?= 18m
 
-.PHONY: all build run test test-unit deps lint fmt-check vet bench bench-compare fuzz clean
+.PHONY: all build run test test-unit deps lint fmt-check vet bench bench-compare perf-targets fuzz clean
 
 all: build
 
@@ -66,7 +66,13 @@ bench-compare: build
 	BENCH_COMMAND="BENCH_SCALE=$(BENCH_SCALE) BENCH_ROUNDS=$(BENCH_ROUNDS) make bench-compare" \
 	  $(GO) run ./bench/compare/cmd/bench-compare -scale $(BENCH_SCALE) -rounds $(BENCH_ROUNDS) -samsa $(BIN)
 
-## fuzz: run every fuzz target briefly (FUZZTIME each)
+## ## perf-targets: the data-path targets (produce, consume, e2e, small
+## requests, memory) on fresh brokers, group vs never flush, then the disk
+## probe (scripts/perf-targets.sh; ROUNDS, RECORDS)
+perf-targets: build
+	@bash scripts/perf-targets.sh
+
+fuzz: run every fuzz target briefly (FUZZTIME each)
 fuzz:
 	@bash scripts/fuzz-all.sh $(FUZZTIME)
 
