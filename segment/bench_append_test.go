@@ -52,7 +52,7 @@ func BenchmarkAppend(b *testing.B) {
 				// counting wrapper is an extra call on every write that
 				// the raw side does not pay.
 				fsys := &syncCountingFS{FS: vfs.OS}
-				var fs vfs.FS = vfs.OS
+				fs := vfs.OS
 				if c.policy == FlushGroup {
 					fs = fsys
 				}

@@ -87,7 +87,12 @@
 // reference-counted: an evicted handle stays open while a ReadResult or a
 // pending fsync still uses it (so an fsync always goes through the
 // descriptor that wrote the data), and closes on the last release.
-// Dir.OpenFiles reports the count.
+// Dir.OpenFiles reports the count. An append does not look its file up in
+// the cache: the active segment remembers its handle (without holding a
+// reference) and takes a reference with a compare-and-swap while the
+// cache still holds it, falling back to the cache otherwise; such uses
+// set a second-chance bit that eviction honours instead of moving the
+// entry in the LRU list.
 //
 // Reads return file regions (for sendfile) that always hold whole batches:
 // the batch holding the requested offset first, then as many whole batches
@@ -122,6 +127,55 @@
 // Time: the package never reads the clock in its logic; appends and
 // retention take now (milliseconds) as an argument and the FlushInterval
 // timer comes from Options.Clock.
+
+// # Performance
+//
+// BenchmarkAppend (bench_append_test.go) runs the log under each policy
+// side by side with a raw baseline: positional writes of the same bytes to
+// one file with the same fsync schedule, alternating every MiB (16 MiB for
+// group) and swapping which goes first, so both meet the same disk and
+// page-cache state. log/raw is the figure that matters; control-raw-vs-raw
+// puts a second raw writer in the log's place to show the machine's own
+// noise. With 8 appenders the producers reach the log through one owning
+// goroutine, as the partition actor does. BenchmarkAppendOverhead
+// (bench_cpu_test.go) is an append's CPU cost alone, on a filesystem that
+// drops the writes.
+//
+//	go test -run '^$' -bench 'BenchmarkAppend$' -count 5 ./segment/
+//	go test -run '^$' -bench AppendOverhead -count 5 ./segment/
+//
+// Measured 2026-11-30 on 2 shared vCPUs (AMD EPYC, ext4 on virtio, load
+// 1.6 to 4 from another engineer's tests), ranges over 5 runs, log/raw:
+//
+//	                         1 KiB          64 KiB
+//	never                    0.83 - 0.92    0.87 - 0.93
+//	interval (flush.ms=100)  0.82 - 0.93    0.77 - 1.05
+//	always                   0.92 - 1.10    0.86 - 0.99
+//	group, 1 appender        0.008 - 0.011  0.17 - 0.21
+//	group, 8 appenders       0.05 - 0.07    0.55 - 0.67  (6.3 - 7.8 batches/fsync)
+//	control raw vs raw       0.97 - 1.00    0.96 - 1.01
+//	AppendOverhead           153 - 245 ns   3.2 - 3.3 us  (mostly ~155 ns)
+//
+// Before the append path was trimmed (same commands, -count 3, the same
+// morning): never 0.81 - 0.85 / 0.87 - 0.91, interval 0.79 - 0.87 /
+// 0.85 - 1.15, AppendOverhead 252 - 279 ns / 3.4 - 3.7 us.
+//
+// What bounds them:
+//
+//   - never and interval: the CRC-32C check that Append must make is most
+//     of what remains (about 95 ns of 1 KiB hot, more after a pwrite has
+//     cooled the caches; 3.2 us of 64 KiB, the hardware CRC32 instruction's
+//     rate, about 9% of a 64 KiB pwrite to the page cache). With the CRC
+//     check removed, as an experiment only, 1 KiB never measured 0.91 -
+//     0.95; a raw pwrite to the log's own file instead of Append measured
+//     0.99 - 1.07.
+//   - group with 8 appenders: each producer has one append outstanding, so
+//     an fsync covers at most 8 batches (512 KiB at 64 KiB) where the raw
+//     baseline fsyncs once per MiB, and the appends a group commit waits for
+//     cannot overlap that fsync (they are its content). On this disk an
+//     fsync costs about 0.5 ms plus 35 us per 64 KiB, which puts the
+//     ceiling near 0.72 before any scheduling cost. At 1 KiB the
+//     same rule gives 8 KiB per fsync against 1 MiB: about 0.06.
 //
 // Format version: the layouts above are Kafka's (magic 2 batches, version
 // 0 checkpoints). A future change must bump the checkpoint version line
