@@ -68,9 +68,11 @@ func TestLargeFrameAssembledAsItArrives(t *testing.T) {
 	}
 	// A small frame right after is served as usual.
 	c.send(apiVersionsFrame(10))
-	if req := h.next(t); req.Header.CorrelationID != 10 {
-		t.Fatalf("next request has correlation id %d, want 10", req.Header.CorrelationID)
+	small := h.next(t)
+	if small.Header.CorrelationID != 10 {
+		t.Fatalf("next request has correlation id %d, want 10", small.Header.CorrelationID)
 	}
+	small.Reply(corrOnly(10))
 }
 
 // A client that goes away in the middle of a large frame gives back the
