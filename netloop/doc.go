@@ -91,10 +91,11 @@
 // gnet's read buffer (assembly.go). gnet's ring would otherwise grow to the
 // frame's size, copy it on every growth, and keep that memory. A
 // connection closed mid-frame gives its slot back. The buffers of such
-// frames come from a pool of power-of-two classes (framepool.go, at most
-// 16 MiB idle) and go back to it when the handler calls
-// Request.ReleaseFrame; a request never released is garbage collected. A frame that does not decode (unknown API key, unsupported
-// version, malformed header or body) closes its connection with one log
+// frames come from a pool (framepool.go: best fit, at most 8 MiB idle)
+// and go back to it when the handler calls Request.ReleaseFrame; a
+// request never released is garbage collected. A frame that does not
+// decode (unknown API key, unsupported version, malformed header or
+// body) closes its connection with one log
 // line naming the client's address and client id; nothing else is
 // disturbed. An ApiVersions request of an unknown version decodes (KIP-511)
 // and reaches the Handler like any other. A panic in Handle is recovered,

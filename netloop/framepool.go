@@ -1,7 +1,7 @@
 package netloop
 
 import (
-	"math/bits"
+	"sync"
 	"sync/atomic"
 )
 
@@ -9,74 +9,78 @@ import (
 // requests, typically hundreds of KiB to MiBs each). Allocating each one
 // afresh cost the broker the zeroing of every byte and a garbage
 // collection every few requests; a handler that knows when a frame is no
-// longer referenced gives it back (wire.Request.ReleaseFrame) and the
-// next frame of its size class reuses it.
+// longer referenced gives it back (wire.Request.ReleaseFrame) and a later
+// frame that fits reuses it.
 //
-// Buffers come in power-of-two classes from assembleMin to assembleMax.
-// The pool holds at most framePoolBudget bytes of idle buffers in all; a
+// Buffers are allocated with their capacity rounded up (roundFrame), so
+// frames of similar sizes (one producer's requests) fit each other's
+// buffers without power-of-two waste. get takes the smallest idle buffer
+// that holds the frame and is at most twice its size (a small frame does
+// not pin a large buffer). At most framePoolBudget bytes wait idle; a
 // buffer given back beyond that is left to the garbage collector. A
-// buffer is handed out with length = the frame's size and every byte of
+// buffer is handed out with length = the frame's size, and every byte of
 // it is overwritten by the frame before anyone reads it.
 type framePool struct {
-	classes [numFrameClasses]chan []byte
-	idle    atomic.Int64 // bytes of buffers waiting in classes
-	reused  atomic.Uint64
+	mu     sync.Mutex
+	free   [][]byte // mu: idle buffers, length 0
+	idle   int      // mu: sum of their capacities
+	reused atomic.Uint64
 }
 
 const (
-	minFrameClass   = 16 // 64 KiB: assembleMin
-	maxFrameClass   = 24 // 16 MiB: assembleMax
-	numFrameClasses = maxFrameClass - minFrameClass + 1
-	framePoolBudget = 16 << 20
+	frameRound      = 64 << 10
+	framePoolBudget = 8 << 20
 )
 
-func newFramePool() *framePool {
-	p := &framePool{}
-	for i := range p.classes {
-		p.classes[i] = make(chan []byte, max(1, framePoolBudget>>(minFrameClass+i)))
-	}
-	return p
-}
+func newFramePool() *framePool { return &framePool{} }
 
-// classOf is the index of the smallest class holding size bytes, or -1.
-func classOf(size int) int {
-	if size <= 0 || size > 1<<maxFrameClass {
-		return -1
-	}
-	c := bits.Len(uint(size - 1)) // smallest c with 1<<c >= size
-	return max(c, minFrameClass) - minFrameClass
-}
-
-// get returns a buffer of length size, reused when one is idle.
+// get returns a buffer of length size, reused when one fits.
 func (p *framePool) get(size int) []byte {
-	c := classOf(size)
-	if c < 0 {
-		return make([]byte, size)
+	p.mu.Lock()
+	best := -1
+	for i, b := range p.free {
+		if c := cap(b); c >= size && c <= 2*size && (best < 0 || c < cap(p.free[best])) {
+			best = i
+		}
 	}
-	select {
-	case b := <-p.classes[c]:
-		p.idle.Add(-int64(cap(b)))
+	if best >= 0 {
+		b := p.free[best]
+		last := len(p.free) - 1
+		p.free[best], p.free[last] = p.free[last], nil
+		p.free = p.free[:last]
+		p.idle -= cap(b)
+		p.mu.Unlock()
 		p.reused.Add(1)
 		return b[:size]
-	default:
-		return make([]byte, size, 1<<(minFrameClass+c))
 	}
+	p.mu.Unlock()
+	return make([]byte, size, roundFrame(size))
+}
+
+// roundFrame is the capacity allocated for a frame of size bytes: size
+// rounded up to a multiple of a power-of-two step between size/16 and
+// size/8 (at least frameRound), so a producer's requests, which vary in
+// size by a few percent, fit each other's buffers at a waste of 12.5% at
+// most.
+func roundFrame(size int) int {
+	step := frameRound
+	for step*16 < size {
+		step *= 2
+	}
+	return (size + step - 1) / step * step
 }
 
 // put takes back a buffer that get returned.
 func (p *framePool) put(b []byte) {
-	n := cap(b)
-	c := classOf(n)
-	if c < 0 || n != 1<<(minFrameClass+c) {
+	c := cap(b)
+	if c < assembleMin || c%frameRound != 0 {
 		return // not one of ours
 	}
-	if p.idle.Add(int64(n)) > framePoolBudget {
-		p.idle.Add(-int64(n))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle+c > framePoolBudget {
 		return
 	}
-	select {
-	case p.classes[c] <- b[:0]:
-	default:
-		p.idle.Add(-int64(n))
-	}
+	p.free = append(p.free, b[:0])
+	p.idle += c
 }

@@ -10,19 +10,9 @@ import (
 	"github.com/samsa-io/samsa/wire"
 )
 
-func TestFrameClasses(t *testing.T) {
-	for _, c := range []struct{ size, class int }{
-		{1, 0}, {64 << 10, 0}, {64<<10 + 1, 1}, {3 << 20, 22 - minFrameClass},
-		{16 << 20, numFrameClasses - 1}, {16<<20 + 1, -1}, {0, -1},
-	} {
-		if got := classOf(c.size); got != c.class {
-			t.Errorf("classOf(%d) = %d, want %d", c.size, got, c.class)
-		}
-	}
-}
-
-// A buffer given back is handed out again for a frame of its class, and
-// the pool keeps no more idle bytes than its budget.
+// A buffer given back is handed out again for a frame it holds (and not
+// for one less than half its size), and the pool keeps no more idle bytes
+// than its budget.
 func TestFramePoolReuseAndBudget(t *testing.T) {
 	p := newFramePool()
 	b := p.get(100 << 10)
@@ -30,19 +20,23 @@ func TestFramePoolReuseAndBudget(t *testing.T) {
 		t.Fatalf("len %d cap %d, want 100 KiB in a 128 KiB buffer", len(b), cap(b))
 	}
 	p.put(b)
+	if small := p.get(60 << 10); cap(small) == cap(b) && &small[:1][0] == &b[:1][0] {
+		t.Fatal("a 128 KiB buffer was pinned by a 60 KiB frame")
+	}
 	again := p.get(90 << 10)
 	if &again[:1][0] != &b[:1][0] || p.reused.Load() != 1 {
-		t.Fatal("a buffer given back was not reused for the next frame of its class")
+		t.Fatal("a buffer given back was not reused for the next frame it holds")
 	}
 	p.put(make([]byte, 10)) // not one of the pool's: ignored
-	if p.idle.Load() != 0 {
-		t.Fatalf("idle %d after a foreign buffer was put", p.idle.Load())
+	p.put(make([]byte, 0, 100<<10))
+	if p.idle != 0 {
+		t.Fatalf("idle %d after foreign buffers were put", p.idle)
 	}
-	for range 3 * framePoolBudget / (8 << 20) {
-		p.put(make([]byte, 0, 8<<20))
+	for range 3 * framePoolBudget / (1 << 20) {
+		p.put(make([]byte, 0, 1<<20))
 	}
-	if idle := p.idle.Load(); idle > framePoolBudget {
-		t.Fatalf("pool keeps %d idle bytes, budget %d", idle, framePoolBudget)
+	if p.idle > framePoolBudget {
+		t.Fatalf("pool keeps %d idle bytes, budget %d", p.idle, framePoolBudget)
 	}
 }
 
@@ -132,5 +126,20 @@ func TestMixedFramesRandomPieces(t *testing.T) {
 	}
 	if st := s.Stats(); st.FrameBuffersReused == 0 {
 		t.Fatal("no frame buffer was reused over 40 released frames")
+	}
+}
+
+func TestRoundFrame(t *testing.T) {
+	for _, c := range []struct{ size, want int }{
+		{64 << 10, 64 << 10}, {65<<10 + 1, 128 << 10}, {1 << 20, 1 << 20},
+		{1<<20 + 1, 1<<20 + 128<<10}, {1100 << 10, 1152 << 10}, {16 << 20, 16 << 20},
+	} {
+		got := roundFrame(c.size)
+		if got != c.want {
+			t.Errorf("roundFrame(%d) = %d, want %d", c.size, got, c.want)
+		}
+		if got < c.size || float64(got) > float64(c.size)*1.125+float64(frameRound) {
+			t.Errorf("roundFrame(%d) = %d: outside [size, size*1.125+64KiB]", c.size, got)
+		}
 	}
 }
