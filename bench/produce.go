@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,7 +71,7 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 	var reqs requestCounter
 	opts = append(opts, kgo.WithHooks(&reqs))
 	probe := probeBroker(w.Brokers[0])
-	lat := NewLatency()
+	lat, lateness := NewLatency(), NewLatency()
 	var done, errs, bytes atomic.Int64
 	var firstErr atomic.Value
 
@@ -98,11 +97,9 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(p), 42))
 			// Each producer takes an equal share of the rate.
-			var pace *pacer
+			var interval time.Duration
 			if w.Rate > 0 {
-				runtime.LockOSThread() // the pacer's precise sleep blocks this thread
-				defer runtime.UnlockOSThread()
-				pace = newPacer(start, time.Duration(float64(time.Second)*float64(w.Producers)/float64(w.Rate)))
+				interval = time.Duration(float64(time.Second) * float64(w.Producers) / float64(w.Rate))
 			}
 			// Records and their values are recycled once their promise has
 			// run (the client is done with them then), and one promise
@@ -126,8 +123,17 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 			}
 			for i := range n {
 				var intended time.Time
-				if pace != nil {
-					intended = pace.wait(i)
+				if interval > 0 {
+					// Latency counts from when the record was due, so a
+					// generator held up by a slow broker shows it (no
+					// coordinated omission). How late the generator itself
+					// was is recorded too: it is part of every such latency
+					// and no fault of the broker's.
+					intended = start.Add(time.Duration(i) * interval)
+					if d := time.Until(intended); d > 0 {
+						time.Sleep(d)
+					}
+					lateness.Record(time.Since(intended))
 				} else {
 					intended = time.Now()
 				}
@@ -153,6 +159,10 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 	}
 	sum := lat.Summary()
 	res.Produce = &sum
+	if w.Rate > 0 {
+		l := lateness.Summary()
+		res.SendLateness = &l
+	}
 	res.Broker = probe.finish()
 	res.finish(elapsed)
 	return res, ctx.Err()

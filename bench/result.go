@@ -10,17 +10,21 @@ import (
 
 // Result is the outcome of one run.
 type Result struct {
-	Kind         string        `json:"kind"` // produce, consume or e2e
-	Records      int64         `json:"records"`
-	Bytes        int64         `json:"bytes"` // payload bytes (keys + values)
-	Errors       int64         `json:"errors"`
-	Elapsed      time.Duration `json:"elapsed_ns"`
-	RecordsPerS  float64       `json:"records_per_s"`
-	MBPerS       float64       `json:"mb_per_s"`
-	Produce      *Summary      `json:"produce_latency,omitempty"`
-	EndToEnd     *Summary      `json:"e2e_latency,omitempty"`
-	Broker       *BrokerUsage  `json:"broker,omitempty"`
-	CPUPerMillon float64       `json:"broker_cpu_s_per_million_records,omitempty"`
+	Kind        string        `json:"kind"` // produce, consume or e2e
+	Records     int64         `json:"records"`
+	Bytes       int64         `json:"bytes"` // payload bytes (keys + values)
+	Errors      int64         `json:"errors"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
+	RecordsPerS float64       `json:"records_per_s"`
+	MBPerS      float64       `json:"mb_per_s"`
+	Produce     *Summary      `json:"produce_latency,omitempty"`
+	EndToEnd    *Summary      `json:"e2e_latency,omitempty"`
+	// SendLateness is, for fixed-rate runs, how long after its intended
+	// send time each record was handed to the client: the generator's own
+	// share of every latency above.
+	SendLateness *Summary     `json:"send_lateness,omitempty"`
+	Broker       *BrokerUsage `json:"broker,omitempty"`
+	CPUPerMillon float64      `json:"broker_cpu_s_per_million_records,omitempty"`
 	// ProduceRequests is how many produce requests the clients sent;
 	// with the elapsed time and the broker's CPU it gives requests/s and
 	// CPU per request.
@@ -67,7 +71,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 	for _, l := range []struct {
 		name string
 		s    *Summary
-	}{{"produce latency", r.Produce}, {"end-to-end latency", r.EndToEnd}} {
+	}{{"produce latency", r.Produce}, {"end-to-end latency", r.EndToEnd}, {"generator lateness", r.SendLateness}} {
 		if l.s != nil {
 			fmt.Fprintf(tw, "%s\tp50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n", l.name, l.s.P50, l.s.P99, l.s.P999, l.s.Max)
 		}
