@@ -105,6 +105,9 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
+	memCtx, stopMem := context.WithCancel(context.Background())
+	defer stopMem()
+	startMemoryLimit(memCtx, logger)
 
 	broker, err := actors.NewBroker(cfg, logger)
 	if err != nil {
