@@ -12,7 +12,21 @@
 //   - end-to-end latency (intended send time to consumer receipt; the
 //     intended time travels in the first 8 bytes of each value);
 //   - the broker's CPU seconds and resident memory when it is a local
-//     process (found through the port it listens on, testkit/procstat).
+//     process (found through the port it listens on, testkit/procstat);
+//   - produce requests put on the wire (a kgo hook), hence requests/s and
+//     broker CPU per request, which is what tells brokers apart under many
+//     small requests (MaxBuffered 1: one record per request);
+//   - for fixed-rate runs, the generator's own lateness: how long after its
+//     intended time each record was handed to the client. It is part of
+//     every latency above and no fault of the broker's.
+//
+// The generator keeps its own cost low (records and values are recycled
+// once their promise has run, one promise serves them all), because on one
+// machine its CPU is taken from the broker's; `--cpuprofile` profiles it.
+//
+// RunDisk (`samsa bench disk`) needs no broker: it times a write and a
+// write+fsync on the disk under a directory and reads the calling thread's
+// CPU for each, the floor under a durable acknowledgement's cost.
 //
 // Threading: a run owns its clients and goroutines and returns when done or
 // when its context ends. Results are plain values, safe to share.
