@@ -113,7 +113,8 @@
 // batch (a slice of the request frame) and a pointer to its answer in
 // the response; a gather slot per partition, the last one encodes and
 // replies (acks=0: req.Reply(nil) once every part is appended, because
-// the batches alias the frame). The partition actor validates
+// the batches alias the frame; if a part failed, a response with no bytes
+// and CloseAfter instead, so netloop closes the connection as Kafka does). The partition actor validates
 // (produce_validate.go: a pure function of the batch, the topic's rules
 // and now), checks the producer state (actors/idempotence), appends
 // through segment.Log.Append at the partition's leader epoch (assigned

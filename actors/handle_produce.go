@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"strconv"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -12,7 +14,7 @@ import (
 // handleProduce splits a Produce request by partition and sends each part
 // to its partition actor; the last actor to answer encodes the response
 // (acks=0: no response, once every part has been appended, since the
-// batches alias the request frame). Runs on a gnet loop: never blocks.
+// batches alias the request frame; a failed part closes the connection). Runs on a gnet loop: never blocks.
 //
 // Unknown topics and partitions are answered UNKNOWN_TOPIC_OR_PARTITION
 // here, partitions whose actor is gone NOT_LEADER_OR_FOLLOWER, and an acks
@@ -68,7 +70,7 @@ func handleProduce(b *Broker, req *wire.Request) {
 	g := newGather(len(pids), b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
 		switch {
 		case body.Acks == 0:
-			req.Reply(nil)
+			ackZero(b, req, resp, timedOut)
 		case timedOut:
 			// Late partitions may still write their answers: answer from
 			// a fresh response.
@@ -88,6 +90,31 @@ func handleProduce(b *Broker, req *wire.Request) {
 	for i, pid := range pids {
 		b.system.Root.Send(pid, &produceRequest{records: recs[i], version: body.Version, acks: body.Acks, out: outs[i], g: g, slot: i})
 	}
+}
+
+// ackZero finishes an acks=0 produce, which gets no response. If a
+// partition failed, the connection is closed (after the responses to
+// earlier requests), as Kafka does: the client reads no responses, and a
+// dropped connection is what makes it refresh its metadata and notice.
+// After a timeout the outcome is unknown and nothing is closed.
+func ackZero(b *Broker, req *wire.Request, resp *kmsg.ProduceResponse, timedOut bool) {
+	var failed []any
+	if !timedOut {
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 && len(failed) < 2*8 {
+					failed = append(failed, t.Topic+"-"+strconv.Itoa(int(p.Partition)), kerr.Code(p.ErrorCode).String())
+				}
+			}
+		}
+	}
+	if len(failed) == 0 {
+		req.Reply(nil)
+		return
+	}
+	b.log.Info("closing the connection of an acks=0 producer after a failed produce",
+		append([]any{"client", req.ClientAddr, "client_id", req.Header.ClientID, "correlation_id", req.Header.CorrelationID}, failed...)...)
+	req.Reply(&wire.Response{CloseAfter: true})
 }
 
 // timedOutProduce answers every partition of body REQUEST_TIMED_OUT.

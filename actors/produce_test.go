@@ -597,3 +597,37 @@ func TestProduceToInternalTopicRefused(t *testing.T) {
 		t.Fatalf("the refused batch was appended: log end %d", end)
 	}
 }
+
+// acks=0 gets no response; a produce of it that fails asks netloop to
+// close the connection (Kafka's way of telling such a client), one that
+// succeeds does not.
+func TestAcksZeroFailureClosesConnection(t *testing.T) {
+	b := startBroker(t, t.TempDir())
+	createTopic(t, b, "z", 1)
+	send := func(req *kmsg.ProduceRequest) *wire.Response {
+		t.Helper()
+		done := make(chan *wire.Response, 1)
+		b.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.Version, CorrelationID: 7},
+			Body: req, Reply: func(r *wire.Response) { done <- r }})
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatal("no reply")
+			return nil
+		}
+	}
+	if r := send(produceRequest9(0, "z", 0, plain(3, 1000).build())); r != nil {
+		t.Fatalf("a successful acks=0 produce got a response: %+v", r)
+	}
+	for name, req := range map[string]*kmsg.ProduceRequest{
+		"unknown topic":     produceRequest9(0, "nope", 0, plain(1, 1000).build()),
+		"unknown partition": produceRequest9(0, "z", 5, plain(1, 1000).build()),
+		"corrupt batch":     produceRequest9(0, "z", 0, []byte("not a record batch, not at all, no")),
+	} {
+		r := send(req)
+		if r == nil || !r.CloseAfter || len(r.Chunks) != 0 {
+			t.Fatalf("%s with acks=0: reply %+v, want no bytes and CloseAfter", name, r)
+		}
+	}
+}

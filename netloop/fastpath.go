@@ -50,6 +50,11 @@ run:
 		if s.resp == nil {
 			continue
 		}
+		if s.resp.CloseAfter {
+			// Only the responses before it go by the fast path; the
+			// writer takes it (and closes) next.
+			break
+		}
 		rs, rc := 0, 0
 		for i := range s.resp.Chunks {
 			if s.resp.Chunks[i].File != nil {

@@ -77,11 +77,19 @@ func (c *conn) takeBatchLocked(dst []*wire.Response) []*wire.Response {
 		if !s.ready {
 			break
 		}
-		dst = append(dst, s.resp)
+		r := s.resp
+		dst = append(dst, r)
 		*s = slot{}
+		if closesAfter(r) {
+			break // nothing after it is written
+		}
 	}
 	return dst
 }
+
+// closesAfter reports whether r asks for the connection to be closed once
+// it is written.
+func closesAfter(r *wire.Response) bool { return r != nil && r.CloseAfter }
 
 // finishBatch completes a written (or failed) batch and gives the write
 // token back: the order advances, the in-flight and outbound counts drop
@@ -90,15 +98,20 @@ func (c *conn) takeBatchLocked(dst []*wire.Response) []*wire.Response {
 // closes the connection; the rest is discarded until OnClose.
 func (c *conn) finishBatch(batch []*wire.Response, err error) {
 	mem := 0
+	closeAfter := false
 	for _, r := range batch {
 		mem += memBytes(r)
+		closeAfter = closeAfter || closesAfter(r)
 	}
 	c.mu.Lock()
 	c.writing = false
 	c.writeSeq += uint64(len(batch))
 	c.inFlight -= len(batch)
 	c.outbound -= mem
-	if err != nil && !c.broken {
+	brokenBefore := c.broken
+	if (err != nil || closeAfter) && !c.broken {
+		// A write error, or a response that asked for the close: what
+		// follows is discarded until OnClose.
 		c.broken = true
 		if !c.closed {
 			_ = c.gc.Close()
@@ -111,7 +124,9 @@ func (c *conn) finishBatch(batch []*wire.Response, err error) {
 	if c.headReadyLocked() {
 		c.cond.Signal() // the token is free and there is more to write
 	}
-	broken := c.broken
+	// This batch was written unless the connection was already broken or
+	// this write failed; a close it asked for does not undo it.
+	broken := brokenBefore || err != nil
 	c.mu.Unlock()
 
 	c.touch()

@@ -61,6 +61,13 @@ type Response struct {
 	// or the connection has gone away; it releases what the chunks
 	// borrowed (pooled buffers, file references).
 	Done func()
+
+	// CloseAfter closes the connection once this response's chunks (if
+	// any) and every earlier response are written; responses to later
+	// requests are dropped. It is Kafka's answer to an acks=0 produce
+	// that failed: such a client reads no responses, and a closed
+	// connection is the only way it learns to refresh its metadata.
+	CloseAfter bool
 }
 
 // Len is the total number of bytes the response puts on the socket.
