@@ -106,12 +106,7 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 	if c.assembly != nil {
 		// A frame already admitted: finish it even while draining, since
 		// its in-flight slot is held until it is answered.
-		frame, seq, done := c.assembly.fill(gc)
-		if !done {
-			return gnet.None
-		}
-		c.assembly = nil
-		if act := s.dispatch(c, seq, frame); act != gnet.None {
+		if act, done := s.assemble(gc, c); !done || act != gnet.None {
 			return act
 		}
 		if s.draining.Load() {
@@ -165,12 +160,7 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 			// buffer, instead of letting gnet's inbound ring grow to hold
 			// it and copying it out at the end.
 			c.assembly = newAssembly(seq, s.frames.get(int(size)))
-			frame, _, done := c.assembly.fill(gc)
-			if !done {
-				return gnet.None
-			}
-			c.assembly = nil
-			if act := s.dispatch(c, seq, frame); act != gnet.None {
+			if act, done := s.assemble(gc, c); !done || act != gnet.None {
 				return act
 			}
 			continue
@@ -193,6 +183,18 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 			return act
 		}
 	}
+}
+
+// assemble moves what has arrived into the connection's assembling frame
+// and, once it is complete, dispatches it. done reports completion; act
+// is dispatch's verdict.
+func (s *Server) assemble(gc gnet.Conn, c *conn) (act gnet.Action, done bool) {
+	frame, seq, complete := c.assembly.fill(gc)
+	if !complete {
+		return gnet.None, false
+	}
+	c.assembly = nil
+	return s.dispatch(c, seq, frame), true
 }
 
 // dispatch decodes one frame and hands it to the Handler. A frame that
