@@ -68,6 +68,15 @@ func handleProduce(b *Broker, req *wire.Request) {
 		}
 	}
 	g := newGather(len(pids), b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+		if !timedOut {
+			// Every partition has answered, so each has appended (copied
+			// out) or refused its records, and the response holds none
+			// of the frame's bytes (its strings are copies): the buffer
+			// can be reused, and before the reply goes out, so that the
+			// client's next request finds it. After a timeout a late
+			// partition may still read it: it is left to the GC.
+			req.ReleaseFrame()
+		}
 		switch {
 		case body.Acks == 0:
 			ackZero(b, req, resp, timedOut)
@@ -77,14 +86,6 @@ func handleProduce(b *Broker, req *wire.Request) {
 			reply(req, timedOutProduce(body))
 		default:
 			reply(req, resp)
-		}
-		if !timedOut {
-			// Every partition has answered, so each has appended (copied
-			// out) or refused its records, and the response holds none
-			// of the frame's bytes: its buffer can be reused. After a
-			// timeout a late partition may still read it, so it is left
-			// to the garbage collector.
-			req.ReleaseFrame()
 		}
 	})
 	for i, pid := range pids {

@@ -35,12 +35,21 @@ func newAssembly(seq uint64, frame []byte) *assembly {
 	return &assembly{seq: seq, frame: frame}
 }
 
-// fill moves what gnet has buffered for the connection into the frame and
-// reports whether it is complete.
-func (a *assembly) fill(gc gnet.Conn) (frame []byte, seq uint64, done bool) {
+// fill moves what gnet has buffered for the connection into the frame,
+// then reads what the socket holds of the rest straight into it (no copy
+// through gnet's read buffer), and reports whether it is complete. err is
+// the socket's end or failure: the connection must close.
+func (a *assembly) fill(gc gnet.Conn) (frame []byte, seq uint64, done bool, err error) {
 	if n := min(gc.InboundBuffered(), len(a.frame)-a.filled); n > 0 {
 		m, _ := gc.Read(a.frame[a.filled : a.filled+n])
 		a.filled += m
 	}
-	return a.frame, a.seq, a.filled == len(a.frame)
+	if a.filled < len(a.frame) && gc.InboundBuffered() == 0 {
+		// Only once gnet holds nothing more, so the bytes stay in order.
+		// Never past the frame: what follows is read by gnet as usual.
+		n, rerr := readDirect(gc.Fd(), a.frame[a.filled:])
+		a.filled += n
+		err = rerr
+	}
+	return a.frame, a.seq, a.filled == len(a.frame), err
 }

@@ -189,8 +189,12 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 // and, once it is complete, dispatches it. done reports completion; act
 // is dispatch's verdict.
 func (s *Server) assemble(gc gnet.Conn, c *conn) (act gnet.Action, done bool) {
-	frame, seq, complete := c.assembly.fill(gc)
+	frame, seq, complete, err := c.assembly.fill(gc)
 	if !complete {
+		if err != nil {
+			s.log.Debug("netloop: connection ended in the middle of a frame", "client", c.remote, "err", err)
+			return gnet.Close, false
+		}
 		return gnet.None, false
 	}
 	c.assembly = nil

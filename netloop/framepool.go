@@ -15,8 +15,11 @@ import (
 // Buffers are allocated with their capacity rounded up (roundFrame), so
 // frames of similar sizes (one producer's requests) fit each other's
 // buffers without power-of-two waste. get takes the smallest idle buffer
-// that holds the frame and is at most twice its size (a small frame does
-// not pin a large buffer). At most framePoolBudget bytes wait idle; a
+// that holds the frame, however much larger: a client's requests vary in
+// size tenfold from one to the next (whatever accumulated while the
+// previous one was out), and a large idle buffer serving a small frame
+// costs nothing that allocating a new one would not (only written pages
+// become resident). At most framePoolBudget bytes wait idle; a
 // buffer given back beyond that is left to the garbage collector. A
 // buffer is handed out with length = the frame's size, and every byte of
 // it is overwritten by the frame before anyone reads it.
@@ -39,7 +42,7 @@ func (p *framePool) get(size int) []byte {
 	p.mu.Lock()
 	best := -1
 	for i, b := range p.free {
-		if c := cap(b); c >= size && c <= 2*size && (best < 0 || c < cap(p.free[best])) {
+		if c := cap(b); c >= size && (best < 0 || c < cap(p.free[best])) {
 			best = i
 		}
 	}
@@ -58,28 +61,42 @@ func (p *framePool) get(size int) []byte {
 }
 
 // roundFrame is the capacity allocated for a frame of size bytes: size
-// rounded up to a multiple of a power-of-two step between size/16 and
-// size/8 (at least frameRound), so a producer's requests, which vary in
-// size by a few percent, fit each other's buffers at a waste of 12.5% at
-// most.
+// plus a quarter, rounded up to a multiple of a power-of-two step between
+// size/16 and size/8 (at least frameRound). A producer's requests vary in
+// size by some percent from one to the next; the headroom lets a later,
+// larger one reuse the buffer (pages of it never written are never made
+// resident). From 1 MiB up the capacity is at most 3/8 above the size;
+// smaller frames round to 64 KiB steps.
 func roundFrame(size int) int {
 	step := frameRound
 	for step*16 < size {
 		step *= 2
 	}
-	return (size + step - 1) / step * step
+	want := size + size/4
+	return (want + step - 1) / step * step
 }
 
-// put takes back a buffer that get returned.
+// put takes back a buffer that get returned. Over the budget, the
+// smallest idle buffers make room for it: the newest sizes are the likely
+// next ones, and a buffer too small for them would only hold the budget.
 func (p *framePool) put(b []byte) {
 	c := cap(b)
-	if c < assembleMin || c%frameRound != 0 {
-		return // not one of ours
+	if c < assembleMin || c%frameRound != 0 || c > framePoolBudget {
+		return // not one of ours, or larger than the whole budget
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.idle+c > framePoolBudget {
-		return
+	for p.idle+c > framePoolBudget && len(p.free) > 0 {
+		smallest := 0
+		for i := range p.free {
+			if cap(p.free[i]) < cap(p.free[smallest]) {
+				smallest = i
+			}
+		}
+		p.idle -= cap(p.free[smallest])
+		last := len(p.free) - 1
+		p.free[smallest], p.free[last] = p.free[last], nil
+		p.free = p.free[:last]
 	}
 	p.free = append(p.free, b[:0])
 	p.idle += c
