@@ -19,10 +19,11 @@ import (
 // size tenfold from one to the next (whatever accumulated while the
 // previous one was out), and a large idle buffer serving a small frame
 // costs nothing that allocating a new one would not (only written pages
-// become resident). At most framePoolBudget bytes wait idle; a
-// buffer given back beyond that is left to the garbage collector. A
-// buffer is handed out with length = the frame's size, and every byte of
-// it is overwritten by the frame before anyone reads it.
+// become resident). At most framePoolBudget bytes wait idle: a buffer
+// given back beyond that makes room by dropping the smallest idle ones
+// (to the garbage collector). A buffer is handed out with length = the
+// frame's size, and every byte of it is overwritten by the frame before
+// anyone reads it.
 type framePool struct {
 	mu     sync.Mutex
 	free   [][]byte // mu: idle buffers, length 0
