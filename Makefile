@@ -66,13 +66,13 @@ bench-compare: build
 	BENCH_COMMAND="BENCH_SCALE=$(BENCH_SCALE) BENCH_ROUNDS=$(BENCH_ROUNDS) make bench-compare" \
 	  $(GO) run ./bench/compare/cmd/bench-compare -scale $(BENCH_SCALE) -rounds $(BENCH_ROUNDS) -samsa $(BIN)
 
-## ## perf-targets: the data-path targets (produce, consume, e2e, small
+## perf-targets: the data-path targets (produce, consume, e2e, small
 ## requests, memory) on fresh brokers, group vs never flush, then the disk
 ## probe (scripts/perf-targets.sh; ROUNDS, RECORDS)
 perf-targets: build
 	@bash scripts/perf-targets.sh
 
-fuzz: run every fuzz target briefly (FUZZTIME each)
+## fuzz: run every fuzz target briefly (FUZZTIME each)
 fuzz:
 	@bash scripts/fuzz-all.sh $(FUZZTIME)
 
