@@ -44,10 +44,8 @@ func splitBatches(b []byte, maxBytes int32, dst []batchMeta) ([]batchMeta, error
 				Err: fmt.Errorf("%w (length field %d, %d bytes left)", wire.ErrBatchLength, length, len(rest)-wire.BatchLogOverhead)}
 		}
 		batch := rest[:size]
-		if !batchValid(batch) {
-			// wire.ValidateBatch is the reference and names the fault;
-			// batchValid only saves decoding the whole header when the
-			// batch is fine (TestBatchValidMatchesWire holds them equal).
+		if !wire.BatchValid(batch) {
+			// The cheap yes/no said no: ValidateBatch names the fault.
 			if _, err := wire.ValidateBatch(batch); err != nil {
 				return dst, &BatchError{Index: i, Position: pos, Err: err}
 			}
@@ -66,19 +64,6 @@ func splitBatches(b []byte, maxBytes int32, dst []batchMeta) ([]batchMeta, error
 		pos += int(size)
 	}
 	return dst, nil
-}
-
-// batchValid reports whether wire.ValidateBatch accepts b, a batch whose
-// length field splitBatches already matched to len(b): magic 2, a known
-// codec, at least one record, lastOffsetDelta = records - 1, and the
-// CRC-32C of bytes [21:], checked last as the only costly test.
-func batchValid(b []byte) bool {
-	be := binary.BigEndian
-	records := int32(be.Uint32(b[wire.BatchRecordCountPos:]))
-	return b[wire.BatchMagicPos] == 2 &&
-		int(be.Uint16(b[wire.BatchAttributesPos:])&wire.AttrCompressionMask) <= wire.CodecZstd &&
-		records > 0 && int32(be.Uint32(b[wire.BatchLastOffsetDeltaPos:])) == records-1 &&
-		wire.CRC32C(b[wire.BatchAttributesPos:]) == be.Uint32(b[wire.BatchCRCPos:])
 }
 
 // errShortHeader: fewer bytes than a batch header remain in a file.

@@ -2,7 +2,6 @@ package segment
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"testing"
 
@@ -126,62 +125,4 @@ func FuzzRecovery(f *testing.F) {
 			t.Fatalf("append after recovery: %v", err)
 		}
 	})
-}
-
-// TestBatchValidMatchesWire holds splitBatches' fast check to the
-// reference: for single-byte and single-bit corruptions of every header
-// byte and of random body bytes, batchValid accepts exactly what
-// wire.ValidateBatch accepts.
-func TestBatchValidMatchesWire(t *testing.T) {
-	check := func(b []byte, what string) {
-		t.Helper()
-		_, err := wire.ValidateBatch(b)
-		if got := batchValid(b); got != (err == nil) {
-			t.Fatalf("%s: batchValid %v, wire.ValidateBatch %v", what, got, err)
-		}
-	}
-	for _, orig := range [][]byte{makeBatch(1, 10, 5, 1), makeBatch(3, 100, 5, 2), makeBatch(1, 0, 0, 3)} {
-		check(orig, "intact")
-		for pos := wire.BatchMagicPos; pos < len(orig); pos++ {
-			for _, v := range []byte{0, 1, 2, 3, 4, 5, 7, 0x80, 0xff} {
-				b := append([]byte(nil), orig...)
-				b[pos] = v
-				check(b, "byte set")
-			}
-			for bit := range 8 {
-				b := append([]byte(nil), orig...)
-				b[pos] ^= 1 << bit
-				check(b, "bit flip")
-			}
-		}
-		// Changed fields with a CRC recomputed: only the semantic checks
-		// can reject these.
-		for _, f := range []struct {
-			pos  int
-			vals []uint32
-		}{
-			{wire.BatchRecordCountPos, []uint32{0, 1, 2, 3, 4, 0x80000000, 0xffffffff}},
-			{wire.BatchLastOffsetDeltaPos, []uint32{0, 1, 2, 3, 0x7fffffff, 0xffffffff}},
-		} {
-			for _, v := range f.vals {
-				b := append([]byte(nil), orig...)
-				binary.BigEndian.PutUint32(b[f.pos:], v)
-				binary.BigEndian.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
-				check(b, "field with valid CRC")
-			}
-		}
-		for _, rd := range [][2]uint32{{0, 0xffffffff}, {0x80000000, 0x7fffffff}, {2, 1}, {0xffffffff, 0xfffffffe}} {
-			b := append([]byte(nil), orig...)
-			binary.BigEndian.PutUint32(b[wire.BatchRecordCountPos:], rd[0])
-			binary.BigEndian.PutUint32(b[wire.BatchLastOffsetDeltaPos:], rd[1])
-			binary.BigEndian.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
-			check(b, "records and lastOffsetDelta with valid CRC")
-		}
-		for attrs := range 1 << 8 {
-			b := append([]byte(nil), orig...)
-			binary.BigEndian.PutUint16(b[wire.BatchAttributesPos:], uint16(attrs))
-			binary.BigEndian.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
-			check(b, "attributes with valid CRC")
-		}
-	}
 }

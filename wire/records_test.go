@@ -209,6 +209,9 @@ func FuzzValidateBatch(f *testing.F) {
 
 func validateAndIterate(t *testing.T, b []byte) {
 	h, err := ValidateBatch(b)
+	if BatchValid(b) != (err == nil) {
+		t.Fatalf("BatchValid %v, ValidateBatch %v", BatchValid(b), err)
+	}
 	if err != nil {
 		if ErrorCodeOf(err) == kerr.UnknownServerError {
 			t.Fatalf("untyped error %v", err)
