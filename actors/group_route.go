@@ -346,28 +346,11 @@ func splitGroups[E any](b *Broker, req *wire.Request, pids []*actor.PID, entries
 // rest to the coordinator: the core knows nothing of topics.
 func commitKnownTopics(b *Broker, req *wire.Request, r *kmsg.OffsetCommitRequest, pid *actor.PID,
 	send func(*actor.PID, group.Ticket, kmsg.Request)) {
-	routes := b.Routes()
-	var known, unknown []kmsg.OffsetCommitRequestTopic
-	for _, t := range r.Topics {
-		var k, u []kmsg.OffsetCommitRequestTopicPartition
-		for _, p := range t.Partitions {
-			if _, ok := routes.Partition(t.Topic, p.Partition); ok {
-				k = append(k, p)
-			} else {
-				u = append(u, p)
-			}
-		}
-		if len(k) > 0 {
-			kt := t
-			kt.Partitions = k
-			known = append(known, kt)
-		}
-		if len(u) > 0 {
-			ut := t
-			ut.Partitions = u
-			unknown = append(unknown, ut)
-		}
-	}
+	known, unknown := splitByRoute(b.Routes(), r.Topics,
+		func(t *kmsg.OffsetCommitRequestTopic) (string, *[]kmsg.OffsetCommitRequestTopicPartition) {
+			return t.Topic, &t.Partitions
+		},
+		func(p *kmsg.OffsetCommitRequestTopicPartition) int32 { return p.Partition })
 	if len(unknown) == 0 {
 		send(pid, req, r)
 		return
@@ -399,32 +382,47 @@ func commitKnownTopics(b *Broker, req *wire.Request, r *kmsg.OffsetCommitRequest
 	send(pid, &groupPart{m, 0}, &s)
 }
 
-// deleteKnownTopics is commitKnownTopics for OffsetDelete: partitions of
-// unknown topics are UNKNOWN_TOPIC_OR_PARTITION, as in Kafka.
-func deleteKnownTopics(b *Broker, req *wire.Request, r *kmsg.OffsetDeleteRequest, pid *actor.PID,
-	send func(*actor.PID, group.Ticket, kmsg.Request)) {
-	routes := b.Routes()
-	var known, unknown []kmsg.OffsetDeleteRequestTopic
-	for _, t := range r.Topics {
-		var k, u []kmsg.OffsetDeleteRequestTopicPartition
-		for _, p := range t.Partitions {
-			if _, ok := routes.Partition(t.Topic, p.Partition); ok {
-				k = append(k, p)
+// splitByRoute splits request topics into the partitions this broker has
+// (known) and the rest (unknown), each side keeping only topics left with
+// a partition. fields gives a topic's name and its partitions; partition a
+// partition's number. OffsetCommit and OffsetDelete share it: their
+// request types differ, their split does not.
+func splitByRoute[T, P any](routes *Routes, topics []T, fields func(*T) (string, *[]P), partition func(*P) int32) (known, unknown []T) {
+	for _, t := range topics {
+		name, parts := fields(&t)
+		var k, u []P
+		for i := range *parts {
+			if _, ok := routes.Partition(name, partition(&(*parts)[i])); ok {
+				k = append(k, (*parts)[i])
 			} else {
-				u = append(u, p)
+				u = append(u, (*parts)[i])
 			}
 		}
 		if len(k) > 0 {
 			kt := t
-			kt.Partitions = k
+			_, kp := fields(&kt)
+			*kp = k
 			known = append(known, kt)
 		}
 		if len(u) > 0 {
 			ut := t
-			ut.Partitions = u
+			_, up := fields(&ut)
+			*up = u
 			unknown = append(unknown, ut)
 		}
 	}
+	return known, unknown
+}
+
+// deleteKnownTopics is commitKnownTopics for OffsetDelete: partitions of
+// unknown topics are UNKNOWN_TOPIC_OR_PARTITION, as in Kafka.
+func deleteKnownTopics(b *Broker, req *wire.Request, r *kmsg.OffsetDeleteRequest, pid *actor.PID,
+	send func(*actor.PID, group.Ticket, kmsg.Request)) {
+	known, unknown := splitByRoute(b.Routes(), r.Topics,
+		func(t *kmsg.OffsetDeleteRequestTopic) (string, *[]kmsg.OffsetDeleteRequestTopicPartition) {
+			return t.Topic, &t.Partitions
+		},
+		func(p *kmsg.OffsetDeleteRequestTopicPartition) int32 { return p.Partition })
 	if len(unknown) == 0 {
 		send(pid, req, r)
 		return
