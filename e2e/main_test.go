@@ -17,14 +17,7 @@ import (
 
 var shared = testkit.SharedBroker{Config: testkit.BrokerConfig{}}
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := shared.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(shared.RunTests(m)) }
 
 // sharedBroker returns the broker most tests share, starting it on first
 // use. Its output is attached to t's log if t fails.
@@ -36,13 +29,8 @@ func sharedBroker(t *testing.T) *testkit.BrokerProcess {
 // newClient returns a franz-go client for addr, closed when t ends.
 func newClient(t *testing.T, addr string, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.ClientID("samsa-e2e"),
+	return testkit.NewClient(t, append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.ClientID("samsa-e2e"),
 		kgo.RetryTimeout(10 * time.Second)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
 }
 
 // newAdmin returns a kadm client for addr, closed when t ends.

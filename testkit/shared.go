@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -9,18 +10,12 @@ import (
 
 // SharedBroker is one broker process that many tests of a package share,
 // started by the first test that asks for it. Declare it as a package
-// variable and stop it from TestMain:
+// variable and let TestMain run the tests through it, so that it is
+// stopped (and an unclean stop fails the package) at the end:
 //
 //	var shared = testkit.SharedBroker{Config: testkit.BrokerConfig{}}
 //
-//	func TestMain(m *testing.M) {
-//		code := m.Run()
-//		if err := shared.Stop(); err != nil {
-//			fmt.Fprintln(os.Stderr, err)
-//			code = 1
-//		}
-//		os.Exit(code)
-//	}
+//	func TestMain(m *testing.M) { os.Exit(shared.RunTests(m)) }
 //
 // Tests that kill or restart a broker start their own with StartBroker.
 type SharedBroker struct {
@@ -60,6 +55,17 @@ func (s *SharedBroker) Stop() error {
 		return fmt.Errorf("shared broker did not stop cleanly: %w\noutput:\n%s", err, LastLines(b.Output(), 60))
 	}
 	return nil
+}
+
+// RunTests runs the package's tests, then stops the shared broker; it
+// returns the exit code for os.Exit, 1 if the broker did not stop cleanly.
+func (s *SharedBroker) RunTests(m *testing.M) int {
+	code := m.Run()
+	if err := s.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "%v\n", err)
+		code = 1
+	}
+	return code
 }
 
 // LastLines returns the last n lines of s.

@@ -18,14 +18,7 @@ import (
 
 var shared = testkit.SharedBroker{Config: testkit.BrokerConfig{}}
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := shared.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "datapath: %v\n", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(shared.RunTests(m)) }
 
 // sharedBroker returns the broker that the tests which neither kill nor
 // proxy it share, starting it on first use.
@@ -37,13 +30,8 @@ func sharedBroker(t *testing.T) *testkit.BrokerProcess {
 // newClient returns a franz-go client for addr, closed when t ends.
 func newClient(t testing.TB, addr string, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.ClientID("samsa-datapath"),
+	return testkit.NewClient(t, append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.ClientID("samsa-datapath"),
 		kgo.RetryTimeout(20 * time.Second)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
 }
 
 // deadline is a context for one step of a test.

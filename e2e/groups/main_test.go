@@ -22,14 +22,7 @@ var fastGroups = []string{"--group.initial.rebalance.delay.ms", "0"}
 
 var shared = testkit.SharedBroker{Config: testkit.BrokerConfig{Args: fastGroups}}
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := shared.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "groups: %v\n", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(shared.RunTests(m)) }
 
 // sharedBroker returns the broker shared by the tests that do not restart
 // or kill it.
