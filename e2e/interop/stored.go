@@ -37,10 +37,22 @@ func checkStoredCodecs(ctx context.Context, bootstrap, prefix string, rep *Repor
 	}
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	for got := 0; got < len(topics)*100 && cctx.Err() == nil; {
+	// Read until every topic has shown 100 records (or the time is up):
+	// a total over all topics could be reached from one topic alone,
+	// leaving the others unread and reported empty.
+	count := map[string]int{}
+	enough := func() bool {
+		for _, t := range topics {
+			if count[t] < 100 {
+				return false
+			}
+		}
+		return true
+	}
+	for !enough() && cctx.Err() == nil {
 		cl.PollFetches(cctx).EachRecord(func(r *kgo.Record) {
 			seen[r.Topic][r.Attrs.CompressionType()]++
-			got++
+			count[r.Topic]++
 		})
 	}
 	for _, c := range codecs {
