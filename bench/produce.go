@@ -75,7 +75,8 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 	var done, errs, bytes atomic.Int64
 	var firstErr atomic.Value
 
-	start := time.Now()
+	clock := newWallClock()
+	start := clock.anchor
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go reportProgress(pctx, progress, &done, w.Records, start)
@@ -107,9 +108,13 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 			// otherwise cost it more CPU than the broker spends, and on a
 			// shared machine that caps what the broker can be shown to do.
 			pool := newRecordPool(w.RecordSize)
-			var pending sync.WaitGroup
+			// The promises count what they finished; the loop below says
+			// how many it sent once it is done. Counting in flight records
+			// with a WaitGroup instead made the sending goroutine and the
+			// client's promise goroutine write one cache line per record.
+			var finished outstanding
 			promise := func(r *kgo.Record, err error) {
-				lat.Record(time.Since(pool.sentAt(r)))
+				lat.Record(clock.now().Sub(pool.sentAt(r)))
 				if err != nil {
 					if errs.Add(1) == 1 {
 						firstErr.Store(err.Error())
@@ -119,8 +124,9 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 					done.Add(1)
 				}
 				pool.put(r)
-				pending.Done()
+				finished.done()
 			}
+			var sent int64
 			for i := range n {
 				var intended time.Time
 				if interval > 0 {
@@ -135,17 +141,17 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 					}
 					lateness.Record(time.Since(intended))
 				} else {
-					intended = time.Now()
+					intended = clock.now()
 				}
 				r := pool.get(intended)
 				r.Key = key(&w, i, rng)
-				pending.Add(1)
+				sent++
 				cl.Produce(ctx, r, promise)
 				if ctx.Err() != nil {
 					break
 				}
 			}
-			pending.Wait()
+			finished.wait(sent)
 		}(p, n)
 	}
 	wg.Wait()
