@@ -8,7 +8,8 @@
 //   - produce latency (send to acknowledgement) as an HDR histogram. For a
 //     fixed-rate run latency is measured from the intended send time on the
 //     rate schedule, not from when the client got around to sending, so a
-//     stalled broker cannot hide its stall (no coordinated omission);
+//     stalled broker cannot hide its stall (no coordinated omission). An
+//     unpaced run records one record in eight (unpacedLatencySample);
 //   - end-to-end latency (intended send time to consumer receipt; the
 //     intended time travels in the first 8 bytes of each value);
 //   - the broker's CPU seconds and resident memory when it is a local
@@ -21,8 +22,9 @@
 //     every latency above and no fault of the broker's.
 //
 // The generator keeps its own cost low (records and values are recycled
-// once their promise has run, one promise serves them all), because on one
-// machine its CPU is taken from the broker's; `--cpuprofile` profiles it.
+// once their promise has run, one promise serves them all, the clock read
+// is the monotonic one), because on one machine its CPU is taken from the
+// broker's; `--cpuprofile` profiles it.
 //
 // RunDisk (`samsa bench disk`) needs no broker: it times a write and a
 // write+fsync on the disk under a directory and reads the calling thread's
