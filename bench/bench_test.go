@@ -19,6 +19,7 @@ func TestWorkloadValidate(t *testing.T) {
 		"keydist":     func(w *Workload) { w.KeyDist = "zipf" },
 		"idempotent":  func(w *Workload) { w.Idempotent = true; w.Acks = "1" },
 		"partitions":  func(w *Workload) { w.Partitions = 0 },
+		"idletimeout": func(w *Workload) { w.IdleTimeout = -time.Second },
 	}
 	for name, mutate := range bad {
 		w := DefaultWorkload()

@@ -30,6 +30,10 @@ type Workload struct {
 	// many-small-requests workload.
 	MaxBuffered int
 	Idempotent  bool // enable the idempotent producer (needs acks=all)
+	// IdleTimeout ends a consume run that has read nothing for this long
+	// (a topic holding fewer records than asked for, or none); 0 waits
+	// for ever.
+	IdleTimeout time.Duration
 }
 
 // DefaultWorkload is 1,000,000 records of 100 bytes to 6 partitions, one
@@ -39,7 +43,7 @@ func DefaultWorkload() Workload {
 		Brokers: []string{"127.0.0.1:9092"}, Topic: "samsa-bench", Partitions: 6,
 		Records: 1_000_000, RecordSize: 100, KeyDist: "none", Producers: 1, Consumers: 1,
 		Acks: "1", Compression: "none", Linger: 5 * time.Millisecond, BatchBytes: 1 << 20,
-		MaxBuffered: 100_000,
+		MaxBuffered: 100_000, IdleTimeout: 10 * time.Second,
 	}
 }
 
@@ -60,6 +64,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("bench: producers and consumers must be positive")
 	case w.Rate < 0:
 		return fmt.Errorf("bench: rate must not be negative")
+	case w.IdleTimeout < 0:
+		return fmt.Errorf("bench: idle timeout must not be negative")
 	case w.Partitions <= 0:
 		return fmt.Errorf("bench: partitions must be positive")
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,10 @@ func RunConsume(ctx context.Context, w Workload, progress Progress) (Result, err
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go reportProgress(pctx, progress, &done, w.Records, start)
+	var idle atomic.Bool
+	if w.IdleTimeout > 0 {
+		go watchIdle(pctx, &done, w.IdleTimeout, func() { idle.Store(true); stop() })
+	}
 
 	var wg sync.WaitGroup
 	for c := range w.Consumers {
@@ -80,5 +85,30 @@ func RunConsume(ctx context.Context, w Workload, progress Progress) (Result, err
 	if res.Records < w.Records && ctx.Err() != nil {
 		return res, ctx.Err()
 	}
+	if idle.Load() && res.Records < w.Records {
+		return res, fmt.Errorf("bench: no record arrived for %v; read %d of the %d asked for from %s (produce them first, or ask for fewer with --records)",
+			w.IdleTimeout, res.Records, w.Records, w.Topic)
+	}
 	return res, nil
+}
+
+// watchIdle calls expire once done has not moved for timeout, checking
+// ten times per timeout, and returns when ctx ends.
+func watchIdle(ctx context.Context, done *atomic.Int64, timeout time.Duration, expire func()) {
+	tick := time.NewTicker(timeout / 10)
+	defer tick.Stop()
+	last, since := done.Load(), time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if n := done.Load(); n != last {
+				last, since = n, now
+			} else if now.Sub(since) >= timeout {
+				expire()
+				return
+			}
+		}
+	}
 }

@@ -26,6 +26,11 @@
 // is the monotonic one), because on one machine its CPU is taken from the
 // broker's; `--cpuprofile` profiles it.
 //
+// A consume run that reads nothing for Workload.IdleTimeout (10 s by
+// default, `--idle-timeout`) ends with an error saying how many of the
+// records asked for it read, rather than waiting for ever on a topic that
+// holds fewer.
+//
 // RunDisk (`samsa bench disk`) needs no broker: it times a write and a
 // write+fsync on the disk under a directory and reads the calling thread's
 // CPU for each, the floor under a durable acknowledgement's cost.

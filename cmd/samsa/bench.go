@@ -39,6 +39,7 @@ func newBenchCommand() *cobra.Command {
 	pf.Int32Var(&w.BatchBytes, "batch-bytes", w.BatchBytes, "producer max batch bytes")
 	pf.IntVar(&w.MaxBuffered, "max-buffered", w.MaxBuffered, "records a producer holds unacknowledged before it blocks; 1 = one record per request")
 	pf.BoolVar(&w.Idempotent, "idempotent", w.Idempotent, "use the idempotent producer (needs --acks all)")
+	pf.DurationVar(&w.IdleTimeout, "idle-timeout", w.IdleTimeout, "consume: give up after this long without a record (0 = wait for ever)")
 	pf.StringVarP(&output, "output", "o", "table", "table or json")
 	pf.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator itself to this file")
 
