@@ -54,6 +54,7 @@ func TestLatencyPercentiles(t *testing.T) {
 func TestResultOutput(t *testing.T) {
 	r := Result{Kind: "produce", Records: 2_000_000, Bytes: 200_000_000}
 	r.Broker = &BrokerUsage{PID: 1, CPUSeconds: 0.5, RSSBytes: 40 << 20, PeakRSS: 50 << 20}
+	r.Produce = &Summary{Count: 250_000, P50: 1, P99: 2, P999: 3, Max: 4} // one record in eight timed
 	r.finish(2 * time.Second)
 	if r.RecordsPerS != 1_000_000 || r.MBPerS != 100 || r.CPUPerMillon != 0.25 {
 		t.Fatalf("derived figures wrong: %+v", r)
@@ -62,7 +63,8 @@ func TestResultOutput(t *testing.T) {
 	if err := r.WriteTable(&tbl); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(tbl.String(), "1000000 records/s") || !strings.Contains(tbl.String(), "0.250 per million") {
+	if !strings.Contains(tbl.String(), "1000000 records/s") || !strings.Contains(tbl.String(), "0.250 per million") ||
+		!strings.Contains(tbl.String(), "(250000 records timed)") {
 		t.Fatalf("table misses figures:\n%s", tbl.String())
 	}
 	var js bytes.Buffer

@@ -73,7 +73,12 @@ func (r *Result) WriteTable(w io.Writer) error {
 		s    *Summary
 	}{{"produce latency", r.Produce}, {"end-to-end latency", r.EndToEnd}, {"generator lateness", r.SendLateness}} {
 		if l.s != nil {
-			fmt.Fprintf(tw, "%s\tp50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n", l.name, l.s.P50, l.s.P99, l.s.P999, l.s.Max)
+			fmt.Fprintf(tw, "%s\tp50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms", l.name, l.s.P50, l.s.P99, l.s.P999, l.s.Max)
+			if l.s.Count < r.Records {
+				// An unpaced produce run times a sample (unpacedLatencySample).
+				fmt.Fprintf(tw, " (%d records timed)", l.s.Count)
+			}
+			fmt.Fprintln(tw)
 		}
 	}
 	if r.ProduceRequests > 0 {
