@@ -14,7 +14,8 @@ import (
 // handleProduce splits a Produce request by partition and sends each part
 // to its partition actor; the last actor to answer encodes the response
 // (acks=0: no response, once every part has been appended, since the
-// batches alias the request frame; a failed part closes the connection). Runs on a gnet loop: never blocks.
+// batches alias the request frame; a failed part closes the connection).
+// Runs on a gnet loop: never blocks.
 //
 // Unknown topics and partitions are answered UNKNOWN_TOPIC_OR_PARTITION
 // here, partitions whose actor is gone NOT_LEADER_OR_FOLLOWER, and an acks
@@ -99,11 +100,12 @@ func handleProduce(b *Broker, req *wire.Request) {
 // dropped connection is what makes it refresh its metadata and notice.
 // After a timeout the outcome is unknown and nothing is closed.
 func ackZero(b *Broker, req *wire.Request, resp *kmsg.ProduceResponse, timedOut bool) {
-	var failed []any
+	const logged = 8 // failed partitions named in the log line
+	var failed []any // partition, error name, ...
 	if !timedOut {
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
-				if p.ErrorCode != 0 && len(failed) < 2*8 {
+				if p.ErrorCode != 0 && len(failed) < 2*logged {
 					failed = append(failed, t.Topic+"-"+strconv.Itoa(int(p.Partition)), kerr.Code(p.ErrorCode).String())
 				}
 			}

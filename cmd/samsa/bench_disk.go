@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -31,9 +30,7 @@ CPU at the group (default) flush policy.`,
 				return err
 			}
 			if *output == "json" {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSON(cmd.OutOrStdout(), res)
 			}
 			return res.WriteTable(cmd.OutOrStdout())
 		},
