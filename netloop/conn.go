@@ -1,10 +1,8 @@
 package netloop
 
 import (
-	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -22,9 +20,9 @@ import (
 //     and, when the response is next in order and the write token is free,
 //     may write it at once (fastpath.go);
 //   - the connection's writer goroutine: it writes responses in sequence
-//     order to tc, the connection's own dup of the socket.
+//     order to sock, the connection's own dup of the socket.
 //
-// Only the holder of the write token (writing) writes to tc.
+// Only the holder of the write token (writing) writes to sock.
 //
 // Fields marked "mu" are guarded by mu. gc's concurrency-safe methods
 // (Wake, Close) are called only under mu and only while !closed: once
@@ -32,10 +30,9 @@ import (
 type conn struct {
 	srv    *Server
 	gc     gnet.Conn
-	tc     *net.TCPConn    // dup of the socket, written by the token holder
-	raw    syscall.RawConn // tc's raw form, for sendfile
-	remote string          // "ip:port", for logs and Request.ClientAddr
-	ip     string          // for max.connections.per.ip
+	sock   *socket // dup of the socket, written by the token holder
+	remote string  // "ip:port", for logs and Request.ClientAddr
+	ip     string  // for max.connections.per.ip
 
 	lastActive     atomic.Int64           // unix nanoseconds of the last read or write
 	sharedClientID atomic.Pointer[string] // last client id, for logs off the loop
@@ -70,12 +67,11 @@ type slot struct {
 	ready bool
 }
 
-func newConn(s *Server, gc gnet.Conn, tc *net.TCPConn, raw syscall.RawConn, ip string) *conn {
+func newConn(s *Server, gc gnet.Conn, sock *socket, ip string) *conn {
 	c := &conn{
 		srv:    s,
 		gc:     gc,
-		tc:     tc,
-		raw:    raw,
+		sock:   sock,
 		remote: gc.RemoteAddr().String(),
 		ip:     ip,
 		slots:  make([]slot, s.cfg.MaxInFlightPerConn),
@@ -155,15 +151,16 @@ func (c *conn) flushHeld() {
 }
 
 // markClosed is OnClose's part: no more gnet calls, replies from now on
-// are dropped, the writer discards what is filed and exits. Closing tc
-// also breaks a write blocked on a client that does not read, and is what
-// finally closes the socket (gnet has closed only its own descriptor).
+// are dropped, the writer discards what is filed, closes its descriptor
+// (which finally closes the socket: gnet has closed only its own) and
+// exits. A write waiting for room on a client that does not read is
+// broken off.
 func (c *conn) markClosed() {
 	c.mu.Lock()
 	c.closed = true
 	c.cond.Broadcast()
 	c.mu.Unlock()
-	_ = c.tc.Close()
+	c.sock.shutdownWaits()
 }
 
 // closeFromOutside asks the loop to close the connection, unless it is

@@ -43,8 +43,12 @@
 //
 // Each connection has a writer goroutine. In OnOpen the loop dups the
 // socket (gnet.Conn.Dup, on the loop, where the descriptor is known to be
-// this connection's) and wraps the dup in a *net.TCPConn registered with
-// Go's netpoller. Writes are serialized by a write token (conn.writing):
+// this connection's); the dup is written with plain non-blocking system
+// calls and is not registered with Go's netpoller, which would wake on
+// every inbound packet (socket.go). A write that finds the socket full
+// registers a second dup for as long as its batch takes and parks on it
+// until the socket drains (Stats.WriteWaits counts those waits). Writes
+// are serialized by a write token (conn.writing):
 // whoever holds it is the only writer. The writer goroutine waits for the
 // token and the response with the next sequence number, takes it and
 // every consecutive ready one, writes their byte chunks with writev and
@@ -67,8 +71,10 @@
 // read is done, so the answers to a pipelined burst leave in one writev.
 //
 // gnet closes only its descriptor; the socket closes when the writer's
-// dup closes too, which OnClose does (that also unblocks a write stuck on
-// a client that does not read). After OnClose, netloop makes no more gnet
+// dup closes too: OnClose breaks off a write waiting for room on a client
+// that does not read, and the writer goroutine closes the dup as it
+// exits, once no replier holds the write token (so no write can reach a
+// reused descriptor number). After OnClose, netloop makes no more gnet
 // calls for the connection: gnet.Conn.Wake and Close are made under the
 // connection's mutex and only while it is open, since after the engine
 // stops a stale call could reach a reused descriptor.
@@ -143,10 +149,9 @@
 // # Sendfile
 //
 // A file chunk (wire.Chunk with File set) whose File.SysFd reports a
-// descriptor is sent with sendfile(2) from the writer goroutine, through
-// syscall.RawConn.Write on the socket dup: EAGAIN returns false to
-// RawConn.Write and the goroutine parks in Go's netpoller until the socket
-// is writable. The offset is explicit (sendfile's offset argument), never
+// descriptor is sent with sendfile(2) from the writer goroutine on the
+// socket dup; EAGAIN parks the goroutine in Go's netpoller until the
+// socket is writable, as for writev. The offset is explicit (sendfile's offset argument), never
 // the file's shared position, so any number of connections may send from
 // one open segment file at once; TCPConn.ReadFrom would use and advance
 // the shared position. Stats.BytesSendfile counts what went this way.
@@ -160,10 +165,8 @@
 //   - A cold page cache makes sendfile block on disk; that blocks only
 //     the connection's writer goroutine (the runtime hands its P to
 //     another thread), never a loop.
-//   - The socket is in two epoll sets (gnet's for reading, level-
-//     triggered; Go's for the dup, edge-triggered), which costs an extra
-//     netpoll wakeup per inbound packet, and each connection costs one
-//     goroutine and one extra descriptor.
+//   - Each connection costs one goroutine and one extra descriptor (two
+//     while a write waits for room).
 //   - sendfile never applies to TLS. Files without a descriptor, kernels
 //     that refuse sendfile for a file (EINVAL, ENOSYS, EOPNOTSUPP) and
 //     non-Linux builds take the copying path: ReadAt into a pooled 64 KiB

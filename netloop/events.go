@@ -34,14 +34,14 @@ func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		s.log.Warn("netloop: connection refused", "client", remote.String(), "reason", reason)
 		return nil, gnet.Close
 	}
-	tc, raw, err := dupSocket(gc)
+	sock, err := s.dupSocket(gc)
 	if err != nil {
 		s.forgetConn(ip)
 		s.stats.connectionsRefused.Add(1)
 		s.log.Error("netloop: connection refused: cannot give it a writer", "client", remote.String(), "err", err)
 		return nil, gnet.Close
 	}
-	c := newConn(s, gc, tc, raw, ip)
+	c := newConn(s, gc, sock, ip)
 	gc.SetContext(c)
 	s.mu.Lock()
 	s.conns[c] = struct{}{}

@@ -102,7 +102,7 @@ func (c *conn) fastWrite(batch []*wire.Response) {
 			}
 		}
 	}
-	written, err := c.tryWritev(iov)
+	written, err := c.sock.tryWritev(iov)
 	c.srv.stats.bytesWritten.Add(uint64(written))
 	if err == nil && written == total {
 		c.finishBatch(batch, nil)
@@ -138,26 +138,4 @@ func (c *conn) fastWrite(batch []*wire.Response) {
 	if h := c.srv.hooks.handoff; h != nil {
 		h()
 	}
-}
-
-// tryWritev makes one non-blocking writev on the socket (through the
-// RawConn, so it is serialized with the netpoller's view of the
-// descriptor) and never waits.
-func (c *conn) tryWritev(iov [][]byte) (int, error) {
-	var (
-		n   int
-		err error
-	)
-	werr := c.raw.Write(func(fd uintptr) bool {
-		for {
-			n, err = unix.Writev(int(fd), iov)
-			if err != unix.EINTR {
-				return true
-			}
-		}
-	})
-	if werr != nil {
-		return 0, werr
-	}
-	return max(n, 0), err
 }

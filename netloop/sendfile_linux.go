@@ -4,7 +4,6 @@ package netloop
 
 import (
 	"errors"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,42 +17,34 @@ var errSendfileUnsupported = errors.New("netloop: sendfile unsupported for this 
 const maxSendfileChunk = 1 << 30
 
 // sendfile sends n bytes of file descriptor fd from offset off to the
-// socket behind raw, and returns how many it sent.
+// socket, and returns how many it sent.
 //
 // The offset is explicit: sendfile(2) reads at *off and advances only our
 // copy, never the file's shared position, so many connections can send
 // from one open segment file at once (TCPConn.ReadFrom would use and move
-// the file position). EAGAIN returns false to RawConn.Write, which parks
-// the goroutine in Go's netpoller until the socket is writable; a
-// cold-cache read blocks only this writer goroutine, never a gnet loop.
-func sendfile(raw syscall.RawConn, fd int, off, n int64) (sent int64, err error) {
-	werr := raw.Write(func(sock uintptr) bool {
-		for sent < n {
-			chunk := min(n-sent, maxSendfileChunk)
-			m, e := unix.Sendfile(int(sock), fd, &off, int(chunk))
-			if m > 0 {
-				sent += int64(m)
-			}
-			switch {
-			case e == unix.EAGAIN:
-				return false
-			case e == unix.EINTR:
-				continue
-			case (e == unix.EINVAL || e == unix.ENOSYS || e == unix.EOPNOTSUPP) && sent == 0:
-				err = errSendfileUnsupported
-				return true
-			case e != nil:
-				err = e
-				return true
-			case m == 0:
-				err = errShortFile
-				return true
-			}
+// the file position). A full socket (EAGAIN) parks the goroutine in Go's
+// netpoller until it drains (socket.waitWritable); a cold-cache read
+// blocks only the goroutine writing, never a gnet loop.
+func sendfile(s *socket, fd int, off, n int64) (sent int64, err error) {
+	for sent < n {
+		chunk := min(n-sent, maxSendfileChunk)
+		m, e := unix.Sendfile(s.fd, fd, &off, int(chunk))
+		if m > 0 {
+			sent += int64(m)
 		}
-		return true
-	})
-	if err == nil {
-		err = werr
+		switch {
+		case e == unix.EAGAIN:
+			if err := s.waitWritable(); err != nil {
+				return sent, err
+			}
+		case e == unix.EINTR:
+		case (e == unix.EINVAL || e == unix.ENOSYS || e == unix.EOPNOTSUPP) && sent == 0:
+			return sent, errSendfileUnsupported
+		case e != nil:
+			return sent, e
+		case m == 0:
+			return sent, errShortFile
+		}
 	}
-	return sent, err
+	return sent, nil
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -366,30 +365,13 @@ func hostOf(a net.Addr) string {
 }
 
 // dupSocket gives the writer its own descriptor of the connection's
-// socket, registered with Go's netpoller. It must run on the loop (in
-// OnOpen), where gc's descriptor is known to be this connection's.
-// net.FileConn dups again and sets O_NONBLOCK, already set by gnet on the
-// shared open file description.
-func dupSocket(gc gnet.Conn) (*net.TCPConn, syscall.RawConn, error) {
+// socket (see socket). It must run on the loop (in OnOpen), where gc's
+// descriptor is known to be this connection's. The dup shares gnet's open
+// file description, so it is non-blocking already.
+func (s *Server) dupSocket(gc gnet.Conn) (*socket, error) {
 	fd, err := gc.Dup()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), "socket")
-	nc, err := net.FileConn(f)
-	_ = f.Close()
-	if err != nil {
-		return nil, nil, err
-	}
-	tc, ok := nc.(*net.TCPConn)
-	if !ok {
-		_ = nc.Close()
-		return nil, nil, fmt.Errorf("socket is a %T, not TCP", nc)
-	}
-	raw, err := tc.SyscallConn()
-	if err != nil {
-		_ = tc.Close()
-		return nil, nil, err
-	}
-	return tc, raw, nil
+	return newSocket(fd, &s.stats.writeWaits), nil
 }

@@ -19,6 +19,7 @@ type Stats struct {
 	RepliesDropped uint64 // responses discarded because their connection had gone
 	Mutes          uint64 // times a connection stopped being decoded for backpressure
 	Handoffs       uint64 // replier fast-path writes the socket took only in part (the writer finished them)
+	WriteWaits     uint64 // times a write found the socket full and waited for room
 
 	BytesWritten  uint64 // every response byte put on a socket
 	BytesSendfile uint64 // record data sent by sendfile(2)
@@ -41,6 +42,7 @@ type counters struct {
 	repliesDropped        atomic.Uint64
 	mutes                 atomic.Uint64
 	handoffs              atomic.Uint64
+	writeWaits            atomic.Uint64
 	bytesWritten          atomic.Uint64
 	bytesSendfile         atomic.Uint64
 	bytesCopied           atomic.Uint64
@@ -66,6 +68,7 @@ func (c *counters) snapshot() Stats {
 		RepliesDropped:        c.repliesDropped.Load(),
 		Mutes:                 c.mutes.Load(),
 		Handoffs:              c.handoffs.Load(),
+		WriteWaits:            c.writeWaits.Load(),
 		BytesWritten:          c.bytesWritten.Load(),
 		BytesSendfile:         c.bytesSendfile.Load(),
 		BytesCopied:           c.bytesCopied.Load(),

@@ -3,7 +3,6 @@ package netloop
 import (
 	"errors"
 	"io"
-	"net"
 	"sync"
 
 	"github.com/samsa-io/samsa/wire"
@@ -22,7 +21,9 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); retur
 // takes together with every consecutive ready one. It writes them (byte
 // chunks gathered into writev, file regions by sendfile or by copy) and
 // completes the batch (see finishBatch). It exits when the connection is
-// closed, releasing what is still filed.
+// closed, releasing what is still filed, and closes the socket's
+// descriptor once no replier holds the token (a fast-path write is one
+// non-blocking call, so that wait is short).
 func (c *conn) writeLoop() {
 	defer c.srv.writers.Done()
 	batch := make([]*wire.Response, 0, len(c.slots))
@@ -33,9 +34,13 @@ func (c *conn) writeLoop() {
 			c.cond.Wait()
 		}
 		if c.closed {
+			for c.writing {
+				c.cond.Wait()
+			}
 			dropped := c.takeAllLocked()
 			c.mu.Unlock()
 			c.drop(dropped)
+			c.sock.close()
 			return
 		}
 		c.writing = true
@@ -58,6 +63,7 @@ func (c *conn) writeLoop() {
 		default:
 			iov, err = c.writeBatch(batch, iov)
 		}
+		c.sock.dropWaiter()
 		c.finishBatch(batch, err)
 		clear(batch)
 	}
@@ -121,7 +127,9 @@ func (c *conn) finishBatch(batch []*wire.Response, err error) {
 		c.muted = false
 		_ = c.gc.Wake(nil) // OnTraffic resumes reading and decoding
 	}
-	if c.headReadyLocked() {
+	if c.closed {
+		c.cond.Broadcast() // the writer may be waiting for the token to close the socket
+	} else if c.headReadyLocked() {
 		c.cond.Signal() // the token is free and there is more to write
 	}
 	// This batch was written unless the connection was already broken or
@@ -216,8 +224,7 @@ func (c *conn) writev(iov [][]byte) error {
 	if len(iov) == 0 {
 		return nil
 	}
-	bufs := net.Buffers(iov)
-	n, err := bufs.WriteTo(c.tc)
+	n, err := c.sock.writev(iov)
 	c.srv.stats.bytesWritten.Add(uint64(n))
 	return err
 }
@@ -234,7 +241,7 @@ var errShortFile = errors.New("netloop: file region past end of file")
 func (c *conn) writeRegion(ch *wire.Chunk) error {
 	pos, remaining := ch.Position, ch.Length
 	if fd, ok := ch.File.SysFd(); ok {
-		sent, err := sendfile(c.raw, fd, pos, remaining)
+		sent, err := sendfile(c.sock, fd, pos, remaining)
 		c.srv.stats.bytesSendfile.Add(uint64(sent))
 		c.srv.stats.bytesWritten.Add(uint64(sent))
 		if err == nil {
@@ -261,7 +268,7 @@ func (c *conn) writeRegion(ch *wire.Chunk) error {
 			}
 			return err
 		}
-		w, err := c.tc.Write(buf[:n])
+		w, err := c.sock.writev([][]byte{buf[:n]})
 		c.srv.stats.bytesCopied.Add(uint64(w))
 		c.srv.stats.bytesWritten.Add(uint64(w))
 		if err != nil {

@@ -1,0 +1,157 @@
+package netloop
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// socket is the writer's own descriptor of a connection's socket: a dup
+// made on the loop in OnOpen, non-blocking (the flag lives on the open
+// file description gnet set up), written with plain system calls.
+//
+// Why not a *net.TCPConn, as Go would have it: Go registers every
+// descriptor it wraps with its netpoller for reading and writing, edge
+// triggered. The dup shares the socket with gnet's descriptor, so every
+// inbound packet then woke the runtime's netpoll thread as well as the
+// gnet loop, for a read nobody was waiting for. On end-to-end traffic
+// that was a fifth of the broker's context switches. So the descriptor
+// stays unregistered, and only a write that would block registers a
+// second dup (the waiter) to park on until the socket drains; the writer
+// drops the waiter once its batch is written.
+//
+// Ownership: fd is written only by the holder of the connection's write
+// token and closed by the writer goroutine when it exits, after the last
+// holder gave the token back, so no write can reach a reused descriptor
+// number. waiter is the writer goroutine's; mu orders its creation and
+// closing against shutdown, which OnClose calls to break a wait on a
+// client that does not read.
+type socket struct {
+	fd    int
+	waits *atomic.Uint64 // Stats.WriteWaits
+
+	mu       sync.Mutex
+	waiter   *os.File // a registered dup while a write waits for room, or nil
+	shutdown bool     // the connection closed: no more waiting
+}
+
+func newSocket(fd int, waits *atomic.Uint64) *socket { return &socket{fd: fd, waits: waits} }
+
+// writev writes every byte of iov, waiting for room when the socket is
+// full. It returns how many bytes it wrote. iov's slices are advanced in
+// place past what was written.
+func (s *socket) writev(iov [][]byte) (int, error) {
+	written := 0
+	for len(iov) > 0 {
+		n, err := unix.Writev(s.fd, iov)
+		if n > 0 {
+			written += n
+			iov = advance(iov, n)
+		}
+		switch {
+		case err == unix.EINTR:
+		case err == unix.EAGAIN:
+			if err := s.waitWritable(); err != nil {
+				return written, err
+			}
+		case err != nil:
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// tryWritev makes one non-blocking writev and never waits: it returns
+// what the socket took and EAGAIN when it took less than all.
+func (s *socket) tryWritev(iov [][]byte) (int, error) {
+	for {
+		n, err := unix.Writev(s.fd, iov)
+		if err != unix.EINTR {
+			return max(n, 0), err
+		}
+	}
+}
+
+// advance drops the first n bytes of iov.
+func advance(iov [][]byte, n int) [][]byte {
+	for n > 0 && len(iov) > 0 {
+		if n < len(iov[0]) {
+			iov[0] = iov[0][n:]
+			return iov
+		}
+		n -= len(iov[0])
+		iov = iov[1:]
+	}
+	for len(iov) > 0 && len(iov[0]) == 0 {
+		iov = iov[1:]
+	}
+	return iov
+}
+
+// waitWritable parks the goroutine in Go's netpoller until the socket
+// has room, after a write returned EAGAIN. The first wait of a batch
+// registers the waiter; an edge-triggered registration reports a socket
+// that drained in between at once, so no wake-up is lost.
+func (s *socket) waitWritable() error {
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		return errClosedWhileWriting
+	}
+	w := s.waiter
+	if w == nil {
+		fd, err := unix.FcntlInt(uintptr(s.fd), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			s.mu.Unlock()
+			return err
+		}
+		w = os.NewFile(uintptr(fd), "socket") // non-blocking: registered with the netpoller
+		s.waiter = w
+	}
+	s.mu.Unlock()
+	s.waits.Add(1)
+	rc, err := w.SyscallConn()
+	if err != nil {
+		return err
+	}
+	waited := false
+	if err := rc.Write(func(uintptr) bool {
+		if waited {
+			return true
+		}
+		waited = true
+		return false // wait for the next writable edge
+	}); err != nil {
+		return errClosedWhileWriting
+	}
+	return nil
+}
+
+// dropWaiter closes the waiter, if a write of the batch needed one, so
+// inbound packets stop waking the netpoller. Writer goroutine only.
+func (s *socket) dropWaiter() {
+	s.mu.Lock()
+	w := s.waiter
+	s.waiter = nil
+	s.mu.Unlock()
+	if w != nil {
+		_ = w.Close()
+	}
+}
+
+// shutdownWaits ends a wait in progress and refuses new ones (OnClose).
+func (s *socket) shutdownWaits() {
+	s.mu.Lock()
+	s.shutdown = true
+	w := s.waiter
+	s.waiter = nil
+	s.mu.Unlock()
+	if w != nil {
+		_ = w.Close()
+	}
+}
+
+// close closes the descriptor; the writer goroutine calls it last.
+func (s *socket) close() { _ = unix.Close(s.fd) }

@@ -1,0 +1,118 @@
+package netloop
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/samsa-io/samsa/wire"
+)
+
+// bigAnswer answers every request with size bytes of data (by bytes or
+// as a file region), counting Done calls.
+type bigAnswer struct {
+	data  []byte
+	file  wire.RegionFile // nil: the data goes as bytes
+	dones atomic.Int32
+}
+
+func (h *bigAnswer) Handle(req *wire.Request) {
+	hdr := binary.BigEndian.AppendUint32(nil, uint32(4+len(h.data)))
+	hdr = binary.BigEndian.AppendUint32(hdr, uint32(req.Header.CorrelationID))
+	body := wire.Chunk{Bytes: h.data}
+	if h.file != nil {
+		body = wire.Chunk{File: h.file, Length: int64(len(h.data))}
+	}
+	req.Reply(&wire.Response{Chunks: []wire.Chunk{{Bytes: hdr}, body}, Done: func() { h.dones.Add(1) }})
+}
+
+// A response larger than the socket can hold, to a client that starts
+// reading late, makes the writer wait for room (in Go's netpoller, on a
+// registered dup) and arrives whole, by writev and by sendfile alike. The
+// dup is dropped once the response is written, so later inbound packets
+// wake no one but the loop.
+func TestWriteWaitsForRoomThenDropsWaiter(t *testing.T) {
+	f, data := writeTempFile(t, 16<<20)
+	for _, tc := range []struct {
+		name string
+		file wire.RegionFile
+	}{{"bytes", nil}, {"sendfile", osRegion{f}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &bigAnswer{data: data, file: tc.file}
+			s, _ := startServer(t, Config{}, h)
+			c := dial(t, s.Addrs()[0])
+			_ = c.Conn.(*net.TCPConn).SetReadBuffer(64 << 10)
+			c.send(metadataFrame(7))
+			waitForWriteWait(t, s) // the writer filled the socket and parked
+			deadline := time.Now().Add(testTimeout)
+			corr, body, err := c.tryRecv()
+			if err != nil || corr != 7 || !bytes.Equal(body, data) {
+				t.Fatalf("correlation id %d, %d bytes, err %v; want 7 and the %d bytes", corr, len(body), err, len(data))
+			}
+			// The connection still serves.
+			c.send(metadataFrame(8))
+			if corr, body, err := c.tryRecv(); err != nil || corr != 8 || len(body) != len(data) {
+				t.Fatalf("second response: correlation id %d, %d bytes, err %v", corr, len(body), err)
+			}
+			// Done runs after the batch's waiter is dropped.
+			for h.dones.Load() < 2 {
+				if time.Now().After(deadline) {
+					t.Fatalf("Done called %d times after both responses arrived", h.dones.Load())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			s.mu.Lock()
+			for cn := range s.conns {
+				cn.sock.mu.Lock()
+				if cn.sock.waiter != nil {
+					t.Error("the waiter is still registered after the write")
+				}
+				cn.sock.mu.Unlock()
+			}
+			s.mu.Unlock()
+		})
+	}
+}
+
+// A client that hangs up while the writer waits for room on its socket
+// releases the writer: the response is dropped and released, and the
+// server shuts down without waiting for it.
+func TestWriteWaitBrokenByHangUp(t *testing.T) {
+	_, data := writeTempFile(t, 16<<20)
+	h := &bigAnswer{data: data}
+	closed := make(chan struct{}, 1)
+	s, _ := newServer(t, Config{}, h)
+	s.hooks.afterClose = func() { closed <- struct{}{} }
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, s.Addrs()[0])
+	_ = c.Conn.(*net.TCPConn).SetReadBuffer(64 << 10)
+	c.send(metadataFrame(1))
+	waitForWriteWait(t, s)
+	// Read a little, so the hang-up is a reset the server notices.
+	if _, err := io.ReadFull(c.r, make([]byte, 1024)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	waitSignal(t, closed, "the server to notice the hang-up")
+	st := stopped(t, s) // Shutdown waits for every writer to exit
+	if st.ConnectionsOpen != 0 || h.dones.Load() != 1 {
+		t.Fatalf("open connections %d, Done called %d times; want 0 and 1", st.ConnectionsOpen, h.dones.Load())
+	}
+}
+
+func waitForWriteWait(t *testing.T, s *Server) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for s.Stats().WriteWaits == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the writer never waited for room")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
