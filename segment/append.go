@@ -125,9 +125,13 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 		s.rollBase = now
 	}
 	pos := s.size
+	if s.tail == nil {
+		s.tail = new(batchTail)
+	}
 	for i := range hdrs {
 		h := &hdrs[i]
 		s.track(h.lastOffset(), h.maxTimestamp, pos, h.size, l.cfg.IndexIntervalBytes)
+		s.tail.add(batchSpan{base: h.baseOffset, last: h.lastOffset(), pos: pos, size: h.size})
 		pos += h.size
 	}
 	res.LogEndOffset = s.next
@@ -189,6 +193,7 @@ func (l *Log) roll(base int64, now int64) error {
 		}
 		l.segs = l.segs[:len(l.segs)-1]
 	} else {
+		old.tail = nil // reads of a closed segment use its index
 		old.appendTimeEntry()
 		if err := old.writeIndexes(l.d.fs); err != nil {
 			return l.fail(err)

@@ -112,7 +112,7 @@ func (l *Log) readSegment(i int, offset *int64, maxOffset int64, req ReadRequest
 	if err != nil || !found {
 		return err != nil, err
 	}
-	if first.LastOffset() >= maxOffset {
+	if first.last >= maxOffset {
 		return true, nil
 	}
 	budget := req.MaxBytes - res.Bytes
@@ -125,14 +125,14 @@ func (l *Log) readSegment(i int, offset *int64, maxOffset int64, req ReadRequest
 		if res.Bytes > 0 || !req.MinOneBatch {
 			return true, nil
 		}
-		endPos = pos + first.Size()
+		endPos = pos + first.size
 	}
 	next, err := l.offsetAt(s, h, endPos)
 	if err != nil {
 		return true, err
 	}
 	if res.FirstOffset < 0 {
-		res.FirstOffset = first.BaseOffset
+		res.FirstOffset = first.base
 	}
 	res.Regions = append(res.Regions, Region{File: h.f, Position: pos, Length: endPos - pos})
 	res.handles = append(res.handles, h)
@@ -148,6 +148,9 @@ func (l *Log) readSegment(i int, offset *int64, maxOffset int64, req ReadRequest
 func (l *Log) offsetAt(s *segment, h *handle, pos int64) (int64, error) {
 	if pos >= s.size {
 		return s.next, nil
+	}
+	if i, ok := s.tail.indexOfPos(s.size, pos); ok {
+		return s.tail.at(i).base, nil
 	}
 	var hb [wire.BatchHeaderSize]byte
 	hdr, err := readHeader(h.f, pos, &hb)

@@ -145,7 +145,7 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 	}
 	var newEnd int64
 	if found {
-		newEnd = min(offset, hdr.BaseOffset)
+		newEnd = min(offset, hdr.base)
 	} else {
 		pos, newEnd = s.size, s.next
 	}

@@ -53,6 +53,11 @@ type segment struct {
 	maxTsOffset int64 // last offset of the batch holding maxTs
 	rollBase    int64 // start of the segment's age for segment.ms (ms)
 
+	// tail remembers the newest batches appended since the log opened,
+	// while the segment is the active one; nil before the first append
+	// and after a roll.
+	tail *batchTail
+
 	// h is the .log file's handle as last acquired from the cache, kept
 	// without a reference so appends can take one with tryAcquire instead
 	// of a cache lookup; nil until then.
@@ -237,10 +242,18 @@ func (s *segment) scan(f vfs.File, from, fileSize int64, interval int32, buf []b
 // errIndexMismatch: an index entry does not point at the batch it names.
 var errIndexMismatch = errors.New("segment: index entry does not match the log")
 
-// locate returns the position and header of the batch holding offset, or
-// the position of the first batch after it; found is false when the
-// segment ends before offset. f is the segment's .log file.
-func (s *segment) locate(f vfs.File, offset int64) (pos int64, h wire.BatchHeader, found bool, err error) {
+// locate returns the span of the batch holding offset, or of the first
+// batch after it; found is false when the segment ends before offset (pos
+// is then the segment's size). f is the segment's .log file. Near the end
+// of the active segment the tail answers without reading the file.
+func (s *segment) locate(f vfs.File, offset int64) (pos int64, span batchSpan, found bool, err error) {
+	if i, ok := s.tail.locate(s.size, offset); ok {
+		if i == s.tail.n {
+			return s.size, batchSpan{}, false, nil
+		}
+		span = *s.tail.at(i)
+		return span.pos, span, true, nil
+	}
 	var hb [wire.BatchHeaderSize]byte
 	rel := offset - s.base
 	if rel < 0 {
@@ -252,22 +265,33 @@ func (s *segment) locate(f vfs.File, offset int64) (pos int64, h wire.BatchHeade
 		pos = int64(s.idx[n-1].pos)
 	}
 	for pos < s.size {
-		h, err = readHeader(f, pos, &hb)
+		h, err := readHeader(f, pos, &hb)
 		if err != nil {
-			return pos, h, false, &CorruptionError{Path: s.logPath, Position: pos, Offset: offset, Err: err}
+			return pos, batchSpan{}, false, &CorruptionError{Path: s.logPath, Position: pos, Offset: offset, Err: err}
 		}
 		if h.LastOffset() >= offset {
-			return pos, h, true, nil
+			return pos, batchSpan{base: h.BaseOffset, last: h.LastOffset(), pos: pos, size: h.Size()}, true, nil
 		}
 		pos += h.Size()
 	}
-	return pos, h, false, nil
+	return pos, batchSpan{}, false, nil
 }
 
 // boundaryAtOrBefore returns the start of the last batch that ends at or
 // before limit, scanning from a known batch start from (<= limit).
 // It returns from when the batch at from already crosses limit.
 func (s *segment) boundaryAtOrBefore(f vfs.File, from, limit, beforeOffset int64) (int64, error) {
+	if i, ok := s.tail.indexOfPos(s.size, from); ok {
+		pos := from
+		for ; i < s.tail.n; i++ {
+			b := s.tail.at(i)
+			if b.pos+b.size > limit || b.last >= beforeOffset {
+				break
+			}
+			pos = b.pos + b.size
+		}
+		return pos, nil
+	}
 	var hb [wire.BatchHeaderSize]byte
 	// Jump ahead with the index: to the last indexed batch that starts
 	// before limit and ends before beforeOffset (entries name a batch's
