@@ -31,6 +31,10 @@ start_broker() { # policy
 	exit 1
 }
 
+# steal_ticks is the CPU time the hypervisor gave other guests (all CPUs,
+# clock ticks): on a shared VM it says which runs to trust.
+steal_ticks() { awk '/^cpu /{print $9}' /proc/stat; }
+
 stop_broker() {
 	kill "$BROKER" && wait "$BROKER" || true
 }
@@ -46,10 +50,13 @@ run() { # name policy bench-args...
 	fi
 	# The load generator's own CPU too: on one machine it bounds what
 	# the broker can be shown to do.
+	local s0
+	s0=$(steal_ticks)
 	out=$(TIMEFORMAT='client %3U user + %3S sys CPU-s'; { time "$BIN" bench "$@" --bootstrap-server "127.0.0.1:$PORT"; } 2>&1) ||
 		{ echo "$name: $out" >&2; exit 1; }
+	out+=$'\n'"steal $(( ($(steal_ticks) - s0) * 1000 / $(getconf CLK_TCK) )) ms of CPU taken by the hypervisor"
 	stop_broker
-	printf '%-28s %-6s %s\n' "$name" "$policy" "$(echo "$out" | grep -E 'throughput|latency|lateness|requests|broker|client' |
+	printf '%-28s %-6s %s\n' "$name" "$policy" "$(echo "$out" | grep -E 'throughput|latency|lateness|requests|broker|client|steal' |
 		sed -E 's/ +/ /g; s/^ //' | tr '\n' '|')"
 }
 
