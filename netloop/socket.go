@@ -37,6 +37,10 @@ type socket struct {
 	shutdown bool     // the connection closed: no more waiting
 }
 
+// maxIovecs is IOV_MAX on Linux and the BSDs: writev refuses more
+// slices than that (EINVAL), so a longer list goes in several calls.
+const maxIovecs = 1024
+
 func newSocket(fd int, waits *atomic.Uint64) *socket { return &socket{fd: fd, waits: waits} }
 
 // writev writes every byte of iov, waiting for room when the socket is
@@ -45,7 +49,7 @@ func newSocket(fd int, waits *atomic.Uint64) *socket { return &socket{fd: fd, wa
 func (s *socket) writev(iov [][]byte) (int, error) {
 	written := 0
 	for len(iov) > 0 {
-		n, err := unix.Writev(s.fd, iov)
+		n, err := unix.Writev(s.fd, iov[:min(len(iov), maxIovecs)])
 		if n > 0 {
 			written += n
 			iov = advance(iov, n)
@@ -64,10 +68,12 @@ func (s *socket) writev(iov [][]byte) (int, error) {
 }
 
 // tryWritev makes one non-blocking writev and never waits: it returns
-// what the socket took and EAGAIN when it took less than all.
+// what the socket took, and EAGAIN when it took nothing. A short count
+// without an error means the socket took only part (or iov was longer
+// than maxIovecs).
 func (s *socket) tryWritev(iov [][]byte) (int, error) {
 	for {
-		n, err := unix.Writev(s.fd, iov)
+		n, err := unix.Writev(s.fd, iov[:min(len(iov), maxIovecs)])
 		if err != unix.EINTR {
 			return max(n, 0), err
 		}

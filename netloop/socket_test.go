@@ -5,9 +5,12 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/samsa-io/samsa/wire"
 )
@@ -114,5 +117,46 @@ func waitForWriteWait(t *testing.T, s *Server) {
 			t.Fatal("the writer never waited for room")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// writev takes more slices than IOV_MAX by writing them in several calls,
+// and waits for room when the peer reads slowly.
+func TestSocketWritevManySlices(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		t.Fatal(err)
+	}
+	var waits atomic.Uint64
+	s := newSocket(fds[0], &waits)
+	peer := os.NewFile(uintptr(fds[1]), "peer")
+	defer peer.Close()
+
+	var want []byte
+	iov := make([][]byte, 3000)
+	for i := range iov {
+		iov[i] = bytes.Repeat([]byte{byte(i)}, 1+i%700)
+		want = append(want, iov[i]...)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		time.Sleep(50 * time.Millisecond) // let the writer fill the socket first
+		b, _ := io.ReadAll(peer)
+		got <- b
+	}()
+	n, err := s.writev(iov)
+	s.dropWaiter()
+	s.close()
+	if err != nil || n != len(want) {
+		t.Fatalf("writev: %d bytes, %v; want %d", n, err, len(want))
+	}
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("the peer read %d bytes, not the %d written in order", len(b), len(want))
+	}
+	if waits.Load() == 0 {
+		t.Fatal("the write never waited for room; the test did not fill the socket")
 	}
 }

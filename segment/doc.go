@@ -98,7 +98,12 @@
 // the batch holding the requested offset first, then as many whole batches
 // as fit in the byte budget and lie below the caller's bound (the high
 // watermark). With ReadRequest.MinOneBatch the first batch is returned
-// even when it is larger than the budget.
+// even when it is larger than the budget. A read finds its first batch
+// with the offset index and then reads batch headers forward from the
+// entry; near the end of the active segment it reads none: the segment
+// remembers the spans of the last 32 batches appended (tail.go), which
+// answer while they end exactly at the segment's size (a truncation
+// makes them stale; the next append starts them afresh).
 //
 // # Recovery rules (Dir.Open)
 //
