@@ -48,7 +48,9 @@ func newSocket(fd int, waits *atomic.Uint64) *socket { return &socket{fd: fd, wa
 // place past what was written.
 func (s *socket) writev(iov [][]byte) (int, error) {
 	written := 0
-	for len(iov) > 0 {
+	// Every call starts with a non-empty slice, so it makes progress or
+	// fails: a stream socket never takes 0 bytes of a non-empty write.
+	for iov = advance(iov, 0); len(iov) > 0; {
 		n, err := unix.Writev(s.fd, iov[:min(len(iov), maxIovecs)])
 		if n > 0 {
 			written += n
@@ -80,7 +82,8 @@ func (s *socket) tryWritev(iov [][]byte) (int, error) {
 	}
 }
 
-// advance drops the first n bytes of iov.
+// advance drops the first n bytes of iov, and the empty slices that
+// then lead it.
 func advance(iov [][]byte, n int) [][]byte {
 	for n > 0 && len(iov) > 0 {
 		if n < len(iov[0]) {

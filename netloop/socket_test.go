@@ -121,7 +121,7 @@ func waitForWriteWait(t *testing.T, s *Server) {
 }
 
 // writev takes more slices than IOV_MAX by writing them in several calls,
-// and waits for room when the peer reads slowly.
+// skips empty ones, and waits for room when the peer reads slowly.
 func TestSocketWritevManySlices(t *testing.T) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
@@ -138,7 +138,7 @@ func TestSocketWritevManySlices(t *testing.T) {
 	var want []byte
 	iov := make([][]byte, 3000)
 	for i := range iov {
-		iov[i] = bytes.Repeat([]byte{byte(i)}, 1+i%700)
+		iov[i] = bytes.Repeat([]byte{byte(i)}, i%700) // empty ones too, the first among them
 		want = append(want, iov[i]...)
 	}
 	got := make(chan []byte, 1)
