@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -85,27 +86,37 @@ func BenchmarkFetch(b *testing.B) {
 	}
 }
 
-// BenchmarkFetchWakeup is the tail-consumer cycle: a fetch parks at the log
-// end (max wait 10 s), a Produce of one 10-record batch (flush policy
-// never, so the high watermark moves at once) wakes it, the fetch answers
-// with that batch. One op is one produce plus one woken fetch.
+// BenchmarkFetchWakeup is the tail-consumer cycle: a fetch of every
+// partition parks at the log ends (max wait 10 s), a Produce of one
+// 10-record batch to one partition (flush policy never, so the high
+// watermark moves at once) wakes it, the fetch answers with that batch.
+// One op is one produce plus one woken fetch; the produce goes to the
+// partitions in turn.
 func BenchmarkFetchWakeup(b *testing.B) {
+	for _, parts := range []int32{1, 6} {
+		b.Run(fmt.Sprintf("partitions=%d", parts), func(b *testing.B) { benchFetchWakeup(b, parts) })
+	}
+}
+
+func benchFetchWakeup(b *testing.B, parts int32) {
 	br := startBroker(b, b.TempDir())
-	createTopicWith(b, br, "tail", 1, "samsa.flush.policy", "never")
+	createTopicWith(b, br, "tail", parts, "samsa.flush.policy", "never")
 	batch := testBatch(10, 100)
 	produced := make(chan struct{}, 1)
 	fetched := make(chan int64, 1)
-	var offset int64
+	offsets := make([]int64, parts)
 	b.ReportAllocs()
 	b.ResetTimer()
-	for range b.N {
+	for i := range b.N {
 		freq := kmsg.NewPtrFetchRequest()
 		freq.Version, freq.ReplicaID, freq.MaxBytes, freq.MinBytes, freq.MaxWaitMillis, freq.SessionEpoch = 12, -1, 1<<20, 1, 10_000, -1
 		rt := kmsg.NewFetchRequestTopic()
 		rt.Topic = "tail"
-		rp := kmsg.NewFetchRequestTopicPartition()
-		rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = offset, 1<<20, -1
-		rt.Partitions = append(rt.Partitions, rp)
+		for p := range parts {
+			rp := kmsg.NewFetchRequestTopicPartition()
+			rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = p, offsets[p], 1<<20, -1
+			rt.Partitions = append(rt.Partitions, rp)
+		}
 		freq.Topics = append(freq.Topics, rt)
 		br.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 1, APIVersion: 12, CorrelationID: 1},
 			Body: freq, Reply: func(r *wire.Response) {
@@ -114,12 +125,13 @@ func BenchmarkFetchWakeup(b *testing.B) {
 				fetched <- n
 			}})
 
+		target := int32(i) % parts
 		preq := kmsg.NewPtrProduceRequest()
 		preq.Version, preq.Acks, preq.TimeoutMillis = 9, 1, 30000
 		prt := kmsg.NewProduceRequestTopic()
 		prt.Topic = "tail"
 		prp := kmsg.NewProduceRequestTopicPartition()
-		prp.Records = append([]byte(nil), batch...)
+		prp.Partition, prp.Records = target, append([]byte(nil), batch...)
 		prt.Partitions = append(prt.Partitions, prp)
 		preq.Topics = append(preq.Topics, prt)
 		br.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 0, APIVersion: 9, CorrelationID: 2},
@@ -128,6 +140,6 @@ func BenchmarkFetchWakeup(b *testing.B) {
 		if n := <-fetched; n < int64(len(batch)) {
 			b.Fatalf("fetch answered %d bytes", n)
 		}
-		offset += 10
+		offsets[target] += 10
 	}
 }

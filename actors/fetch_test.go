@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -235,11 +236,13 @@ type fetchHarness struct {
 	t     *testing.T
 	b     *Broker
 	parts []*fakePartition
+	reads []atomic.Int32 // reads asked of each partition
 	guard time.Duration
 }
 
 func newFetchHarness(t *testing.T, partitions int) *fetchHarness {
-	h := &fetchHarness{t: t, b: &Broker{log: discardLogger(), fetches: newFetchState(10)}, guard: time.Minute}
+	h := &fetchHarness{t: t, b: &Broker{log: discardLogger(), fetches: newFetchState(10)}, guard: time.Minute,
+		reads: make([]atomic.Int32, partitions)}
 	for i := range partitions {
 		h.parts = append(h.parts, newFakePartition(t, int32(i)))
 	}
@@ -269,6 +272,7 @@ func (h *fetchHarness) start(req *kmsg.FetchRequest) (*fetchOp, <-chan fetched) 
 	}
 	o.send = func(f *partitionFetch) {
 		fp := h.parts[fc.targets[f.slot].key.partition]
+		h.reads[fc.targets[f.slot].key.partition].Add(1)
 		fp.mail <- func() { fp.p.serveFetch(f) }
 	}
 	wreq.Reply = func(r *wire.Response) {
@@ -466,6 +470,79 @@ func TestFetchMaxWaitExpires(t *testing.T) {
 	p := got.resp.Topics[0].Partitions[0]
 	if p.ErrorCode != 0 || len(p.RecordBatches) != 0 || p.HighWatermark != 0 {
 		t.Fatalf("timed out answer %+v", p)
+	}
+}
+
+// A wake-up re-reads only the partition that got data; the others answer
+// from their first read (no records, the high watermark then).
+func TestFetchWakeReadsOnlyMovedPartitions(t *testing.T) {
+	h := newFetchHarness(t, 3)
+	h.parts[2].produce(t, 1, 2, 10) // data below the fetch offset: hw 2
+	_, ch := h.start(plainFetch(1, 60_000, 1<<20, 1<<20, 0, 0, 2))
+	for _, fp := range h.parts {
+		waitParked(t, fp)
+	}
+	h.parts[1].produce(t, 1, 5, 50)
+	got := <-ch
+	if rb := recordBytes(got.resp); rb[1] == 0 || rb[0] != 0 || rb[2] != 0 {
+		t.Fatalf("bytes %v", rb)
+	}
+	for p, want := range []int32{1, 2, 1} {
+		if n := h.reads[p].Load(); n != want {
+			t.Errorf("partition %d read %d times, want %d", p, n, want)
+		}
+	}
+	for _, p := range got.resp.Topics[0].Partitions {
+		if want := []int64{0, 5, 2}[p.Partition]; p.HighWatermark != want || p.ErrorCode != 0 {
+			t.Errorf("partition %d: high watermark %d, error %d; want %d, 0", p.Partition, p.HighWatermark, p.ErrorCode, want)
+		}
+	}
+}
+
+// A partial round that comes back short of min_bytes (here partition 0's
+// read is capped at one batch by partition_max_bytes, though more arrived)
+// reads every partition again, so every one has a waiter, and the fetch
+// still answers once the data is there. That round found one batch, so
+// the next wake-up reads both partitions.
+func TestFetchShortPartialRoundReadsAll(t *testing.T) {
+	h := newFetchHarness(t, 2)
+	var one int64
+	h.parts[0].produce(t, 1, 10, 100)
+	h.parts[0].do(func(p *partitionActor) { one = p.plog.Size() })
+	// Fetch from the end of partition 0: min_bytes two batches, each read
+	// at most one batch.
+	o, ch := h.start(plainFetch(int32(2*one), 60_000, 1<<20, 1, 10, 0))
+	for _, fp := range h.parts {
+		waitParked(t, fp)
+	}
+	h.parts[0].produce(t, 2, 10, 100) // estimate: two batches; a read gets one
+	for range 1000 {
+		if h.reads[1].Load() >= 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := h.reads[1].Load(); n != 2 {
+		t.Fatalf("partition 1 read %d times after the short partial round, want 2 (the full round)", n)
+	}
+	for _, fp := range h.parts {
+		waitParked(t, fp)
+	}
+	select {
+	case <-ch:
+		t.Fatal("answered short of min_bytes")
+	default:
+	}
+	h.parts[1].produce(t, 1, 10, 100) // one batch here and one readable on 0: enough
+	got := <-ch
+	if rb := recordBytes(got.resp); int64(rb[0]) != one || int64(rb[1]) != one {
+		t.Fatalf("bytes %v, want one batch (%d bytes) from each", rb, one)
+	}
+	if n0, n1 := h.reads[0].Load(), h.reads[1].Load(); n0 != 4 || n1 != 3 {
+		t.Fatalf("reads %d and %d, want 4 and 3 (first, partial, full, full)", n0, n1)
+	}
+	if !o.answered.Load() {
+		t.Fatal("not answered")
 	}
 }
 

@@ -24,11 +24,24 @@ import (
 //	    └──── max wait timer (final round) ──┘
 //
 // A round is numbered; waiters left by an older round are stale and
-// partitions drop them. The timer is armed once, at max_wait_ms from the
-// request's arrival; if a round is still out when it fires (a partition
-// actor died and its message went to dead letters), it re-arms for the
-// gather timeout and then answers without the missing partitions
-// (NOT_LEADER_OR_FOLLOWER), releasing late reads as they come in.
+// partitions drop them.
+//
+// When the parked round found no data at all (always so with min_bytes
+// 1, what clients send by default), a wake-up re-reads only the
+// partitions that reported progress (a partial round): the others answer
+// with what their last read found, no data and the high watermark then,
+// which has not moved since (it would have woken them). With six
+// partitions and one appended to, that is one actor message per wake
+// instead of six. A partial round that comes back short of min_bytes
+// reads every partition at once instead of parking, so every partition
+// leaves a fresh waiter. A parked round that found some data (short of a
+// larger min_bytes) released it, so its wake-up reads every partition.
+//
+// The timer is armed once, at max_wait_ms from the request's arrival; if
+// a round is still out when it fires (a partition actor died and its
+// message went to dead letters), it re-arms for the gather timeout and
+// then answers without the missing partitions (NOT_LEADER_OR_FOLLOWER),
+// releasing late reads as they come in.
 //
 // Region references: a slot's read holds file references until released.
 // A round that is not answered releases its reads before parking; the
@@ -59,6 +72,7 @@ type fetchOp struct {
 	answered    atomic.Bool  // written under mu
 	outstanding int
 	final       bool
+	partial     bool  // the round re-reads only partitions that reported progress
 	guarded     bool  // the timer runs the guard: its next firing abandons the round
 	had         int64 // bytes the parked round read (released since)
 	timer       *time.Timer
@@ -86,37 +100,56 @@ func (o *fetchOp) start(maxWait time.Duration) {
 	if wait > 0 {
 		o.timer = time.AfterFunc(wait, o.expire)
 	}
-	send, answer := o.startRound(!o.canWait)
+	send, answer := o.startRound(!o.canWait, false)
 	o.mu.Unlock()
 	o.after(send, answer, false)
 }
 
-// startRound prepares a new read round; called with mu held. It reports
-// whether slots are to be sent (after unlocking) or, when no slot has a
-// partition to ask, that the op is to be answered at once.
-func (o *fetchOp) startRound(final bool) (send, answer bool) {
+// roundSends names the slots a round asks: every slot with a partition,
+// or only those listed (a partial round). The list is made under mu, so
+// after can send outside it while the round's answers already come in.
+type roundSends struct {
+	all  bool
+	only []int
+}
+
+// startRound prepares a new read round; called with mu held. It returns
+// the slots to send (after unlocking) or, when no slot has a partition to
+// ask, reports that the op is to be answered at once. A partial round
+// asks only the slots that reported progress; the others keep their last
+// outcome.
+func (o *fetchOp) startRound(final, partial bool) (send roundSends, answer bool) {
 	r := o.round.Add(1)
-	o.final = final
+	o.final, o.partial = final, partial
 	o.outstanding = 0
+	send.all = !partial
 	for i := range o.slots {
 		s := &o.slots[i]
-		s.avail = 0
 		if s.op == nil {
+			s.avail = 0
 			continue // answered in the plan (unknown topic, ...)
 		}
-		s.round, s.wait, s.done = r, o.canWait && !final, false
+		if partial && s.avail == 0 {
+			s.round, s.done = r, true // nothing arrived: its last answer stands
+			continue
+		}
+		s.avail = 0
+		s.round, s.wait, s.done = r, o.canWait && !final && !partial, false
 		s.code, s.res = 0, nil
 		o.outstanding++
+		if partial {
+			send.only = append(send.only, i)
+		}
 	}
 	if o.outstanding == 0 {
 		o.answered.Store(true)
-		return false, true
+		return roundSends{}, true
 	}
-	return true, false
+	return send, false
 }
 
 // after runs what a locked section decided, outside the lock.
-func (o *fetchOp) after(send, answer, abandoned bool) {
+func (o *fetchOp) after(send roundSends, answer, abandoned bool) {
 	if answer {
 		if o.timer != nil {
 			o.timer.Stop()
@@ -131,18 +164,24 @@ func (o *fetchOp) after(send, answer, abandoned bool) {
 		}
 		return
 	}
-	if send {
+	if send.all {
 		for i := range o.slots {
-			s := &o.slots[i]
-			switch {
-			case s.op == nil:
-			case o.send != nil:
-				o.send(s)
-			default:
-				o.b.system.Root.Send(s.pid, s)
+			if o.slots[i].op != nil {
+				o.sendSlot(&o.slots[i])
 			}
 		}
 	}
+	for _, i := range send.only {
+		o.sendSlot(&o.slots[i])
+	}
+}
+
+func (o *fetchOp) sendSlot(s *partitionFetch) {
+	if o.send != nil {
+		o.send(s)
+		return
+	}
+	o.b.system.Root.Send(s.pid, s)
 }
 
 // complete is called by a partition actor when slot s is filled.
@@ -167,7 +206,7 @@ func (o *fetchOp) complete(s *partitionFetch) {
 
 // evaluate decides, with every slot of the round in, whether to answer,
 // read again or park. Called with mu held.
-func (o *fetchOp) evaluate() (send, answer bool) {
+func (o *fetchOp) evaluate() (send roundSends, answer bool) {
 	var total int64
 	failed := false
 	for i := range o.slots {
@@ -179,17 +218,22 @@ func (o *fetchOp) evaluate() (send, answer bool) {
 	}
 	if o.final || !o.canWait || failed || total >= o.minBytes {
 		o.answered.Store(true)
-		return false, true
+		return roundSends{}, true
 	}
 	// Short: give the reads back and wait for more data.
 	o.had = total
 	for i := range o.slots {
 		o.slots[i].release()
 	}
-	if total+o.availSum() >= o.minBytes {
-		return o.startRound(false) // data arrived while the round was out
+	if o.partial {
+		// The partitions that moved were not enough on their own: read
+		// them all, which leaves every partition a waiter of this round.
+		return o.startRound(false, false)
 	}
-	return false, false
+	if total+o.availSum() >= o.minBytes {
+		return o.startRound(false, total == 0) // data arrived while the round was out
+	}
+	return roundSends{}, false
 }
 
 // progress is called by a partition actor (onHighWatermark) for a waiter
@@ -210,7 +254,7 @@ func (o *fetchOp) progress(r int32, slot int, bytes int64) bool {
 		o.mu.Unlock()
 		return true
 	}
-	send, answer := o.startRound(false)
+	send, answer := o.startRound(false, o.had == 0)
 	o.mu.Unlock()
 	o.after(send, answer, false)
 	return false
@@ -223,7 +267,7 @@ func (o *fetchOp) expire() {
 	case o.answered.Load():
 		o.mu.Unlock()
 	case o.outstanding == 0: // parked: read once more and answer whatever it gives
-		send, answer := o.startRound(true)
+		send, answer := o.startRound(true, false)
 		o.mu.Unlock()
 		o.after(send, answer, false)
 	case !o.guarded: // a round is out: give it the gather timeout
@@ -235,7 +279,7 @@ func (o *fetchOp) expire() {
 	default: // still out after the guard: answer without the missing partitions
 		o.answered.Store(true)
 		o.mu.Unlock()
-		o.after(false, true, true)
+		o.after(roundSends{}, true, true)
 	}
 }
 
@@ -246,7 +290,7 @@ func (o *fetchOp) hurry() {
 	case o.answered.Load():
 		o.mu.Unlock()
 	case o.outstanding == 0:
-		send, answer := o.startRound(true)
+		send, answer := o.startRound(true, false)
 		o.mu.Unlock()
 		o.after(send, answer, false)
 	default:
