@@ -3,8 +3,9 @@ package segment
 import "sort"
 
 // tailBatches is how many of a segment's newest batches it remembers.
-// A consumer that keeps up reads from the last few; 32 entries are 768
-// bytes per partition that is being written to.
+// A consumer that keeps up reads from the last few; 32 entries are 1 KiB
+// per partition that is being written to. A power of two, so ring
+// positions are a mask, not a division.
 const tailBatches = 32
 
 // batchSpan is where a batch lies: its offsets and its bytes in the
@@ -27,37 +28,33 @@ type batchSpan struct {
 // it exists. Owned by the log's goroutine.
 type batchTail struct {
 	ring  [tailBatches]batchSpan
-	first int // index of the oldest span in ring
-	n     int // spans held
+	first int   // index of the oldest span in ring
+	n     int   // spans held
+	end   int64 // where the newest span ends
 }
 
 // add records a batch appended at pos. A batch that does not continue
 // the last span (the segment was truncated in between) starts over.
 func (t *batchTail) add(b batchSpan) {
-	if t.n > 0 {
-		if last := t.at(t.n - 1); last.pos+last.size != b.pos {
-			t.n = 0
-		}
+	if t.end != b.pos {
+		t.n = 0
 	}
 	if t.n == tailBatches {
-		t.first = (t.first + 1) % tailBatches
+		t.first = (t.first + 1) & (tailBatches - 1)
 		t.n--
 	}
-	t.ring[(t.first+t.n)%tailBatches] = b
+	t.ring[(t.first+t.n)&(tailBatches-1)] = b
 	t.n++
+	t.end = b.pos + b.size
 }
 
 // at returns the i-th span, oldest first.
-func (t *batchTail) at(i int) *batchSpan { return &t.ring[(t.first+i)%tailBatches] }
+func (t *batchTail) at(i int) *batchSpan { return &t.ring[(t.first+i)&(tailBatches-1)] }
 
 // valid reports whether the tail describes the end of a segment of size
 // bytes.
 func (t *batchTail) valid(size int64) bool {
-	if t == nil || t.n == 0 {
-		return false
-	}
-	last := t.at(t.n - 1)
-	return last.pos+last.size == size
+	return t != nil && t.n > 0 && t.end == size
 }
 
 // locate answers segment.locate from memory when offset is at or after
