@@ -94,52 +94,77 @@ func BenchmarkFetch(b *testing.B) {
 // partitions in turn.
 func BenchmarkFetchWakeup(b *testing.B) {
 	for _, parts := range []int32{1, 6} {
-		b.Run(fmt.Sprintf("partitions=%d", parts), func(b *testing.B) { benchFetchWakeup(b, parts) })
+		b.Run(fmt.Sprintf("partitions=%d", parts), func(b *testing.B) { benchTailCycle(b, parts, false) })
 	}
 }
 
-func benchFetchWakeup(b *testing.B, parts int32) {
+// BenchmarkFetchTail is the other half of a tail consumer's life: the
+// data is there when the fetch arrives. A Produce of one 10-record batch
+// to one of 6 partitions (in turn) is acknowledged, then a fetch of all 6
+// at their log ends answers it at once; the other five have nothing new.
+func BenchmarkFetchTail(b *testing.B) { benchTailCycle(b, 6, true) }
+
+// benchTailCycle produces one batch and fetches it, over parts
+// partitions: the produce first and acknowledged (dataFirst), or the
+// fetch first so that it parks and the produce wakes it.
+func benchTailCycle(b *testing.B, parts int32, dataFirst bool) {
 	br := startBroker(b, b.TempDir())
 	createTopicWith(b, br, "tail", parts, "samsa.flush.policy", "never")
 	batch := testBatch(10, 100)
 	produced := make(chan struct{}, 1)
 	fetched := make(chan int64, 1)
 	offsets := make([]int64, parts)
+	fetch := func() {
+		br.Handle(fetchAll(offsets, func(r *wire.Response) {
+			n := r.Len()
+			r.Done()
+			fetched <- n
+		}))
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		freq := kmsg.NewPtrFetchRequest()
-		freq.Version, freq.ReplicaID, freq.MaxBytes, freq.MinBytes, freq.MaxWaitMillis, freq.SessionEpoch = 12, -1, 1<<20, 1, 10_000, -1
-		rt := kmsg.NewFetchRequestTopic()
-		rt.Topic = "tail"
-		for p := range parts {
-			rp := kmsg.NewFetchRequestTopicPartition()
-			rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = p, offsets[p], 1<<20, -1
-			rt.Partitions = append(rt.Partitions, rp)
+		if !dataFirst {
+			fetch()
 		}
-		freq.Topics = append(freq.Topics, rt)
-		br.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 1, APIVersion: 12, CorrelationID: 1},
-			Body: freq, Reply: func(r *wire.Response) {
-				n := r.Len()
-				r.Done()
-				fetched <- n
-			}})
-
 		target := int32(i) % parts
-		preq := kmsg.NewPtrProduceRequest()
-		preq.Version, preq.Acks, preq.TimeoutMillis = 9, 1, 30000
-		prt := kmsg.NewProduceRequestTopic()
-		prt.Topic = "tail"
-		prp := kmsg.NewProduceRequestTopicPartition()
-		prp.Partition, prp.Records = target, append([]byte(nil), batch...)
-		prt.Partitions = append(prt.Partitions, prp)
-		preq.Topics = append(preq.Topics, prt)
-		br.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 0, APIVersion: 9, CorrelationID: 2},
-			Body: preq, Reply: func(*wire.Response) { produced <- struct{}{} }})
+		br.Handle(produceOne(target, batch, func(*wire.Response) { produced <- struct{}{} }))
 		<-produced
+		if dataFirst {
+			fetch()
+		}
 		if n := <-fetched; n < int64(len(batch)) {
 			b.Fatalf("fetch answered %d bytes", n)
 		}
 		offsets[target] += 10
 	}
+}
+
+// produceOne is a Produce (acks=1) of batch to partition of "tail".
+func produceOne(partition int32, batch []byte, reply func(*wire.Response)) *wire.Request {
+	preq := kmsg.NewPtrProduceRequest()
+	preq.Version, preq.Acks, preq.TimeoutMillis = 9, 1, 30000
+	prt := kmsg.NewProduceRequestTopic()
+	prt.Topic = "tail"
+	prp := kmsg.NewProduceRequestTopicPartition()
+	prp.Partition, prp.Records = partition, append([]byte(nil), batch...)
+	prt.Partitions = append(prt.Partitions, prp)
+	preq.Topics = append(preq.Topics, prt)
+	return &wire.Request{Header: wire.RequestHeader{APIKey: 0, APIVersion: 9, CorrelationID: 2}, Body: preq, Reply: reply}
+}
+
+// fetchAll is a Fetch (max wait 10 s, min bytes 1) of every partition of
+// "tail" from offsets.
+func fetchAll(offsets []int64, reply func(*wire.Response)) *wire.Request {
+	freq := kmsg.NewPtrFetchRequest()
+	freq.Version, freq.ReplicaID, freq.MaxBytes, freq.MinBytes, freq.MaxWaitMillis, freq.SessionEpoch = 12, -1, 1<<20, 1, 10_000, -1
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic = "tail"
+	for p, off := range offsets {
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = int32(p), off, 1<<20, -1
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	freq.Topics = append(freq.Topics, rt)
+	return &wire.Request{Header: wire.RequestHeader{APIKey: 1, APIVersion: 12, CorrelationID: 1}, Body: freq, Reply: reply}
 }

@@ -193,6 +193,7 @@ func TestReadPartitionRules(t *testing.T) {
 // like its actor would, without an actor system.
 type fakePartition struct {
 	p    *partitionActor
+	view *partitionView // the partition's published view, once withViews ran
 	mail chan func()
 	wg   sync.WaitGroup
 }
@@ -226,6 +227,9 @@ func (fp *fakePartition) produce(t *testing.T, count, n, valueSize int) {
 	fp.do(func(p *partitionActor) {
 		appendBatches(t, p.plog, count, n, valueSize)
 		p.hw = p.plog.LogEndOffset()
+		if p.view != nil {
+			p.view.hw.Store(p.hw)
+		}
 		p.onHighWatermark()
 	})
 }
@@ -245,6 +249,21 @@ func newFetchHarness(t *testing.T, partitions int) *fetchHarness {
 		reads: make([]atomic.Int32, partitions)}
 	for i := range partitions {
 		h.parts = append(h.parts, newFakePartition(t, int32(i)))
+	}
+	return h
+}
+
+// withViews gives every partition a published view, as spawned partition
+// actors have, so fetches answer partitions at their high watermark
+// without reading them.
+func (h *fetchHarness) withViews() *fetchHarness {
+	for _, fp := range h.parts {
+		v := newPartitionView()
+		fp.do(func(p *partitionActor) {
+			p.view = v
+			p.publishView()
+		})
+		fp.view = v
 	}
 	return h
 }
@@ -300,6 +319,9 @@ func (h *fetchHarness) start(req *kmsg.FetchRequest) (*fetchOp, <-chan fetched) 
 	for i := range fc.targets {
 		s := &o.slots[i]
 		s.op, s.slot = o, i
+		if part := int(fc.targets[i].key.partition); part < len(h.parts) {
+			s.view = h.parts[part].view
+		}
 		s.offset, s.leaderEpoch = fc.targets[i].fetchOffset, fc.targets[i].currentLeaderEpoch
 		s.maxBytes = min(int64(fc.targets[i].maxBytes), o.maxBytes)
 		if int(fc.targets[i].key.partition) >= len(h.parts) {
@@ -543,6 +565,87 @@ func TestFetchShortPartialRoundReadsAll(t *testing.T) {
 	}
 	if !o.answered.Load() {
 		t.Fatal("not answered")
+	}
+}
+
+// Partitions at their high watermark are answered from their views, with
+// the high watermark and log start offset a read would give, and only the
+// partition with data is read.
+func TestFetchAnswersPartitionsAtTheEndFromViews(t *testing.T) {
+	h := newFetchHarness(t, 3).withViews()
+	h.parts[1].produce(t, 1, 5, 50)
+	h.parts[2].produce(t, 1, 2, 10)
+	_, ch := h.start(plainFetch(1, 60_000, 1<<20, 1<<20, 0, 0, 2))
+	got := <-ch
+	if rb := recordBytes(got.resp); rb[1] == 0 || rb[0] != 0 || rb[2] != 0 {
+		t.Fatalf("bytes %v", rb)
+	}
+	for p, want := range []int32{0, 1, 0} {
+		if n := h.reads[p].Load(); n != want {
+			t.Errorf("partition %d read %d times, want %d", p, n, want)
+		}
+	}
+	for _, p := range got.resp.Topics[0].Partitions {
+		if want := []int64{0, 5, 2}[p.Partition]; p.HighWatermark != want || p.LastStableOffset != want || p.LogStartOffset != 0 || p.ErrorCode != 0 {
+			t.Errorf("partition %d: hw %d lso %d log start %d error %d; want hw and lso %d", p.Partition,
+				p.HighWatermark, p.LastStableOffset, p.LogStartOffset, p.ErrorCode, want)
+		}
+	}
+}
+
+// A round answered from views leaves no waiters, so before parking the
+// fetch reads every partition through its actor; an append then wakes it.
+func TestFetchReadsAllBeforeParkingAfterViews(t *testing.T) {
+	h := newFetchHarness(t, 2).withViews()
+	_, ch := h.start(plainFetch(1, 60_000, 1<<20, 1<<20, 0, 0))
+	for _, fp := range h.parts {
+		waitParked(t, fp)
+	}
+	h.parts[1].produce(t, 1, 5, 50)
+	got := <-ch
+	if rb := recordBytes(got.resp); rb[1] == 0 || rb[0] != 0 {
+		t.Fatalf("bytes %v", rb)
+	}
+	if n0, n1 := h.reads[0].Load(), h.reads[1].Load(); n0 != 1 || n1 != 2 {
+		t.Fatalf("reads %d and %d, want 1 and 2 (the round before parking, then the woken partition)", n0, n1)
+	}
+}
+
+// emptyAt answers only a read at the high watermark of an open log, by a
+// client at the partition's epoch (or none), inside the log.
+func TestPartitionViewEmptyAt(t *testing.T) {
+	var nilView *partitionView
+	if _, _, ok := nilView.emptyAt(0, -1); ok {
+		t.Fatal("a nil view answered")
+	}
+	v := newPartitionView()
+	if _, _, ok := v.emptyAt(0, -1); ok {
+		t.Fatal("a view with no log answered")
+	}
+	l := testLog(t, 0)
+	appendBatches(t, l, 1, 4, 10)
+	v.log.Store(l)
+	v.epoch.Store(3)
+	v.hw.Store(4)
+	for _, c := range []struct {
+		offset int64
+		epoch  int32
+		ok     bool
+	}{{4, -1, true}, {4, 3, true}, {4, 2, false}, {4, 5, false}, {3, -1, false}, {5, -1, false}} {
+		hw, start, ok := v.emptyAt(c.offset, c.epoch)
+		if ok != c.ok || (ok && (hw != 4 || start != 0)) {
+			t.Errorf("emptyAt(%d, epoch %d) = %d, %d, %v; want ok %v", c.offset, c.epoch, hw, start, ok, c.ok)
+		}
+	}
+	if _, err := l.DeleteRecordsBefore(4); err != nil {
+		t.Fatal(err)
+	}
+	if _, start, ok := v.emptyAt(4, -1); !ok || start != 4 {
+		t.Errorf("after DeleteRecords: log start %d, ok %v; want 4, true", start, ok)
+	}
+	v.hw.Store(-1)
+	if _, _, ok := v.emptyAt(4, -1); ok {
+		t.Error("a hidden view answered")
 	}
 }
 

@@ -37,6 +37,13 @@ import (
 // leaves a fresh waiter. A parked round that found some data (short of a
 // larger min_bytes) released it, so its wake-up reads every partition.
 //
+// A full round answers a partition whose fetch offset is its high
+// watermark from the partition's published view, without a message
+// (partition_view.go): at the tail, most partitions of a fetch are such.
+// A view answer leaves no waiter, so a round that would park after one
+// reads every partition through its actor instead (viewless from then
+// on), which leaves a waiter on each.
+//
 // The timer is armed once, at max_wait_ms from the request's arrival; if
 // a round is still out when it fires (a partition actor died and its
 // message went to dead letters), it re-arms for the gather timeout and
@@ -73,6 +80,7 @@ type fetchOp struct {
 	outstanding int
 	final       bool
 	partial     bool  // the round re-reads only partitions that reported progress
+	viewless    bool  // every read goes to the actor (a round is about to park)
 	guarded     bool  // the timer runs the guard: its next firing abandons the round
 	had         int64 // bytes the parked round read (released since)
 	timer       *time.Timer
@@ -109,8 +117,9 @@ func (o *fetchOp) start(maxWait time.Duration) {
 // or only those listed (a partial round). The list is made under mu, so
 // after can send outside it while the round's answers already come in.
 type roundSends struct {
-	all  bool
-	only []int
+	all      bool
+	only     []int
+	useViews bool // answer slots at the high watermark from the partition's view
 }
 
 // startRound prepares a new read round; called with mu held. It returns
@@ -123,6 +132,7 @@ func (o *fetchOp) startRound(final, partial bool) (send roundSends, answer bool)
 	o.final, o.partial = final, partial
 	o.outstanding = 0
 	send.all = !partial
+	send.useViews = !partial && !o.viewless
 	for i := range o.slots {
 		s := &o.slots[i]
 		if s.op == nil {
@@ -135,7 +145,7 @@ func (o *fetchOp) startRound(final, partial bool) (send roundSends, answer bool)
 		}
 		s.avail = 0
 		s.round, s.wait, s.done = r, o.canWait && !final && !partial, false
-		s.code, s.res = 0, nil
+		s.code, s.res, s.fromView = 0, nil, false
 		o.outstanding++
 		if partial {
 			send.only = append(send.only, i)
@@ -165,10 +175,22 @@ func (o *fetchOp) after(send roundSends, answer, abandoned bool) {
 		return
 	}
 	if send.all {
+		// A slot answered here may end the round (and start the next
+		// one) inside complete; that can only be the last slot of the
+		// loop, since the round waits for every slot.
 		for i := range o.slots {
-			if o.slots[i].op != nil {
-				o.sendSlot(&o.slots[i])
+			s := &o.slots[i]
+			if s.op == nil {
+				continue
 			}
+			if send.useViews {
+				if hw, logStart, ok := s.view.emptyAt(s.offset, s.leaderEpoch); ok {
+					s.code, s.hw, s.lso, s.logStart, s.res, s.fromView = 0, hw, hw, logStart, nil, true
+					o.complete(s)
+					continue
+				}
+			}
+			o.sendSlot(s)
 		}
 	}
 	for _, i := range send.only {
@@ -229,6 +251,14 @@ func (o *fetchOp) evaluate() (send roundSends, answer bool) {
 		// The partitions that moved were not enough on their own: read
 		// them all, which leaves every partition a waiter of this round.
 		return o.startRound(false, false)
+	}
+	for i := range o.slots {
+		if o.slots[i].fromView {
+			// A view answer left no waiter: read every partition through
+			// its actor before parking.
+			o.viewless = true
+			return o.startRound(false, false)
+		}
 	}
 	if total+o.availSum() >= o.minBytes {
 		return o.startRound(false, total == 0) // data arrived while the round was out

@@ -141,7 +141,7 @@ func handleFetch(b *Broker, req *wire.Request) {
 		case tr.Partitions[t.key.partition] == nil:
 			errorOutcome(s, kerr.NotLeaderOrFollower) // its log is offline
 		default:
-			s.pid = tr.Partitions[t.key.partition]
+			s.pid, s.view = tr.Partitions[t.key.partition], tr.view(t.key.partition)
 		}
 		if s.op == nil {
 			o.canWait = false // errors are answered at once

@@ -34,6 +34,7 @@ type metadataActor struct {
 	ready chan struct{} // first incarnation: closed once every log is open
 
 	parts    map[partKey]*actor.PID
+	views    map[partKey]*partitionView // beside parts: what each partition publishes for fetches
 	stopping bool
 }
 
@@ -88,6 +89,7 @@ func (a *metadataActor) start() {
 		a.state = s
 	}
 	a.parts = make(map[partKey]*actor.PID)
+	a.views = make(map[partKey]*partitionView)
 	eff := a.state.StartAll()
 	var opened *gather
 	var published func()
@@ -188,8 +190,9 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather) {
 		// restart keeps the topic configs altered since the first start.
 		latest := new(atomic.Pointer[metadata.PartitionSpec])
 		latest.Store(&spec)
+		view := newPartitionView()
 		props := actor.PropsFromProducer(func() actor.Actor {
-			return &partitionActor{spec: *latest.Load(), latest: latest, dir: dir, log: log, startup: startup}
+			return &partitionActor{spec: *latest.Load(), latest: latest, view: view, dir: dir, log: log, startup: startup}
 		}, actor.WithDispatcher(a.b.dispatch))
 		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
 		pid, err := a.ctx.SpawnNamed(props, name)
@@ -198,6 +201,7 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather) {
 			continue
 		}
 		a.parts[partKey{spec.ID, spec.Partition}] = pid
+		a.views[partKey{spec.ID, spec.Partition}] = view
 	}
 }
 
@@ -239,6 +243,7 @@ func (a *metadataActor) delete(refs []metadata.PartitionRef, done func()) {
 			continue
 		}
 		delete(a.parts, key)
+		delete(a.views, key)
 		a.ctx.Send(pid, &deletePartition{done: g, slot: i})
 	}
 }
@@ -248,6 +253,7 @@ func (a *metadataActor) forget(who *actor.PID) {
 	for key, pid := range a.parts {
 		if pid.Equal(who) {
 			delete(a.parts, key)
+			delete(a.views, key)
 			a.state.SetOffline(key.id, key.partition, true)
 			a.b.log.Error("partition actor stopped after repeated failures; the partition is offline until restart",
 				"actor", who.Id)
@@ -261,9 +267,11 @@ func (a *metadataActor) forget(who *actor.PID) {
 func (a *metadataActor) publish() {
 	r := &Routes{ClusterID: a.state.ClusterID(), Topics: make(map[string]*TopicRoute)}
 	for _, t := range a.state.Topics() {
-		tr := &TopicRoute{Name: t.Name, ID: t.ID, Partitions: make([]*actor.PID, len(t.Partitions))}
+		tr := &TopicRoute{Name: t.Name, ID: t.ID, Partitions: make([]*actor.PID, len(t.Partitions)),
+			views: make([]*partitionView, len(t.Partitions))}
 		for i, p := range t.Partitions {
 			tr.Partitions[i] = a.parts[partKey{t.ID, p.Index}]
+			tr.views[i] = a.views[partKey{t.ID, p.Index}]
 		}
 		r.Topics[t.Name] = tr
 	}

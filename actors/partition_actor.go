@@ -50,8 +50,11 @@ type partitionActor struct {
 	// latest is shared by the actor's incarnations: the spec a restart
 	// starts from (nil in tests that build the actor by hand).
 	latest *atomic.Pointer[metadata.PartitionSpec]
-	dir    logDir
-	log    *slog.Logger
+	// view is published for the fetch path (partition_view.go), shared by
+	// incarnations; nil in tests that build the actor by hand.
+	view *partitionView
+	dir  logDir
+	log  *slog.Logger
 
 	plog    *segment.Log
 	openErr error // the log could not be opened: the partition is offline
@@ -159,6 +162,7 @@ func (p *partitionActor) close() {
 	if p.plog == nil {
 		return
 	}
+	p.hideView()
 	p.stopProduce()
 	err := p.plog.Close()
 	if err != nil {
@@ -174,6 +178,7 @@ func (p *partitionActor) remove() {
 	if p.deleted {
 		return
 	}
+	p.hideView()
 	p.deleted, p.plog = true, nil
 	p.closedProduce(false)
 	if err := p.dir.Remove(p.spec.Topic, p.spec.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {

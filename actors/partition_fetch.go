@@ -20,7 +20,8 @@ type fetchSide struct {
 // rounds; the actor only between receiving it and completing it.
 type partitionFetch struct {
 	op    *fetchOp
-	pid   *actor.PID // the partition actor
+	pid   *actor.PID     // the partition actor
+	view  *partitionView // what it publishes (nil: always ask the actor)
 	slot  int
 	round int32
 
@@ -35,6 +36,7 @@ type partitionFetch struct {
 	hw, lso, logStart int64
 	res               *segment.ReadResult // nil when empty or on error
 	done              bool                // set by op.complete under op.mu
+	fromView          bool                // answered from the view: no waiter was left
 
 	avail int64 // under op.mu: bytes estimated to have arrived past this round's read
 }

@@ -112,6 +112,7 @@ func (p *partitionActor) startProduce(ctx actor.Context) {
 	p.loadProducers(nowMs())
 	p.hw = p.plog.LogStartOffset()
 	p.advanceHW(p.plog.LogEndOffset())
+	p.publishView()
 }
 
 // reconfigureProduce applies an altered topic config.
@@ -266,6 +267,9 @@ func (p *partitionActor) raiseHW(hw int64) {
 		return
 	}
 	p.hw = hw
+	if p.view != nil {
+		p.view.hw.Store(hw)
+	}
 	kept := p.pending[:0]
 	for _, a := range p.pending {
 		if a.end <= hw {

@@ -108,6 +108,15 @@ type TopicRoute struct {
 	Name       string
 	ID         metadata.TopicID
 	Partitions []*actor.PID
+	views      []*partitionView // by partition, beside Partitions (partition_view.go)
+}
+
+// view returns the published view of a partition, or nil.
+func (t *TopicRoute) view(partition int32) *partitionView {
+	if partition < 0 || int(partition) >= len(t.views) {
+		return nil
+	}
+	return t.views[partition]
 }
 
 // Partition returns the actor owning topic/partition.
