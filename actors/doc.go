@@ -155,8 +155,12 @@
 // segment regions from the offset up to p.hw (the last stable offset is
 // p.hw: no transactions yet), at most min(partition_max_bytes,
 // max_bytes), always the first batch (segment.ReadRequest.MinOneBatch).
-// The read is index lookups and header preads; record bytes stay in the
-// file.
+// The read is index lookups and header preads (none near the end of the
+// log, where segment remembers the newest batches); record bytes stay in
+// the file. A slot whose fetch offset is the partition's high watermark
+// is answered without a message, from the view the partition actor
+// publishes (partition_view.go: high watermark, leader epoch, log start):
+// at the tail most partitions of a fetch have nothing new.
 //
 // max_bytes is a budget across partitions. Partitions are read in
 // parallel, so the op applies it when answering: in fetch order, the
@@ -168,10 +172,14 @@
 // Long polling: when the round's data is short of min_bytes (and
 // max_wait_ms > 0, no partition failed), each partition whose read was
 // short left a fetchWaiter (the offset it read up to and the log size
-// then); the op releases its reads and parks. onHighWatermark, called by
+// then); the op releases its reads and parks. A view answer leaves no
+// waiter, so a round that would park after one first reads every
+// partition through its actor. onHighWatermark, called by
 // the produce side on every advance, reports to each waiter whose offset
 // the high watermark passed an estimate of the bytes that arrived (log
-// size growth); once the estimates reach min_bytes the op reads again.
+// size growth); once the estimates reach min_bytes the op reads again,
+// only the partitions that reported progress when the parked round found
+// nothing at all (fetch_wait.go).
 // A max_wait_ms timer reads a last time and answers. No polling, no
 // actor waits. Broker.Drain (netloop calls it at Shutdown, through
 // netloop.Drainer) answers parked fetches at once.
