@@ -66,14 +66,29 @@ func (d *workerDispatcher) Schedule(run func()) {
 	}
 }
 
+// park counts the worker among the parked ones, or reports that the
+// limit is reached and it is to exit. A compare-and-swap, so the count
+// never passes the limit even for an instant (an add-then-undo would, and
+// a reader could see it).
+func (d *workerDispatcher) park() bool {
+	for {
+		p := d.parked.Load()
+		if p >= d.maxParked {
+			return false
+		}
+		if d.parked.CompareAndSwap(p, p+1) {
+			return true
+		}
+	}
+}
+
 // Throughput implements actor.Dispatcher.
 func (d *workerDispatcher) Throughput() int { return d.throughput }
 
 func (d *workerDispatcher) worker(run func()) {
 	for {
 		run()
-		if d.parked.Add(1) > d.maxParked {
-			d.parked.Add(-1)
+		if !d.park() {
 			return
 		}
 		select {
