@@ -172,9 +172,9 @@
 // Long polling: when the round's data is short of min_bytes (and
 // max_wait_ms > 0, no partition failed), each partition whose read was
 // short left a fetchWaiter (the offset it read up to and the log size
-// then); the op releases its reads and parks. A view answer leaves no
-// waiter, so a round that would park after one first reads every
-// partition through its actor. onHighWatermark, called by
+// then); the op releases its reads and parks. A slot answered from the
+// view parks its waiter in the view, and the actor reports to those too
+// when it raises the high watermark, after letting go of the view's lock. onHighWatermark, called by
 // the produce side on every advance, reports to each waiter whose offset
 // the high watermark passed an estimate of the bytes that arrived (log
 // size growth); once the estimates reach min_bytes the op reads again,

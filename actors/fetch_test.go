@@ -227,10 +227,8 @@ func (fp *fakePartition) produce(t *testing.T, count, n, valueSize int) {
 	fp.do(func(p *partitionActor) {
 		appendBatches(t, p.plog, count, n, valueSize)
 		p.hw = p.plog.LogEndOffset()
-		if p.view != nil {
-			p.view.hw.Store(p.hw)
-		}
 		p.onHighWatermark()
+		p.raiseViewHW(p.hw)
 	})
 }
 
@@ -593,21 +591,59 @@ func TestFetchAnswersPartitionsAtTheEndFromViews(t *testing.T) {
 	}
 }
 
-// A round answered from views leaves no waiters, so before parking the
-// fetch reads every partition through its actor; an append then wakes it.
-func TestFetchReadsAllBeforeParkingAfterViews(t *testing.T) {
+// A fetch with nothing to read parks in the partitions' views without a
+// message to any actor; an append wakes it and only that partition is
+// read.
+func TestFetchParksInViewsWithoutReading(t *testing.T) {
 	h := newFetchHarness(t, 2).withViews()
-	_, ch := h.start(plainFetch(1, 60_000, 1<<20, 1<<20, 0, 0))
+	o, ch := h.start(plainFetch(1, 60_000, 1<<20, 1<<20, 0, 0))
 	for _, fp := range h.parts {
-		waitParked(t, fp)
+		fp.view.mu.Lock()
+		n := len(fp.view.waiters)
+		fp.view.mu.Unlock()
+		if n != 1 {
+			t.Fatalf("%d waiters parked in a view, want 1", n)
+		}
+	}
+	select {
+	case <-ch:
+		t.Fatal("answered with no data and a minute to wait")
+	default:
 	}
 	h.parts[1].produce(t, 1, 5, 50)
 	got := <-ch
 	if rb := recordBytes(got.resp); rb[1] == 0 || rb[0] != 0 {
 		t.Fatalf("bytes %v", rb)
 	}
-	if n0, n1 := h.reads[0].Load(), h.reads[1].Load(); n0 != 1 || n1 != 2 {
-		t.Fatalf("reads %d and %d, want 1 and 2 (the round before parking, then the woken partition)", n0, n1)
+	if n0, n1 := h.reads[0].Load(), h.reads[1].Load(); n0 != 0 || n1 != 1 {
+		t.Fatalf("reads %d and %d, want 0 and 1 (only the woken partition)", n0, n1)
+	}
+	if !o.answered.Load() {
+		t.Fatal("not answered")
+	}
+}
+
+// Short of a larger min_bytes, a woken fetch stays parked in the view and
+// collects progress until it has enough.
+func TestFetchViewWaiterAccumulates(t *testing.T) {
+	h := newFetchHarness(t, 1).withViews()
+	h.parts[0].produce(t, 1, 10, 100)
+	var one int64
+	h.parts[0].do(func(p *partitionActor) { one = p.plog.Size() })
+	_, ch := h.start(plainFetch(int32(2*one), 60_000, 1<<20, 1<<20, 10))
+	h.parts[0].produce(t, 1, 10, 100) // one batch: short
+	select {
+	case <-ch:
+		t.Fatal("answered short of min_bytes")
+	case <-time.After(20 * time.Millisecond):
+	}
+	h.parts[0].produce(t, 1, 10, 100) // two: enough
+	got := <-ch
+	if rb := recordBytes(got.resp); int64(rb[0]) != 2*one {
+		t.Fatalf("got %d bytes, want %d", rb[0], 2*one)
+	}
+	if n := h.reads[0].Load(); n != 1 {
+		t.Fatalf("read %d times, want 1 (once enough had arrived)", n)
 	}
 }
 

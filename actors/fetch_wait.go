@@ -40,9 +40,11 @@ import (
 // A full round answers a partition whose fetch offset is its high
 // watermark from the partition's published view, without a message
 // (partition_view.go): at the tail, most partitions of a fetch are such.
-// A view answer leaves no waiter, so a round that would park after one
-// reads every partition through its actor instead (viewless from then
-// on), which leaves a waiter on each.
+// A slot that may wait parks its waiter in the view as it is answered, so
+// the round can park without having asked any actor; the actor reports
+// progress to the view's waiters when it raises the high watermark. (A
+// view answer without a waiter, were one ever left in a round that could
+// park, makes that round read every partition through its actor first.)
 //
 // The timer is armed once, at max_wait_ms from the request's arrival; if
 // a round is still out when it fires (a partition actor died and its
@@ -184,8 +186,9 @@ func (o *fetchOp) after(send roundSends, answer, abandoned bool) {
 				continue
 			}
 			if send.useViews {
-				if hw, logStart, ok := s.view.emptyAt(s.offset, s.leaderEpoch); ok {
-					s.code, s.hw, s.lso, s.logStart, s.res, s.fromView = 0, hw, hw, logStart, nil, true
+				if hw, logStart, ok := s.view.emptyAt(s.offset, s.leaderEpoch); ok &&
+					(!s.wait || s.view.park(hw, fetchWaiter{op: o, slot: s.slot, round: s.round})) {
+					s.code, s.hw, s.lso, s.logStart, s.res, s.fromView = 0, hw, hw, logStart, nil, !s.wait
 					o.complete(s)
 					continue
 				}

@@ -267,9 +267,6 @@ func (p *partitionActor) raiseHW(hw int64) {
 		return
 	}
 	p.hw = hw
-	if p.view != nil {
-		p.view.hw.Store(hw)
-	}
 	kept := p.pending[:0]
 	for _, a := range p.pending {
 		if a.end <= hw {
@@ -281,6 +278,7 @@ func (p *partitionActor) raiseHW(hw int64) {
 	clear(p.pending[len(kept):])
 	p.pending = kept
 	p.onHighWatermark() // wakes long-polling fetches (partition_fetch.go)
+	p.raiseViewHW(hw)   // and those parked from the view (partition_view.go)
 }
 
 // failPending answers every waiting produce with code.

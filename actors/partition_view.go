@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/samsa-io/samsa/segment"
@@ -17,16 +18,23 @@ import (
 // the high watermark needs no actor: it answers no records, the high
 // watermark and the log start offset. So the fetch answers such a
 // partition from the view (fetchOp.after) and asks the actor only for the
-// others. A view answer leaves no waiter, so a round that would park
-// after one reads every partition through its actor first (evaluate).
+// others. A fetch that may wait leaves its waiter in the view too (park),
+// so it can park without having sent a message; the actor takes the
+// view's waiters whenever it raises the high watermark (setHW) and reports
+// progress to them after letting go of the view's lock (progress may
+// start a round that locks other views).
 //
 // The view is shared by the actor's incarnations, like its spec: a
-// restart turns it off (close) and on again (startProduce). Every field is
-// written by the actor's goroutine only.
+// restart turns it off (close) and on again (startProduce). hw, epoch and
+// log are written by the actor's goroutine only; mu orders a change of hw
+// against a fetch parking at the old one, so no wake-up is lost.
 type partitionView struct {
 	hw    atomic.Int64 // the high watermark; -1 while the log is not serving
 	epoch atomic.Int32 // the partition's leader epoch
 	log   atomic.Pointer[segment.Log]
+
+	mu      sync.Mutex
+	waiters fetchWaiters // fetches parked at hw from the view
 }
 
 func newPartitionView() *partitionView {
@@ -59,6 +67,46 @@ func (v *partitionView) emptyAt(offset int64, leaderEpoch int32) (hw, logStart i
 	return hw, logStart, true
 }
 
+// park leaves w (a fetch's slot, read empty at offset) among the view's
+// waiters, if the high watermark is still offset; false when it moved
+// (the caller then asks the actor, which reads what arrived).
+func (v *partitionView) park(offset int64, w fetchWaiter) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	l := v.log.Load()
+	if l == nil || v.hw.Load() != offset {
+		return false
+	}
+	w.offset, w.sizeAt = offset, l.Size()
+	v.waiters.add(w)
+	return true
+}
+
+// setHW publishes a new high watermark and takes out the waiters it
+// passed, for the actor to report progress to once the lock is released.
+func (v *partitionView) setHW(hw int64) []fetchWaiter {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.hw.Store(hw)
+	if len(v.waiters) == 0 {
+		return nil
+	}
+	var due []fetchWaiter
+	kept := v.waiters[:0]
+	for _, w := range v.waiters {
+		switch {
+		case w.op.stale(w.round):
+		case hw > w.offset:
+			due = append(due, w)
+		default:
+			kept = append(kept, w)
+		}
+	}
+	clear(v.waiters[len(kept):])
+	v.waiters = kept
+	return due
+}
+
 // publishView turns the partition's view on with its current state; the
 // produce side calls it once the log is open and the high watermark set.
 func (p *partitionActor) publishView() {
@@ -67,14 +115,44 @@ func (p *partitionActor) publishView() {
 	}
 	p.view.epoch.Store(p.spec.LeaderEpoch)
 	p.view.log.Store(p.plog)
-	p.view.hw.Store(p.hw)
+	p.view.setHW(p.hw) // no waiters: a hidden view takes none
 }
 
-// hideView turns the view off before the log closes or goes away.
+// raiseViewHW publishes a raised high watermark and tells the fetches
+// parked in the view how much arrived; those still short of their
+// min_bytes stay parked.
+func (p *partitionActor) raiseViewHW(hw int64) {
+	if p.view == nil {
+		return
+	}
+	due := p.view.setHW(hw)
+	if len(due) == 0 || p.plog == nil {
+		return
+	}
+	size := p.plog.Size()
+	var again fetchWaiters
+	for _, w := range due {
+		if w.op.progress(w.round, w.slot, max(size-w.sizeAt, 1)) {
+			again = append(again, w)
+		}
+	}
+	if len(again) > 0 {
+		p.view.mu.Lock()
+		p.view.waiters = append(p.view.waiters, again...)
+		p.view.mu.Unlock()
+	}
+}
+
+// hideView turns the view off before the log closes or goes away; its
+// parked fetches are answered by their max wait timers.
 func (p *partitionActor) hideView() {
 	if p.view == nil {
 		return
 	}
+	p.view.mu.Lock()
 	p.view.hw.Store(-1)
 	p.view.log.Store(nil)
+	clear(p.view.waiters)
+	p.view.waiters = p.view.waiters[:0]
+	p.view.mu.Unlock()
 }
