@@ -28,17 +28,8 @@ func BenchmarkFetch(b *testing.B) {
 			recordsPerPartition := int64(0)
 			for p := range int32(6) {
 				for recordsPerPartition = 0; recordsPerPartition < 12_000; recordsPerPartition += 150 {
-					req := kmsg.NewPtrProduceRequest()
-					req.Version, req.Acks, req.TimeoutMillis = 9, 1, 30000
-					rt := kmsg.NewProduceRequestTopic()
-					rt.Topic = "bench"
-					rp := kmsg.NewProduceRequestTopicPartition()
-					rp.Partition, rp.Records = p, append([]byte(nil), batch...)
-					rt.Partitions = append(rt.Partitions, rp)
-					req.Topics = append(req.Topics, rt)
 					done := make(chan *wire.Response, 1)
-					br.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 0, APIVersion: 9, CorrelationID: 1},
-						Body: req, Reply: func(r *wire.Response) { done <- r }})
+					br.Handle(produceOne("bench", p, batch, func(r *wire.Response) { done <- r }))
 					<-done
 				}
 			}
@@ -128,7 +119,7 @@ func benchTailCycle(b *testing.B, parts int32, dataFirst bool) {
 			fetch()
 		}
 		target := int32(i) % parts
-		br.Handle(produceOne(target, batch, func(*wire.Response) { produced <- struct{}{} }))
+		br.Handle(produceOne("tail", target, batch, func(*wire.Response) { produced <- struct{}{} }))
 		<-produced
 		if dataFirst {
 			fetch()
@@ -140,12 +131,12 @@ func benchTailCycle(b *testing.B, parts int32, dataFirst bool) {
 	}
 }
 
-// produceOne is a Produce (acks=1) of batch to partition of "tail".
-func produceOne(partition int32, batch []byte, reply func(*wire.Response)) *wire.Request {
+// produceOne is a Produce (acks=1) of batch to partition of topic.
+func produceOne(topic string, partition int32, batch []byte, reply func(*wire.Response)) *wire.Request {
 	preq := kmsg.NewPtrProduceRequest()
 	preq.Version, preq.Acks, preq.TimeoutMillis = 9, 1, 30000
 	prt := kmsg.NewProduceRequestTopic()
-	prt.Topic = "tail"
+	prt.Topic = topic
 	prp := kmsg.NewProduceRequestTopicPartition()
 	prp.Partition, prp.Records = partition, append([]byte(nil), batch...)
 	prt.Partitions = append(prt.Partitions, prp)

@@ -42,9 +42,9 @@ import (
 // (partition_view.go): at the tail, most partitions of a fetch are such.
 // A slot that may wait parks its waiter in the view as it is answered, so
 // the round can park without having asked any actor; the actor reports
-// progress to the view's waiters when it raises the high watermark. (A
-// view answer without a waiter, were one ever left in a round that could
-// park, makes that round read every partition through its actor first.)
+// progress to the view's waiters when it raises the high watermark. A
+// slot that may not wait (a final round, a fetch without max wait) is in
+// a round that answers whatever it finds.
 //
 // The timer is armed once, at max_wait_ms from the request's arrival; if
 // a round is still out when it fires (a partition actor died and its
@@ -82,7 +82,6 @@ type fetchOp struct {
 	outstanding int
 	final       bool
 	partial     bool  // the round re-reads only partitions that reported progress
-	viewless    bool  // every read goes to the actor (a round is about to park)
 	guarded     bool  // the timer runs the guard: its next firing abandons the round
 	had         int64 // bytes the parked round read (released since)
 	timer       *time.Timer
@@ -115,13 +114,13 @@ func (o *fetchOp) start(maxWait time.Duration) {
 	o.after(send, answer, false)
 }
 
-// roundSends names the slots a round asks: every slot with a partition,
-// or only those listed (a partial round). The list is made under mu, so
+// roundSends names the slots a round asks: every slot with a partition
+// (those at their high watermark answered from the partition's view), or
+// only those listed (a partial round). The list is made under mu, so
 // after can send outside it while the round's answers already come in.
 type roundSends struct {
-	all      bool
-	only     []int
-	useViews bool // answer slots at the high watermark from the partition's view
+	all  bool
+	only []int
 }
 
 // startRound prepares a new read round; called with mu held. It returns
@@ -134,7 +133,6 @@ func (o *fetchOp) startRound(final, partial bool) (send roundSends, answer bool)
 	o.final, o.partial = final, partial
 	o.outstanding = 0
 	send.all = !partial
-	send.useViews = !partial && !o.viewless
 	for i := range o.slots {
 		s := &o.slots[i]
 		if s.op == nil {
@@ -147,7 +145,7 @@ func (o *fetchOp) startRound(final, partial bool) (send roundSends, answer bool)
 		}
 		s.avail = 0
 		s.round, s.wait, s.done = r, o.canWait && !final && !partial, false
-		s.code, s.res, s.fromView = 0, nil, false
+		s.code, s.res = 0, nil
 		o.outstanding++
 		if partial {
 			send.only = append(send.only, i)
@@ -185,13 +183,11 @@ func (o *fetchOp) after(send roundSends, answer, abandoned bool) {
 			if s.op == nil {
 				continue
 			}
-			if send.useViews {
-				if hw, logStart, ok := s.view.emptyAt(s.offset, s.leaderEpoch); ok &&
-					(!s.wait || s.view.park(hw, fetchWaiter{op: o, slot: s.slot, round: s.round})) {
-					s.code, s.hw, s.lso, s.logStart, s.res, s.fromView = 0, hw, hw, logStart, nil, !s.wait
-					o.complete(s)
-					continue
-				}
+			if hw, logStart, ok := s.view.emptyAt(s.offset, s.leaderEpoch); ok &&
+				(!s.wait || s.view.park(hw, fetchWaiter{op: o, slot: s.slot, round: s.round})) {
+				s.code, s.hw, s.lso, s.logStart, s.res = 0, hw, hw, logStart, nil
+				o.complete(s)
+				continue
 			}
 			o.sendSlot(s)
 		}
@@ -254,14 +250,6 @@ func (o *fetchOp) evaluate() (send roundSends, answer bool) {
 		// The partitions that moved were not enough on their own: read
 		// them all, which leaves every partition a waiter of this round.
 		return o.startRound(false, false)
-	}
-	for i := range o.slots {
-		if o.slots[i].fromView {
-			// A view answer left no waiter: read every partition through
-			// its actor before parking.
-			o.viewless = true
-			return o.startRound(false, false)
-		}
 	}
 	if total+o.availSum() >= o.minBytes {
 		return o.startRound(false, total == 0) // data arrived while the round was out

@@ -36,7 +36,6 @@ type partitionFetch struct {
 	hw, lso, logStart int64
 	res               *segment.ReadResult // nil when empty or on error
 	done              bool                // set by op.complete under op.mu
-	fromView          bool                // answered from the view: no waiter was left
 
 	avail int64 // under op.mu: bytes estimated to have arrived past this round's read
 }

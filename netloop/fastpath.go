@@ -115,15 +115,7 @@ func (c *conn) fastWrite(batch []*wire.Response) {
 	// The socket took part of it: the writer finishes with blocking
 	// semantics. The token is free, but no fast path runs while a handoff
 	// is pending.
-	rest := iov
-	for written > 0 {
-		if written < len(rest[0]) {
-			rest[0] = rest[0][written:]
-			break
-		}
-		written -= len(rest[0])
-		rest = rest[1:]
-	}
+	rest := advance(iov, written)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
