@@ -173,11 +173,13 @@
 // max_wait_ms > 0, no partition failed), each partition whose read was
 // short left a fetchWaiter (the offset it read up to and the log size
 // then); the op releases its reads and parks. A slot answered from the
-// view parks its waiter in the view, and the actor reports to those too
-// when it raises the high watermark, after letting go of the view's lock. onHighWatermark, called by
-// the produce side on every advance, reports to each waiter whose offset
-// the high watermark passed an estimate of the bytes that arrived (log
-// size growth); once the estimates reach min_bytes the op reads again,
+// view parks its waiter in the view as it is answered; the view keeps
+// every waiter of the partition, under a lock that also orders the high
+// watermark's changes. onHighWatermark, called by the produce side on
+// every advance, takes out each waiter whose offset the high watermark
+// passed and, after letting go of that lock, reports to it an estimate
+// of the bytes that arrived (log size growth); once the estimates reach
+// min_bytes the op reads again,
 // only the partitions that reported progress when the parked round found
 // nothing at all (fetch_wait.go).
 // A max_wait_ms timer reads a last time and answers. No polling, no

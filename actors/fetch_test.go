@@ -199,7 +199,7 @@ type fakePartition struct {
 }
 
 func newFakePartition(t *testing.T, partition int32) *fakePartition {
-	fp := &fakePartition{p: &partitionActor{plog: testLog(t, partition), log: discardLogger(),
+	fp := &fakePartition{p: &partitionActor{plog: testLog(t, partition), log: discardLogger(), view: newPartitionView(),
 		spec: metadata.PartitionSpec{Topic: "t", Partition: partition}}, mail: make(chan func(), 64)}
 	fp.wg.Add(1)
 	go func() {
@@ -228,7 +228,6 @@ func (fp *fakePartition) produce(t *testing.T, count, n, valueSize int) {
 		appendBatches(t, p.plog, count, n, valueSize)
 		p.hw = p.plog.LogEndOffset()
 		p.onHighWatermark()
-		p.raiseViewHW(p.hw)
 	})
 }
 
@@ -256,12 +255,8 @@ func newFetchHarness(t *testing.T, partitions int) *fetchHarness {
 // without reading them.
 func (h *fetchHarness) withViews() *fetchHarness {
 	for _, fp := range h.parts {
-		v := newPartitionView()
-		fp.do(func(p *partitionActor) {
-			p.view = v
-			p.publishView()
-		})
-		fp.view = v
+		fp.do(func(p *partitionActor) { p.publishView() })
+		fp.view = fp.p.view
 	}
 	return h
 }
@@ -414,8 +409,8 @@ func TestFetchWaitsForData(t *testing.T) {
 	// Both partitions parked a waiter.
 	for _, fp := range h.parts {
 		fp.do(func(p *partitionActor) {
-			if len(p.fetchWaiters) != 1 {
-				t.Errorf("partition %d has %d waiters", p.spec.Partition, len(p.fetchWaiters))
+			if n := waiterCount(p); n != 1 {
+				t.Errorf("partition %d has %d waiters", p.spec.Partition, n)
 			}
 		})
 	}
@@ -437,9 +432,11 @@ func TestFetchWaitsForData(t *testing.T) {
 	// The waiters are dropped on the next touch.
 	for _, fp := range h.parts {
 		fp.do(func(p *partitionActor) {
-			p.fetchWaiters.prune()
-			if len(p.fetchWaiters) != 0 {
-				t.Errorf("partition %d keeps %d waiters", p.spec.Partition, len(p.fetchWaiters))
+			p.view.mu.Lock()
+			p.view.waiters.prune()
+			p.view.mu.Unlock()
+			if n := waiterCount(p); n != 0 {
+				t.Errorf("partition %d keeps %d waiters", p.spec.Partition, n)
 			}
 		})
 	}
@@ -464,13 +461,21 @@ func TestFetchMinBytesAccumulates(t *testing.T) {
 	}
 }
 
+// waiterCount is how many fetches are parked on p (stale ones included
+// until the next add or high watermark prunes them).
+func waiterCount(p *partitionActor) int {
+	p.view.mu.Lock()
+	defer p.view.mu.Unlock()
+	return len(p.view.waiters)
+}
+
 // waitParked waits until the fetch's read on fp has parked a waiter
 // (the first round may still be in the mailbox).
 func waitParked(t *testing.T, fp *fakePartition) {
 	t.Helper()
 	for range 1000 {
 		n := 0
-		fp.do(func(p *partitionActor) { n = len(p.fetchWaiters) })
+		fp.do(func(p *partitionActor) { n = waiterCount(p) })
 		if n > 0 {
 			return
 		}
@@ -598,10 +603,7 @@ func TestFetchParksInViewsWithoutReading(t *testing.T) {
 	h := newFetchHarness(t, 2).withViews()
 	o, ch := h.start(plainFetch(1, 60_000, 1<<20, 1<<20, 0, 0))
 	for _, fp := range h.parts {
-		fp.view.mu.Lock()
-		n := len(fp.view.waiters)
-		fp.view.mu.Unlock()
-		if n != 1 {
+		if n := waiterCount(fp.p); n != 1 {
 			t.Fatalf("%d waiters parked in a view, want 1", n)
 		}
 	}

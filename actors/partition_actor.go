@@ -64,7 +64,6 @@ type partitionActor struct {
 	wasOffline bool
 
 	produceSide // partition_produce.go: high watermark, producer state, acks waiting for fsync
-	fetchSide   // partition_fetch.go: fetches parked until the high watermark moves
 }
 
 // startReport tells whoever waits for a partition's first open (NewBroker,

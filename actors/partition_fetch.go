@@ -9,11 +9,6 @@ import (
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// fetchSide is the partition actor's fetch state, owned by its goroutine.
-type fetchSide struct {
-	fetchWaiters fetchWaiters
-}
-
 // partitionFetch is one partition's part of a fetch: the message the
 // fetch sends to the partition actor, and the slot the actor writes its
 // answer into before calling op.complete. The fetch owns it between
@@ -57,7 +52,8 @@ func (f *partitionFetch) release() {
 }
 
 // serveFetch reads the partition for f and answers it; a short read of a
-// fetch that may wait leaves a waiter, woken by onHighWatermark. The read
+// fetch that may wait leaves a waiter in the partition's view, woken by
+// onHighWatermark. The read
 // itself is index lookups and header preads: record data stays in the
 // file and leaves by sendfile from netloop's writer.
 func (p *partitionActor) serveFetch(f *partitionFetch) {
@@ -75,17 +71,35 @@ func (p *partitionActor) serveFetch(f *partitionFetch) {
 		if f.res != nil {
 			next = f.res.NextOffset
 		}
-		p.fetchWaiters.add(fetchWaiter{op: f.op, slot: f.slot, round: f.round, offset: next, sizeAt: p.plog.Size()})
+		if p.view == nil {
+			p.view = newPartitionView() // an actor built by hand (tests)
+		}
+		p.view.addWaiter(fetchWaiter{op: f.op, slot: f.slot, round: f.round, offset: next, sizeAt: p.plog.Size()})
 	}
 	f.op.complete(f)
 }
 
-// onHighWatermark tells the fetches waiting on this partition that the
-// high watermark moved: the produce path calls it whenever p.hw advances.
+// onHighWatermark publishes the raised high watermark in the view and
+// tells the fetches waiting on this partition how much arrived (the
+// produce path calls it whenever p.hw advances). Progress is reported
+// after the view's lock is released: it may start a round that locks
+// other views. Fetches still short of their min_bytes stay parked.
 func (p *partitionActor) onHighWatermark() {
-	if len(p.fetchWaiters) > 0 && p.plog != nil {
-		p.fetchWaiters.notify(p.hw, p.plog.Size())
+	if p.view == nil {
+		return
 	}
+	due := p.view.setHW(p.hw)
+	if len(due) == 0 || p.plog == nil {
+		return
+	}
+	size := p.plog.Size()
+	var again []fetchWaiter
+	for _, w := range due {
+		if w.op.progress(w.round, w.slot, max(size-w.sizeAt, 1)) {
+			again = append(again, w)
+		}
+	}
+	p.view.keepWaiting(again)
 }
 
 // readPartition fills f's outputs from l: the batches from f.offset up to
@@ -149,31 +163,16 @@ type fetchWaiter struct {
 	sizeAt int64
 }
 
-// fetchWaiters is a partition's parked fetches, owned by its actor.
-// Entries of fetches that moved on (answered, or reading again) are
-// dropped lazily, on the next add or notify, so the list stays as long as
-// the number of fetches really waiting plus those that left since.
+// fetchWaiters is a partition's parked fetches (kept by its view, under
+// the view's lock). Entries of fetches that moved on (answered, or
+// reading again) are dropped lazily, on the next add or high watermark,
+// so the list stays as long as the number of fetches really waiting plus
+// those that left since.
 type fetchWaiters []fetchWaiter
 
 func (ws *fetchWaiters) add(w fetchWaiter) {
 	ws.prune()
 	*ws = append(*ws, w)
-}
-
-// notify reports progress to every waiter whose offset hw has passed.
-func (ws *fetchWaiters) notify(hw, size int64) {
-	kept := (*ws)[:0]
-	for _, w := range *ws {
-		if w.op.stale(w.round) {
-			continue
-		}
-		if hw > w.offset && !w.op.progress(w.round, w.slot, max(size-w.sizeAt, 1)) {
-			continue
-		}
-		kept = append(kept, w)
-	}
-	clear((*ws)[len(kept):])
-	*ws = kept
 }
 
 func (ws *fetchWaiters) prune() {

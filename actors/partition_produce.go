@@ -277,8 +277,7 @@ func (p *partitionActor) raiseHW(hw int64) {
 	}
 	clear(p.pending[len(kept):])
 	p.pending = kept
-	p.onHighWatermark() // wakes long-polling fetches (partition_fetch.go)
-	p.raiseViewHW(hw)   // and those parked from the view (partition_view.go)
+	p.onHighWatermark() // publishes hw, wakes long-polling fetches (partition_fetch.go)
 }
 
 // failPending answers every waiting produce with code.

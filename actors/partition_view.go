@@ -18,11 +18,13 @@ import (
 // the high watermark needs no actor: it answers no records, the high
 // watermark and the log start offset. So the fetch answers such a
 // partition from the view (fetchOp.after) and asks the actor only for the
-// others. A fetch that may wait leaves its waiter in the view too (park),
-// so it can park without having sent a message; the actor takes the
-// view's waiters whenever it raises the high watermark (setHW) and reports
-// progress to them after letting go of the view's lock (progress may
-// start a round that locks other views).
+// others. The view also keeps the partition's parked fetches: a fetch
+// that may wait parks there as it is answered (park), without a message,
+// and a short read by the actor leaves its waiter there too (addWaiter).
+// The actor takes out the waiters it passes whenever it raises the high
+// watermark (setHW) and reports progress to them after letting go of the
+// view's lock (onHighWatermark), since progress may start a round that
+// locks other views.
 //
 // The view is shared by the actor's incarnations, like its spec: a
 // restart turns it off (close) and on again (startProduce). hw, epoch and
@@ -34,7 +36,7 @@ type partitionView struct {
 	log   atomic.Pointer[segment.Log]
 
 	mu      sync.Mutex
-	waiters fetchWaiters // fetches parked at hw from the view
+	waiters fetchWaiters // the partition's parked fetches
 }
 
 func newPartitionView() *partitionView {
@@ -82,6 +84,25 @@ func (v *partitionView) park(offset int64, w fetchWaiter) bool {
 	return true
 }
 
+// addWaiter parks w, left by a short read on the actor's goroutine (which
+// alone moves hw, so no check is needed).
+func (v *partitionView) addWaiter(w fetchWaiter) {
+	v.mu.Lock()
+	v.waiters.add(w)
+	v.mu.Unlock()
+}
+
+// keepWaiting parks again the waiters setHW took out whose fetches are
+// still short of their min_bytes.
+func (v *partitionView) keepWaiting(ws []fetchWaiter) {
+	if len(ws) == 0 {
+		return
+	}
+	v.mu.Lock()
+	v.waiters = append(v.waiters, ws...)
+	v.mu.Unlock()
+}
+
 // setHW publishes a new high watermark and takes out the waiters it
 // passed, for the actor to report progress to once the lock is released.
 func (v *partitionView) setHW(hw int64) []fetchWaiter {
@@ -116,31 +137,6 @@ func (p *partitionActor) publishView() {
 	p.view.epoch.Store(p.spec.LeaderEpoch)
 	p.view.log.Store(p.plog)
 	p.view.setHW(p.hw) // no waiters: a hidden view takes none
-}
-
-// raiseViewHW publishes a raised high watermark and tells the fetches
-// parked in the view how much arrived; those still short of their
-// min_bytes stay parked.
-func (p *partitionActor) raiseViewHW(hw int64) {
-	if p.view == nil {
-		return
-	}
-	due := p.view.setHW(hw)
-	if len(due) == 0 || p.plog == nil {
-		return
-	}
-	size := p.plog.Size()
-	var again fetchWaiters
-	for _, w := range due {
-		if w.op.progress(w.round, w.slot, max(size-w.sizeAt, 1)) {
-			again = append(again, w)
-		}
-	}
-	if len(again) > 0 {
-		p.view.mu.Lock()
-		p.view.waiters = append(p.view.waiters, again...)
-		p.view.mu.Unlock()
-	}
 }
 
 // hideView turns the view off before the log closes or goes away; its
