@@ -111,6 +111,7 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 		s.h = h
 	}
 	defer h.release()
+	l.d.reserve.ahead(s, h.f, s.size+int64(len(b)))
 	if n, err := h.f.WriteAt(b, s.size); err != nil {
 		// Undo a partial write so the log stays a sequence of whole
 		// batches; if even that fails, the log cannot be trusted.
@@ -118,6 +119,7 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 			if terr := h.f.Truncate(s.size); terr != nil {
 				return AppendResult{}, l.fail(fmt.Errorf("write failed (%v), then truncate failed: %w", err, terr))
 			}
+			l.d.reserve.cut(s)
 		}
 		return AppendResult{}, fmt.Errorf("segment: append to %s: %w", s.logPath, err)
 	}
@@ -213,6 +215,7 @@ func (l *Log) roll(base int64, now int64) error {
 	if err != nil {
 		return l.fail(err)
 	}
+	l.giveBackReserved(old, h)
 	l.fl.rolled(h, base, l.path)
 	h.release()
 	return nil

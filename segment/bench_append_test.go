@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -275,6 +276,15 @@ type syncCountingFile struct {
 }
 
 func (f syncCountingFile) Sync() error { f.n.Add(1); return f.File.Sync() }
+
+// Reserve passes reservations through, so the group cases reserve space
+// as the others do.
+func (f syncCountingFile) Reserve(off, n int64) error {
+	if r, ok := f.File.(vfs.SpaceReserver); ok {
+		return r.Reserve(off, n)
+	}
+	return errors.ErrUnsupported
+}
 
 func (c *syncCountingFS) Create(name string) (vfs.File, error) {
 	f, err := c.FS.Create(name)

@@ -25,6 +25,12 @@ type Options struct {
 	// starts the next fsync (only when more than one was acknowledged).
 	// Default 1ms; negative disables the wait.
 	GroupGatherMax time.Duration
+	// ReserveBytes is how far ahead of its end an active segment's file
+	// has disk space reserved (fallocate with KEEP_SIZE: the file's size
+	// does not change), in steps of this size, so appends skip the
+	// filesystem's block allocation. A segment gives back what it did not
+	// use when it rolls or closes. Default 1 MiB; negative disables.
+	ReserveBytes int64
 }
 
 // Dir is one log directory (a log.dirs entry). It owns the
@@ -39,6 +45,7 @@ type Dir struct {
 	logger *slog.Logger
 
 	gatherMax time.Duration
+	reserve   reserver
 	cache     *fileCache
 	pool      *flushPool
 
@@ -77,6 +84,9 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 	if opts.GroupGatherMax == 0 {
 		opts.GroupGatherMax = time.Millisecond
 	}
+	if opts.ReserveBytes == 0 {
+		opts.ReserveBytes = 1 << 20
+	}
 	path = strings.TrimRight(path, "/")
 	if _, err := opts.FS.Stat(path); err != nil {
 		if err := opts.FS.MkdirAll(path); err != nil {
@@ -90,8 +100,9 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 		}
 	}
 	d := &Dir{path: path, fs: opts.FS, clock: opts.Clock, logger: opts.Logger, gatherMax: opts.GroupGatherMax,
-		cache: newFileCache(opts.FS, opts.MaxOpenFiles),
-		logs:  map[TopicPartition]*Log{}, clean: map[TopicPartition]bool{}}
+		reserve: reserver{step: max(0, opts.ReserveBytes)},
+		cache:   newFileCache(opts.FS, opts.MaxOpenFiles),
+		logs:    map[TopicPartition]*Log{}, clean: map[TopicPartition]bool{}}
 	var err error
 	if d.recovery, err = readOffsetCheckpoint(d.fs, path+"/"+RecoveryPointFile); err != nil {
 		return nil, err

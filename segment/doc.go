@@ -24,7 +24,13 @@
 // # Byte layouts (big-endian; these are part of the on-disk format)
 //
 // .log: concatenated RecordBatch v2 (see package wire), baseOffset and
-// partitionLeaderEpoch set by the broker, nothing else changed.
+// partitionLeaderEpoch set by the broker, nothing else changed. The
+// file's size is always exactly its batches. The active segment's file
+// has disk space reserved past its end (Options.ReserveBytes, 1 MiB
+// steps, fallocate with KEEP_SIZE where the filesystem offers it), which
+// spares each append the filesystem's block allocation; a roll or a close
+// gives the unused part back, and after a crash the next roll or clean
+// close does.
 //
 // .index: 8-byte entries, one per index.interval.bytes of log (default
 // 4096), written after the batch that crosses the interval:

@@ -112,6 +112,14 @@ func (l *Log) Close() error {
 func (l *Log) closeFiles() error {
 	err := l.fl.failure()
 	if err == nil {
+		// Space reserved past the end goes back first, so the last
+		// fsync covers that change too.
+		if l.d.reserve.enabled() {
+			if h, herr := l.d.cache.acquire(l.active().logPath); herr == nil {
+				l.giveBackReserved(l.active(), h)
+				h.release()
+			}
+		}
 		if err = l.active().writeIndexes(l.d.fs); err == nil {
 			err = l.Flush()
 		}

@@ -62,6 +62,10 @@ type segment struct {
 	// without a reference so appends can take one with tryAcquire instead
 	// of a cache lookup; nil until then.
 	h *handle
+
+	// reservedTo is where the disk space reserved for the active
+	// segment's file ends (see reserver); 0 when nothing is known to be.
+	reservedTo int64
 }
 
 func newSegment(dir string, base int64) *segment {

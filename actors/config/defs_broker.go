@@ -125,7 +125,7 @@ var brokerDefs = []Def{
 		Doc: "Default index size limit."},
 	{Name: "log.segment.delete.delay.ms", Type: Long, Default: "60000", Check: AtLeast(0), Dynamic: true,
 		Doc: "Default delay before deleted segment files are removed."},
-	{Name: "log.preallocate", Type: Boolean, Default: "false", Dynamic: true, Doc: "Default preallocation."},
+	{Name: "log.preallocate", Type: Boolean, Default: "false", Dynamic: true, Doc: "Default preallocate of topics (accepted; samsa reserves disk space ahead of active segments either way)."},
 	{Name: "log.message.timestamp.type", Type: String, Default: "CreateTime", Check: OneOf("CreateTime", "LogAppendTime"), Dynamic: true,
 		Doc: "Default timestamp type."},
 	{Name: "log.message.timestamp.before.max.ms", Type: Long, Default: longMax, Check: AtLeast(0), Dynamic: true,

@@ -80,7 +80,7 @@ var topicDefs = []Def{
 		Doc:      "With acks=all: replicas that must have a write before it is acknowledged."},
 	{Name: "preallocate", Type: Boolean, Default: "false",
 		Synonyms: []Synonym{{Name: "log.preallocate"}},
-		Doc:      "Preallocate segment files on creation."},
+		Doc:      "Accepted for Kafka compatibility. samsa always reserves disk space ahead of the active segment in 1 MiB steps without changing the file's size, whatever this says."},
 	{Name: "retention.bytes", Type: Long, Default: "-1",
 		Synonyms: []Synonym{{Name: "log.retention.bytes"}},
 		Doc:      "Largest size of a partition before old segments are deleted; -1: no limit."},

@@ -5,7 +5,8 @@
 //
 //   - OS, the operating system's filesystem (the only code in segment that
 //     calls package os for files). Its files expose their descriptor for
-//     sendfile(2) through SysFd.
+//     sendfile(2) through SysFd, and on Linux they reserve disk space past
+//     their end through SpaceReserver (fallocate with KEEP_SIZE).
 //   - MemFS, an in-memory filesystem with a crash model and fault
 //     injection:
 //   - file data written since the file's last Sync is volatile;

@@ -127,3 +127,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// SpaceReserver is implemented by files that can reserve disk space past
+// their end without changing their size (on Linux, fallocate(2) with
+// FALLOC_FL_KEEP_SIZE). A write into reserved space skips the
+// filesystem's block allocation; truncating the file to its own size
+// gives back what was not written. Callers treat it as optional: a file
+// without it, or an error from it, only means no reservation.
+type SpaceReserver interface {
+	Reserve(off, n int64) error
+}
