@@ -143,61 +143,62 @@
 //
 // BenchmarkAppend (bench_append_test.go) runs the log under each policy
 // side by side with a raw baseline: positional writes of the same bytes to
-// one file with the same fsync schedule, alternating every MiB (16 MiB for
-// group) and swapping which goes first, so both meet the same disk and
-// page-cache state. log/raw is the figure that matters; control-raw-vs-raw
-// puts a second raw writer in the log's place to show the machine's own
-// noise. With 8 appenders the producers reach the log through one owning
-// goroutine, as the partition actor does. BenchmarkAppendOverhead
-// (bench_cpu_test.go) is an append's CPU cost alone, on a filesystem that
-// drops the writes.
+// one file with the same fsync schedule, alternating every MiB (every 64
+// KiB for interval, whose timed fsyncs would otherwise land on one side's
+// turns; 16 MiB for group) and swapping which goes first, so both meet the
+// same disk and page-cache state. log/raw is the figure that matters;
+// control-raw-vs-raw puts a second raw writer in the log's place to show
+// the machine's own noise. With 8 appenders the producers reach the log
+// through one owning goroutine, as the partition actor does; each has one
+// append outstanding, or, pipelined, up to 128 KiB (the eight together at
+// most the 1 MiB the raw side leaves unsynced), as a producer keeps
+// several requests in flight. BenchmarkAppendOverhead (bench_cpu_test.go)
+// is an append's CPU cost alone, on a filesystem that drops the writes.
 //
-//	go test -run '^$' -bench 'BenchmarkAppend$' -count 5 ./segment/
-//	go test -run '^$' -bench AppendOverhead -count 5 ./segment/
+//	go test -run '^$' -bench 'BenchmarkAppend$' -count 4 ./segment/
+//	go test -run '^$' -bench AppendOverhead -count 3 ./segment/
 //
-// Measured 2026-11-30 05:39-05:45 UTC on 2 shared vCPUs (AMD EPYC, ext4
-// on virtio, load 1.6 to 4 from another engineer's tests), two runs of
-// -count 5: log/raw range over the 10, median in brackets.
+// Measured 2026-11-30 12:58-13:05 UTC on 2 shared vCPUs (AMD EPYC, ext4
+// on virtio), four runs: log/raw range (median).
 //
-//	                         1 KiB               64 KiB
-//	never                    0.76 - 0.92 (0.86)  0.87 - 0.93 (0.89)
-//	interval (flush.ms=100)  0.82 - 0.93 (0.87)  0.76 - 1.05 (0.93)
-//	always (first run)       0.92 - 1.10         0.86 - 0.99
-//	group, 1 appender        0.008 - 0.011       0.17 - 0.21
-//	group, 8 appenders       0.03 - 0.07         0.55 - 0.67, 0.74 - 0.86
-//	control raw vs raw       0.97 - 1.06         0.94 - 1.02
-//	AppendOverhead           153 - 245 ns        3.2 - 3.3 us  (mostly ~155 ns)
+//	                          1 KiB                 64 KiB
+//	never                     0.87 - 0.97 (0.93)    0.99 - 1.05 (1.03)
+//	interval (flush.ms=100)   0.84 - 0.89 (0.86)    1.02 - 1.33 (1.15)
+//	always                    0.93 - 1.16           0.96 - 1.02
+//	group, 1 appender         0.007 - 0.010         0.13 - 0.18
+//	group, 8 appenders        0.05 - 0.09           0.64 - 0.68
+//	group, 8 pipelined        0.81 - 0.89 (0.83)    0.72 - 0.81 (0.79)
+//	control raw vs raw        0.98 - 1.00           0.99 - 1.01
+//	AppendOverhead            192 - 219 ns          3.36 - 3.40 us
 //
-// Group with 8 appenders at 64 KiB depends on the disk: 0.55 - 0.67 in the
-// first run (raw 7,500 - 9,600 batches/s), 0.74 - 0.86 in the second, when
-// another tenant's I/O had slowed the raw side to 4,200 - 5,300 batches/s
-// and the bytes, which both sides write alike, weighed more than the
-// fsyncs. 7.6 - 8.0 batches per fsync (one run 6.3).
+// Batches per fsync: 1 with one appender, 7.9 - 8.0 with eight, 560 - 630
+// (1 KiB) and 13.6 - 14.4 (64 KiB) pipelined.
 //
-// Before the append path was trimmed (same command, -count 3, 05:13 UTC,
-// load under 1): never 0.81 - 0.85 (0.82) / 0.87 - 0.91 (0.89), interval
-// 0.79 - 0.87 (0.87) / 0.85 - 1.15 (0.96), group with 8 appenders
-// 0.05 - 0.07 / 0.57 - 0.71 (then through a mutex passed between the
-// producers), control 0.96 - 0.99 / 0.93 - 1.01, AppendOverhead
-// 252 - 279 ns / 3.4 - 3.7 us. The machine's noise is as wide as the
-// gains: compare ranges and medians, not single runs.
+// Reserving space ahead of the active segment (reserve.go) is most of the
+// difference from earlier figures. Against the same benchmark without it,
+// in turns, three runs each: never 0.87 - 0.91 against 0.85 - 0.89 at
+// 1 KiB and 1.01 - 1.06 against 0.87 - 0.90 at 64 KiB; interval at 1 KiB
+// 0.89 - 0.92 against 0.78 - 0.85 (then still alternating every MiB).
 //
 // What bounds them:
 //
-//   - never and interval: the CRC-32C check that Append must make is most
-//     of what remains (about 95 ns of 1 KiB hot, more after a pwrite has
-//     cooled the caches; 3.2 us of 64 KiB, the hardware CRC32 instruction's
-//     rate, about 9% of a 64 KiB pwrite to the page cache). With the CRC
-//     check removed, as an experiment only, 1 KiB never measured 0.91 -
-//     0.95; a raw pwrite to the log's own file instead of Append measured
-//     0.99 - 1.07.
-//   - group with 8 appenders: each producer has one append outstanding, so
-//     an fsync covers at most 8 batches (512 KiB at 64 KiB) where the raw
-//     baseline fsyncs once per MiB, and the appends a group commit waits for
-//     cannot overlap that fsync (they are its content). On this disk an
-//     fsync costs about 0.5 ms plus 35 us per 64 KiB, which puts the
-//     ceiling near 0.72 before any scheduling cost. At 1 KiB the
-//     same rule gives 8 KiB per fsync against 1 MiB: about 0.06.
+//   - never and interval at 1 KiB: the CRC-32C check that Append must
+//     make (about 95 ns of 1 KiB hot, roughly 150 ns after a pwrite has
+//     cooled the caches: with the check removed, as an experiment only,
+//     never measured 0.89 - 0.94). Interval adds a lock per append to
+//     record what its timer must fsync (with the timer pushed past the
+//     run, so no fsync happened, interval measured 0.89 - 0.90 against
+//     never's 0.91 - 0.93), and the fsync every 100 ms slows the appends
+//     that meet it. At 64 KiB the CRC is 3.2 us, the hardware CRC32
+//     instruction's rate, and the reservation saves more than that.
+//   - group with 8 appenders and one append each outstanding: an fsync
+//     covers at most 8 batches (8 KiB at 1 KiB, 512 KiB at 64 KiB) where
+//     the raw baseline fsyncs once per MiB, and the appends a group commit
+//     waits for cannot overlap that fsync (they are its content). On this
+//     disk an fsync costs about 0.5 ms plus 35 us per 64 KiB, which puts
+//     the ceiling near 0.72 at 64 KiB and 0.06 at 1 KiB. Pipelined, the
+//     appends made while one fsync runs share the next, and the ratio
+//     reaches 0.72 - 0.89.
 //
 // Format version: the layouts above are Kafka's (magic 2 batches, version
 // 0 checkpoints). A future change must bump the checkpoint version line
