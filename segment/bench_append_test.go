@@ -50,9 +50,11 @@ func BenchmarkAppend(b *testing.B) {
 			// requests in flight; the eight together never have more than
 			// the 1 MiB the raw baseline leaves unsynced.
 			{"group-8appenders-pipelined", FlushGroup, 8, max(1, (128<<10)/size), rawEveryMiB},
-			// Control: a second raw writer in place of the log shows how
-			// far this machine's noise alone moves the ratio.
+			// Controls: a second raw writer in place of the log shows how
+			// far this machine's noise alone moves the ratio, without
+			// fsyncs and with interval's timed ones.
 			{"control-raw-vs-raw", -1, 1, 1, rawNoSync},
+			{"control-raw-vs-raw-interval", -1, 1, 1, rawTimed},
 		}
 		for _, c := range cases {
 			b.Run(name+"/"+c.name, func(b *testing.B) {
@@ -92,7 +94,7 @@ func BenchmarkAppend(b *testing.B) {
 				switch {
 				case c.appenders > 1:
 					chunk = max(1, (16<<20)/size)
-				case c.policy == FlushInterval:
+				case c.raw == rawTimed:
 					// Each side's timed fsyncs slow whichever side is
 					// writing meanwhile: short turns share that out evenly.
 					chunk = max(1, (64<<10)/size)
