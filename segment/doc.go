@@ -158,7 +158,7 @@
 //	go test -run '^$' -bench 'BenchmarkAppend$' -count 4 ./segment/
 //	go test -run '^$' -bench AppendOverhead -count 3 ./segment/
 //
-// Measured 2026-11-30 11:50-11:56 UTC on 2 shared vCPUs (AMD EPYC, ext4
+// Measured 2026-11-30 11:44-11:48 UTC on 2 shared vCPUs (AMD EPYC, ext4
 // on virtio), four runs: log/raw range (median).
 //
 //	                          1 KiB                 64 KiB
