@@ -172,6 +172,10 @@
 //     non-Linux builds take the copying path: ReadAt into a pooled 64 KiB
 //     buffer, then Write (Stats.BytesCopied). A TLS listener will use the
 //     same writer with its copying path.
+//   - writev comes from golang.org/x/sys on Linux, macOS and OpenBSD and
+//     from its system call number on FreeBSD, NetBSD and DragonFly
+//     (writev_bsd.go), so the broker builds for FreeBSD too; its tests
+//     run on Linux only.
 //
 // # Shutdown
 //

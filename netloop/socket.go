@@ -51,7 +51,7 @@ func (s *socket) writev(iov [][]byte) (int, error) {
 	// Every call starts with a non-empty slice, so it makes progress or
 	// fails: a stream socket never takes 0 bytes of a non-empty write.
 	for iov = advance(iov, 0); len(iov) > 0; {
-		n, err := unix.Writev(s.fd, iov[:min(len(iov), maxIovecs)])
+		n, err := writev(s.fd, iov[:min(len(iov), maxIovecs)])
 		if n > 0 {
 			written += n
 			iov = advance(iov, n)
@@ -75,7 +75,7 @@ func (s *socket) writev(iov [][]byte) (int, error) {
 // than maxIovecs).
 func (s *socket) tryWritev(iov [][]byte) (int, error) {
 	for {
-		n, err := unix.Writev(s.fd, iov[:min(len(iov), maxIovecs)])
+		n, err := writev(s.fd, iov[:min(len(iov), maxIovecs)])
 		if err != unix.EINTR {
 			return max(n, 0), err
 		}
