@@ -9,7 +9,7 @@ DATA ?= ./data
 FUZZTIME ?= 10s
 TEST_TIMEOUT ?= 18m
 
-.PHONY: all build run test test-unit deps lint fmt-check vet bench bench-compare perf-targets fuzz clean
+.PHONY: all build run test test-unit deps lint fmt-check vet cross bench bench-compare perf-targets fuzz clean
 
 all: build
 
@@ -36,8 +36,13 @@ lint-imports:
 	$(GO) test ./internal/lint/
 
 ## lint: go vet, gofmt check, golangci-lint (pinned, installed from the Go module proxy)
-lint: vet fmt-check $(GOLANGCI_LINT)
+lint: vet fmt-check cross $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
+
+## cross: the broker still builds for macOS and FreeBSD (its tests run on Linux only)
+cross:
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/samsa
+	GOOS=freebsd GOARCH=amd64 $(GO) build -o /dev/null ./cmd/samsa
 
 vet:
 	$(GO) vet ./...
