@@ -34,7 +34,7 @@ func (f reservingFile) Reserve(off, n int64) error {
 }
 
 func (f reservingFile) Truncate(size int64) error {
-	if cur, err := f.File.Size(); err == nil && cur == size {
+	if cur, err := f.Size(); err == nil && cur == size {
 		f.fs.mu.Lock()
 		f.fs.giveBacks++
 		f.fs.mu.Unlock()
