@@ -40,8 +40,9 @@ type Options struct {
 	// actors' answers (DescribeLogDirs, DeleteTopics); default 30s.
 	GatherTimeout time.Duration
 
-	// openDir opens a data directory; tests wrap segment.Dir with it.
-	openDir func(path string, logger *slog.Logger) (logDir, error)
+	// openDir opens a data directory with the options the broker's
+	// configuration gives; tests wrap segment.Dir with it.
+	openDir func(path string, opts segment.Options) (logDir, error)
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor
@@ -114,7 +115,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	ep := state.Endpoint()
 	b.endpoint.Store(&ep)
 	for _, path := range cfg.LogDirs {
-		d, err := o.openDir(path, logger)
+		d, err := o.openDir(path, dirOptions(cfg, logger))
 		if err != nil {
 			b.abandonStart()
 			return nil, fmt.Errorf("actors: data directory %s: %w", path, err)
@@ -267,8 +268,21 @@ func (b *Broker) unlock() {
 }
 
 // openLogDir opens one data directory.
-func openLogDir(path string, logger *slog.Logger) (logDir, error) {
-	return segment.OpenDir(path, segment.Options{Logger: logger})
+func openLogDir(path string, opts segment.Options) (logDir, error) {
+	return segment.OpenDir(path, opts)
+}
+
+// keyReserveBytes is how far ahead of active segments disk space is
+// reserved (segment.Options.ReserveBytes); 0 turns it off.
+const keyReserveBytes = "samsa.log.reserve.bytes"
+
+// dirOptions are the segment options of every data directory.
+func dirOptions(cfg *config.Broker, logger *slog.Logger) segment.Options {
+	reserve := config.ParseInt(cfg.Value(keyReserveBytes))
+	if reserve == 0 {
+		reserve = -1 // segment's "off"; its 0 means the default
+	}
+	return segment.Options{Logger: logger, ReserveBytes: reserve}
 }
 
 func (b *Broker) closeDirs() error {

@@ -506,8 +506,9 @@ func TestOffsetForLeaderEpoch(t *testing.T) {
 // the high watermark stays where durable data ends.
 func TestProduceFsyncFailure(t *testing.T) {
 	mem := vfs.NewMemFS()
-	b := startBroker(t, t.TempDir(), Options{openDir: func(path string, logger *slog.Logger) (logDir, error) {
-		return segment.OpenDir(path, segment.Options{FS: mem, Logger: logger})
+	b := startBroker(t, t.TempDir(), Options{openDir: func(path string, opts segment.Options) (logDir, error) {
+		opts.FS = mem
+		return segment.OpenDir(path, opts)
 	}})
 	createTopicWith(t, b, "f", 1)
 	now := time.Now().UnixMilli()

@@ -62,8 +62,8 @@ func startFlaky(t *testing.T, dir string, panics map[string]int) (*Broker, *flak
 		t.Fatal(err)
 	}
 	var fd *flakyDir
-	opts := Options{openDir: func(path string, logger *slog.Logger) (logDir, error) {
-		sd, err := segment.OpenDir(path, segment.Options{Logger: logger})
+	opts := Options{openDir: func(path string, dopts segment.Options) (logDir, error) {
+		sd, err := segment.OpenDir(path, dopts)
 		fd = &flakyDir{Dir: sd, panics: panics, opens: map[string]int{}, logs: map[string]*segment.Log{}}
 		return fd, err
 	}}

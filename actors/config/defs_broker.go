@@ -144,6 +144,8 @@ var brokerDefs = []Def{
 		Doc:      "With the interval flush policy: fsync at least this often."},
 	{Name: "log.flush.scheduler.interval.ms", Type: Long, Default: longMax, Check: AtLeast(0),
 		Doc: "log.flush.interval.ms when that is not set."},
+	{Name: "samsa.log.reserve.bytes", Type: Long, Default: "1048576", Check: AtLeast(0),
+		Doc: "Disk space reserved ahead of each active segment's end, in steps of this many bytes (fallocate with KEEP_SIZE: the file's size does not change; a roll or a clean shutdown gives back the unused part). Saves the filesystem's block allocation on every append. 0 disables."},
 	{Name: "log.flush.offset.checkpoint.interval.ms", Type: Int, Default: "60000", Check: AtLeast(0),
 		Doc: "How often each data directory writes its recovery-point and log-start-offset checkpoints; 0: only at shutdown."},
 
