@@ -179,6 +179,14 @@
 // take longer than the interval (64 KiB) it syncs less often than the
 // raw side's ticker, hence ratios above 1.
 //
+// Reads and recovery (go test -run '^$' -bench
+// 'BenchmarkRead|RecoveryScan|OpenClean' -count 2 ./segment/, 12:30 UTC):
+// 1 MiB fetches sent as file regions with sendfile 1,484 - 1,690 MB/s,
+// 1.20 - 1.39 x pread+write of the same bytes, the copying read 1.02 -
+// 1.15 x; recovery scan after an unclean shutdown 4,600 - 5,000 MB/s
+// (page cache warm); open after a clean shutdown 0.80 - 0.83 ms at 16
+// and 128 MiB, 1.03 - 1.07 ms at 1 GiB (SEGMENT_BENCH_1GIB=1).
+//
 // Reserving space ahead of the active segment (reserve.go) is most of the
 // difference from earlier figures. Against the same benchmark without it,
 // in turns, three runs each: never 0.87 - 0.91 against 0.85 - 0.89 at
