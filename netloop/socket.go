@@ -51,13 +51,10 @@ func (s *socket) writev(iov [][]byte) (int, error) {
 	// Every call starts with a non-empty slice, so it makes progress or
 	// fails: a stream socket never takes 0 bytes of a non-empty write.
 	for iov = advance(iov, 0); len(iov) > 0; {
-		n, err := writev(s.fd, iov[:min(len(iov), maxIovecs)])
-		if n > 0 {
-			written += n
-			iov = advance(iov, n)
-		}
+		n, err := s.tryWritev(iov)
+		written += n
+		iov = advance(iov, n)
 		switch {
-		case err == unix.EINTR:
 		case err == unix.EAGAIN:
 			if err := s.waitWritable(); err != nil {
 				return written, err
