@@ -111,7 +111,9 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 		s.h = h
 	}
 	defer h.release()
-	l.d.reserve.ahead(s, h.f, s.size+int64(len(b)))
+	if end := s.size + int64(len(b)); end > s.reservedTo {
+		l.d.reserve.ahead(s, h.f, end)
+	}
 	if n, err := h.f.WriteAt(b, s.size); err != nil {
 		// Undo a partial write so the log stays a sequence of whole
 		// batches; if even that fails, the log cannot be trusted.
@@ -119,7 +121,7 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 			if terr := h.f.Truncate(s.size); terr != nil {
 				return AppendResult{}, l.fail(fmt.Errorf("write failed (%v), then truncate failed: %w", err, terr))
 			}
-			l.d.reserve.cut(s)
+			s.reservedTo = 0 // the truncation gave back every reserved block
 		}
 		return AppendResult{}, fmt.Errorf("segment: append to %s: %w", s.logPath, err)
 	}

@@ -21,13 +21,14 @@ type reserver struct {
 	off  atomic.Bool // the filesystem cannot reserve: stop asking
 }
 
-// ahead makes sure the segment file f has space reserved up to end,
+// ahead makes sure the segment file f has space reserved up to end
+// (append calls it only past s.reservedTo, a check that inlines),
 // rounding up to a whole step. A failure is not an error: the write that
 // follows allocates as it would have (and reports a full disk itself);
 // ahead tries again a step later. A filesystem that cannot reserve at all
 // turns reservation off for the directory.
 func (r *reserver) ahead(s *segment, f vfs.File, end int64) {
-	if end <= s.reservedTo || !r.enabled() {
+	if !r.enabled() {
 		return
 	}
 	sr, ok := f.(vfs.SpaceReserver)
@@ -59,10 +60,6 @@ func (r *reserver) giveBack(s *segment, f vfs.File) error {
 	}
 	return f.Truncate(s.size)
 }
-
-// cut notes that s's file was truncated to s.size, which gave back every
-// reserved block past it.
-func (r *reserver) cut(s *segment) { s.reservedTo = 0 }
 
 // giveBackReserved gives back s's reserved space through h, logging a
 // failure: it costs disk space, not data.

@@ -80,16 +80,26 @@ func reservingDir(t *testing.T, fs *reservingFS, step int64) *Dir {
 	return d
 }
 
+// reserveBatch is the batch the reservation tests append: about 1 KiB.
+var reserveBatch = makeBatch(1, 1000, 1, 1)
+
+// reservingLog opens a log on fs with reservations of step bytes and
+// appends n reserveBatch; the directory closes when the test ends.
+func reservingLog(t *testing.T, fs *reservingFS, step int64, n int) *Log {
+	t.Helper()
+	d := reservingDir(t, fs, step)
+	t.Cleanup(func() { d.Close() })
+	l, _ := openLog(t, d, Config{FlushPolicy: FlushNever})
+	for range n {
+		mustAppend(t, l, reserveBatch, 1)
+	}
+	return l
+}
+
 func TestReserveAheadInSteps(t *testing.T) {
 	fs := &reservingFS{MemFS: vfs.NewMemFS()}
-	d := reservingDir(t, fs, 4096)
-	defer d.Close()
-	l, _ := openLog(t, d, Config{FlushPolicy: FlushNever})
-	batch := makeBatch(1, 1000, 1, 1)
-	size := int64(len(batch))
-	for range 10 {
-		mustAppend(t, l, batch, 1)
-	}
+	reservingLog(t, fs, 4096, 10)
+	size := int64(len(reserveBatch))
 	got, _ := fs.snapshot()
 	// Each reservation starts where the last ended and runs to the next
 	// multiple of the step at or past the append's end.
@@ -165,41 +175,27 @@ func TestReserveGivenBackOnRollCloseAndTruncate(t *testing.T) {
 }
 
 func TestReserveFailuresAreNotErrors(t *testing.T) {
-	batch := makeBatch(1, 1000, 1, 1)
 	t.Run("no space: appends go on, retried a step later", func(t *testing.T) {
 		fs := &reservingFS{MemFS: vfs.NewMemFS(), reserve: syscall.ENOSPC}
-		d := reservingDir(t, fs, 4096)
-		defer d.Close()
-		l, _ := openLog(t, d, Config{FlushPolicy: FlushNever})
-		for range 8 {
-			mustAppend(t, l, batch, 1)
-		}
+		reservingLog(t, fs, 4096, 8)
 		if res, _ := fs.snapshot(); len(res) < 2 || len(res) >= 8 {
 			t.Fatalf("%d reservation attempts for 8 appends over 2 steps each, want one per step", len(res))
 		}
 	})
 	t.Run("unsupported: asked once, then never again", func(t *testing.T) {
 		fs := &reservingFS{MemFS: vfs.NewMemFS(), reserve: errors.ErrUnsupported}
-		d := reservingDir(t, fs, 4096)
-		defer d.Close()
-		l, _ := openLog(t, d, Config{FlushPolicy: FlushNever})
-		for range 8 {
-			mustAppend(t, l, batch, 1)
-		}
+		l := reservingLog(t, fs, 4096, 8)
 		if err := l.Roll(1); err != nil {
 			t.Fatal(err)
 		}
-		mustAppend(t, l, batch, 1)
+		mustAppend(t, l, reserveBatch, 1)
 		if res, back := fs.snapshot(); len(res) != 1 || back != 0 {
 			t.Fatalf("%d reservations and %d give-backs, want 1 and 0", len(res), back)
 		}
 	})
 	t.Run("disabled", func(t *testing.T) {
 		fs := &reservingFS{MemFS: vfs.NewMemFS()}
-		d := reservingDir(t, fs, -1)
-		defer d.Close()
-		l, _ := openLog(t, d, Config{FlushPolicy: FlushNever})
-		mustAppend(t, l, batch, 1)
+		l := reservingLog(t, fs, -1, 1)
 		if err := l.Roll(1); err != nil {
 			t.Fatal(err)
 		}

@@ -183,7 +183,7 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 	if err := h.f.Truncate(pos); err != nil {
 		return 0, fl.finish(-1, err, -1)
 	}
-	l.d.reserve.cut(s)
+	s.reservedTo = 0 // the truncation gave back every reserved block
 	l.trimSegment(s, h, pos, newEnd)
 	l.publish()
 	if err := l.epochs.truncateFromEnd(newEnd); err != nil {
