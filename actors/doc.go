@@ -114,15 +114,20 @@
 // the response; a gather slot per partition, the last one encodes and
 // replies (acks=0: req.Reply(nil) once every part is appended, because
 // the batches alias the frame; if a part failed, a response with no bytes
-// and CloseAfter instead, so netloop closes the connection as Kafka does). The partition actor validates
-// (produce_validate.go: a pure function of the batch, the topic's rules
-// and now), checks the producer state (actors/idempotence), appends
+// and CloseAfter instead, so netloop closes the connection as Kafka does).
+// The partition core validates the batch (actors/partition/validate.go: a
+// pure function of the batch, the topic's rules and now) and checks the
+// producer state (actors/idempotence); the actor appends it
 // through segment.Log.Append at the partition's leader epoch (assigned
 // to the log when it opens), and answers once the batch is below the
 // high watermark.
 //
-// High watermark: p.hw, owned by the actor, is the end of what is durable
-// under the topic's flush policy: at once for interval/never, for
+// High watermark and acknowledgements: the partition's pure core
+// (actors/partition: Core) owns the high watermark, the produce answers
+// waiting for durability and the producer state; the actor reads the
+// log's state for each call and carries out the core's effects
+// (partition_produce.go). The high watermark is the end of what is
+// durable under the topic's flush policy: at once for interval/never, for
 // group/always when segment's RecoveryPoint or a WhenDurable callback
 // says so. The callback runs on segment's flush goroutine and only Sends
 // durableUpTo to the actor. Every advance answers the produces it covers
@@ -152,8 +157,8 @@
 // both the message and where the answer goes); the actor checks the
 // client's leader epoch (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH) and
 // the offset (OFFSET_OUT_OF_RANGE outside [log start, log end]) and reads
-// segment regions from the offset up to p.hw (the last stable offset is
-// p.hw: no transactions yet), at most min(partition_max_bytes,
+// segment regions from the offset up to the high watermark (the last
+// stable offset is the high watermark: no transactions yet), at most min(partition_max_bytes,
 // max_bytes), always the first batch (segment.ReadRequest.MinOneBatch).
 // The read is index lookups and header preads (none near the end of the
 // log, where segment remembers the newest batches); record bytes stay in

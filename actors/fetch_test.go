@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -226,7 +227,7 @@ func (fp *fakePartition) do(fn func(p *partitionActor)) {
 func (fp *fakePartition) produce(t *testing.T, count, n, valueSize int) {
 	fp.do(func(p *partitionActor) {
 		appendBatches(t, p.plog, count, n, valueSize)
-		p.hw = p.plog.LogEndOffset()
+		p.core, _ = partition.NewCore(partition.Rules{}, nil, -1, p.plog.LogEndOffset(), testNow, partition.LogState{})
 		p.onHighWatermark()
 	})
 }

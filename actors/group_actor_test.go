@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/group"
+	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -94,7 +95,7 @@ func (h *shellHarness) load(batches ...[]byte) {
 		}
 	}
 	p := &partitionActor{plog: l}
-	p.hw = l.LogEndOffset()
+	p.core, _ = partition.NewCore(partition.Rules{}, nil, -1, l.LogEndOffset(), testNow, partition.LogState{})
 	task, ok := h.next().(*partitionTask)
 	if !ok {
 		h.t.Fatal("the coordinator wrote while loading")

@@ -107,7 +107,7 @@ func (p *partitionActor) readLoadChunk(from int64) (data []byte, next, end int64
 	if p.plog == nil {
 		return nil, 0, 0, errors.New("actors: the partition's log is offline")
 	}
-	end = p.hw
+	end = p.highWatermark()
 	if from < p.plog.LogStartOffset() {
 		from = p.plog.LogStartOffset()
 	}

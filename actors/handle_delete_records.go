@@ -65,10 +65,11 @@ func (p *partitionActor) deleteRecords(offset int64, out *kmsg.DeleteRecordsResp
 		out.ErrorCode = int16(kerr.NotLeaderOrFollower)
 		return
 	}
+	hw := p.highWatermark()
 	if offset == -1 {
-		offset = p.hw
+		offset = hw
 	}
-	if offset < 0 || offset > p.hw {
+	if offset < 0 || offset > hw {
 		out.ErrorCode = int16(kerr.OffsetOutOfRange)
 		out.LowWatermark = p.plog.LogStartOffset()
 		return

@@ -77,7 +77,7 @@ func (p *partitionActor) listOffset(ts int64, currentEpoch int32, follower bool,
 	}
 	// What a reader may see: the high watermark (= last stable offset),
 	// or the log end for a follower.
-	bound := p.hw
+	bound := p.highWatermark()
 	if follower {
 		bound = p.plog.LogEndOffset()
 	}
@@ -141,7 +141,7 @@ func (p *partitionActor) exactTimestampOffset(r segment.TimestampOffset, ts int6
 	if h.Codec() == wire.CodecNone {
 		return r // segment read the records itself
 	}
-	it, scratch, err := wire.NewBatchRecordIter(data[:h.Size()], p.scratch[:0], 32*int(p.rules.maxMessageBytes))
+	it, scratch, err := wire.NewBatchRecordIter(data[:h.Size()], p.scratch[:0], 32*int(p.core.Rules().MaxMessageBytes))
 	p.scratch = scratch
 	if err != nil {
 		return r

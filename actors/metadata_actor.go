@@ -192,7 +192,7 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather) {
 		latest.Store(&spec)
 		view := newPartitionView()
 		props := actor.PropsFromProducer(func() actor.Actor {
-			return &partitionActor{spec: *latest.Load(), latest: latest, view: view, dir: dir, log: log, startup: startup}
+			return &partitionActor{spec: *latest.Load(), latest: latest, view: view, dir: dir, log: log, now: a.b.opts.Now, startup: startup}
 		}, actor.WithDispatcher(a.b.dispatch))
 		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
 		pid, err := a.ctx.SpawnNamed(props, name)

@@ -55,6 +55,7 @@ type partitionActor struct {
 	view *partitionView
 	dir  logDir
 	log  *slog.Logger
+	now  func() time.Time // the broker's clock (Options.Now); nil: time.Now
 
 	plog    *segment.Log
 	openErr error // the log could not be opened: the partition is offline
@@ -63,7 +64,7 @@ type partitionActor struct {
 	deleted    bool
 	wasOffline bool
 
-	produceSide // partition_produce.go: high watermark, producer state, acks waiting for fsync
+	produceSide // partition_produce.go: the produce core (high watermark, producer state, acks waiting for fsync)
 }
 
 // startReport tells whoever waits for a partition's first open (NewBroker,

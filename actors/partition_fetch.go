@@ -61,7 +61,7 @@ func (p *partitionActor) serveFetch(f *partitionFetch) {
 	if p.plog == nil {
 		f.code, f.hw, f.lso, f.logStart, f.res = kerr.NotLeaderOrFollower, -1, -1, -1, nil
 	} else {
-		err = readPartition(p.plog, p.hw, p.spec.LeaderEpoch, f)
+		err = readPartition(p.plog, p.highWatermark(), p.spec.LeaderEpoch, f)
 	}
 	if err != nil {
 		p.log.Error("fetch read failed", append(p.attrs(), "offset", f.offset, "err", err)...)
@@ -88,7 +88,7 @@ func (p *partitionActor) onHighWatermark() {
 	if p.view == nil {
 		return
 	}
-	due := p.view.setHW(p.hw)
+	due := p.view.setHW(p.highWatermark())
 	if len(due) == 0 || p.plog == nil {
 		return
 	}

@@ -1,15 +1,12 @@
 package actors
 
 import (
-	"errors"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/samsa-io/samsa/actors/idempotence"
-	"github.com/samsa-io/samsa/segment"
-	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -19,6 +16,7 @@ type (
 	// actor fills out (owned by this message until the slot is put) and
 	// puts slot of g once the answer is final: at once for an error, or
 	// when the appended batch is durable under the topic's flush policy.
+	// It is the core's Ticket for the answer.
 	produceRequest struct {
 		records []byte // aliases the request frame; append stamps it in place
 		version int16
@@ -44,54 +42,18 @@ type (
 	}
 )
 
-// produceSide is the partition actor's produce state; every field belongs
-// to the actor's goroutine.
+// produceSide is the partition actor's link to its produce core; every
+// field belongs to the actor's goroutine. The state itself (high
+// watermark, producer state, answers waiting for fsync) is the pure
+// partition.Core; this side reads the log for it and carries out its
+// effects.
 type produceSide struct {
 	self *actor.PID
 	root *actor.RootContext
 
-	rules produceRules
-	// hw is the high watermark: offsets below it are durable under the
-	// topic's flush policy (single node: no followers to wait for). It
-	// only grows while the log is open; onHighWatermark runs after each
-	// advance.
-	hw int64
-	// waitingFor is the end offset of the newest WhenDurable registered
-	// (0: none outstanding).
-	waitingFor int64
-	// pending are produce answers waiting for their offsets to become
-	// durable, in no particular order (duplicates of earlier batches join
-	// late).
-	pending []pendingAck
-
-	producers    *idempotence.State
-	sinceSnap    int64 // bytes appended since the last producer-state snapshot
-	snapAt       int64 // offset of the last snapshot written, -1 none
-	scratch      []byte
-	lastExpiryMs int64
+	core    *partition.Core // nil while the log is not open
+	scratch []byte          // decompression buffer of ListOffsets
 }
-
-// pendingAck is a produce answer waiting for durability.
-type pendingAck struct {
-	end  int64 // offsets below end must be durable
-	out  *kmsg.ProduceResponseTopicPartition
-	g    *gather
-	slot int
-}
-
-// Producer-state housekeeping.
-const (
-	// snapshotEveryBytes bounds the log replayed after an unclean stop:
-	// the producer state is snapshotted at least this often (and at every
-	// clean close).
-	snapshotEveryBytes = 256 << 20
-	// producerIDExpirationMs is Kafka's producer.id.expiration.ms default:
-	// producers silent for a day are forgotten.
-	producerIDExpirationMs = 24 * 60 * 60 * 1000
-)
-
-// nowMs is the shell's clock; the cores below take the time as argument.
-func nowMs() int64 { return time.Now().UnixMilli() }
 
 // startProduce prepares the produce side after the log opened: the
 // partition leads at its metadata epoch from the log end on, the producer
@@ -99,8 +61,7 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 // watermark starts at what is durable.
 func (p *partitionActor) startProduce(ctx actor.Context) {
 	p.self, p.root = ctx.Self(), ctx.ActorSystem().Root
-	p.rules = rulesOf(p.spec.Config)
-	p.snapAt = -1
+	p.core = nil
 	if p.plog == nil {
 		return
 	}
@@ -109,221 +70,129 @@ func (p *partitionActor) startProduce(ctx actor.Context) {
 			p.log.Error("cannot record the leader epoch; the log refuses appends", append(p.attrs(), "err", err)...)
 		}
 	}
-	p.loadProducers(nowMs())
-	p.hw = p.plog.LogStartOffset()
-	p.advanceHW(p.plog.LogEndOffset())
+	now := p.nowMs()
+	producers, snapAt := p.loadProducers(now)
+	core, fx := partition.NewCore(partition.RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
+	p.core = core
+	p.carry(fx)
 	p.publishView()
+}
+
+// nowMs is the shell's clock (the broker's Options.Now), handed to the
+// core; an actor built by hand in a test reads the real clock.
+func (p *partitionActor) nowMs() int64 {
+	if p.now == nil {
+		return time.Now().UnixMilli()
+	}
+	return p.now().UnixMilli()
+}
+
+// logState reads what the core needs to know of the log.
+func (p *partitionActor) logState() partition.LogState {
+	cfg := p.plog.Config()
+	return partition.LogState{End: p.plog.LogEndOffset(), RecoveryPoint: p.plog.RecoveryPoint(),
+		Policy: cfg.FlushPolicy, SegmentBytes: cfg.SegmentBytes}
+}
+
+// highWatermark is the end of what readers may see: the log start while
+// no core runs on an open log (an actor built by hand in a test), -1
+// without a log.
+func (p *partitionActor) highWatermark() int64 {
+	if p.core == nil {
+		if p.plog != nil {
+			return p.plog.LogStartOffset()
+		}
+		return -1
+	}
+	return p.core.HighWatermark()
 }
 
 // reconfigureProduce applies an altered topic config.
 func (p *partitionActor) reconfigureProduce() {
-	p.rules = rulesOf(p.spec.Config)
-	if p.plog != nil {
-		// A policy that no longer waits for fsync acknowledges at once.
-		p.advanceHW(p.plog.LogEndOffset())
+	if p.core != nil && p.plog != nil {
+		p.carry(p.core.Reconfigure(partition.RulesOf(p.spec.Config), p.logState()))
 	}
 }
 
-// produce validates, deduplicates and appends one partition's batch.
+// produce hands one partition's batch to the core and, when the core asks
+// for it, appends it.
 func (p *partitionActor) produce(m *produceRequest) {
-	out := m.out
-	if p.plog == nil {
-		p.answer(m.g, m.slot, out, kerr.NotLeaderOrFollower, "the partition's log is offline")
+	if p.plog == nil || p.core == nil {
+		p.answer(partition.Ack{Ticket: m, Code: kerr.NotLeaderOrFollower, Msg: "the partition's log is offline", BaseOffset: -1, LogAppendTime: -1})
 		return
 	}
-	out.LogStartOffset = p.plog.LogStartOffset()
-	now := nowMs()
-	if m.acks == -1 && p.rules.minInsync > 1 {
-		p.answer(m.g, m.slot, out, kerr.NotEnoughReplicas, "acks=all needs min.insync.replicas in sync; this partition has 1 replica")
+	m.out.LogStartOffset = p.plog.LogStartOffset()
+	now := p.nowMs()
+	a, fx := p.core.Produce(partition.Produce{Records: m.records, Version: m.version, Acks: m.acks, Ticket: m}, now, p.logState())
+	p.carry(fx)
+	if a == nil {
 		return
 	}
-	v := validateProduce(m.records, m.version, p.rules, now, false, &p.scratch) // Append verifies the CRC
-	if v.code != kerr.None {
-		p.answer(m.g, m.slot, out, v.code, v.msg)
-		return
-	}
-	h := &v.header
-	chk := p.producers.Check(h)
-	switch chk.Verdict {
-	case idempotence.Reject:
-		p.answer(m.g, m.slot, out, kerr.Code(chk.Code), chk.Reason)
-		return
-	case idempotence.Duplicate:
-		// A retry whose first answer was lost: answer with the original
-		// offsets, once they are durable.
-		out.BaseOffset = chk.Prior.FirstOffset
-		if p.rules.logAppendTime {
-			out.LogAppendTime = chk.Prior.Timestamp
-		}
-		p.ackWhenDurable(pendingAck{end: chk.Prior.LastOffset + 1, out: out, g: m.g, slot: m.slot})
-		return
-	}
-	res, err := p.plog.Append(m.records, p.spec.LeaderEpoch, now)
-	if err != nil {
-		code, msg := appendErrorCode(err)
-		if code == kerr.KafkaStorageError {
-			p.log.Error("append failed", append(p.attrs(), "err", err)...)
-		}
-		p.answer(m.g, m.slot, out, code, msg)
-		return
-	}
-	ts := h.MaxTimestamp
-	if res.LogAppendTime >= 0 {
-		ts = res.LogAppendTime
-	}
-	p.producers.Record(h, res.FirstOffset, ts)
-	out.BaseOffset, out.LogAppendTime = res.FirstOffset, res.LogAppendTime
-	p.sinceSnap += int64(len(m.records))
-	p.ackWhenDurable(pendingAck{end: res.LastOffset + 1, out: out, g: m.g, slot: m.slot})
-	if p.sinceSnap >= min(snapshotEveryBytes, p.plog.Config().SegmentBytes) {
-		p.snapshotProducers(now)
-	}
+	res, err := p.plog.Append(a.Records, p.spec.LeaderEpoch, now)
+	p.carry(p.core.Appended(a, res, err, now, p.logState()))
 }
 
-// appendErrorCode maps an error of segment.Log.Append to a Kafka code.
-func appendErrorCode(err error) (kerr.Code, string) {
-	var be *segment.BatchError
-	switch {
-	case errors.As(err, &be) && errors.Is(err, segment.ErrRecordTooLarge):
-		return kerr.MessageTooLarge, "record batch exceeds max.message.bytes"
-	case errors.As(err, &be):
-		return wire.ErrorCodeOf(be.Err), be.Err.Error()
-	case errors.Is(err, segment.ErrRecordTooLarge):
-		return kerr.RecordListTooLarge, "records exceed segment.bytes"
-	case errors.Is(err, segment.ErrClosed):
-		return kerr.NotLeaderOrFollower, "the partition's log is closing"
-	}
-	// A failed write or fsync: the log refuses appends until the broker
-	// restarts (segment never carries on after a failed fsync).
-	return kerr.KafkaStorageError, "the partition's log failed to write; see the broker log"
-}
-
-// ackWhenDurable answers a produce once its offsets are below the high
-// watermark, registering a durability wait if needed.
-func (p *partitionActor) ackWhenDurable(a pendingAck) {
-	if a.end <= p.hw {
-		p.answer(a.g, a.slot, a.out, kerr.None, "")
-		return
-	}
-	p.pending = append(p.pending, a)
-	p.advanceHW(p.plog.LogEndOffset())
-}
-
-// advanceHW moves the high watermark towards end (the log end offset):
-// at once when the flush policy acknowledges without fsync or the data is
-// already fsynced, else when WhenDurable reports it (as a durableUpTo
-// message: the callback runs on segment's flush goroutine and must not
-// touch the actor's state).
-func (p *partitionActor) advanceHW(end int64) {
-	if end <= p.hw {
-		return
-	}
-	switch p.plog.Config().FlushPolicy {
-	case segment.FlushInterval, segment.FlushNever:
-		p.raiseHW(end)
-		return
-	}
-	if rp := p.plog.RecoveryPoint(); rp > p.hw {
-		p.raiseHW(min(rp, end))
-		if end <= p.hw {
-			return
-		}
-	}
-	if end <= p.waitingFor {
-		return // an earlier wait covers it: its answer re-registers
-	}
-	p.waitingFor = end
-	self, root := p.self, p.root
-	p.plog.WhenDurable(end-1, func(err error) { root.Send(self, &durableUpTo{end: end, err: err}) })
-}
-
-// durable handles a WhenDurable answer.
+// durable hands a WhenDurable answer to the core.
 func (p *partitionActor) durable(m *durableUpTo) {
-	if p.plog == nil {
+	if p.plog == nil || p.core == nil {
 		return
 	}
-	if m.end >= p.waitingFor {
-		p.waitingFor = 0
+	p.carry(p.core.Durable(m.end, m.err, p.logState()))
+}
+
+// carry carries out the core's effects.
+func (p *partitionActor) carry(fx partition.Effects) {
+	if fx.Problem != nil {
+		p.log.Error(fx.Problem.Msg, append(p.attrs(), "err", fx.Problem.Err)...)
 	}
-	if m.err != nil {
-		code, msg := kerr.KafkaStorageError, "the partition's log failed to fsync; see the broker log"
-		if errors.Is(m.err, segment.ErrTruncated) || errors.Is(m.err, segment.ErrClosed) {
-			code, msg = kerr.NotLeaderOrFollower, "the partition's log closed before the write was durable"
-		} else {
-			p.log.Error("fsync failed; produce requests are refused until restart", append(p.attrs(), "err", m.err)...)
-		}
-		p.failPending(code, msg)
-		return
+	for _, a := range fx.Acks {
+		p.answer(a)
 	}
-	p.raiseHW(min(m.end, p.plog.LogEndOffset()))
-	if len(p.pending) > 0 {
-		p.advanceHW(p.plog.LogEndOffset())
+	if fx.HighWatermarkMoved {
+		p.onHighWatermark() // publishes hw, wakes long-polling fetches (partition_fetch.go)
+	}
+	if end := fx.WaitDurable; end > 0 {
+		// The callback runs on segment's flush goroutine: it only sends.
+		self, root := p.self, p.root
+		p.plog.WhenDurable(end-1, func(err error) { root.Send(self, &durableUpTo{end: end, err: err}) })
+	}
+	if fx.Snapshot {
+		p.snapshotProducers(p.nowMs())
 	}
 }
 
-// raiseHW sets the high watermark and answers the produces it covers.
-func (p *partitionActor) raiseHW(hw int64) {
-	if hw <= p.hw {
-		return
+// answer fills a produce partition's answer and puts its gather slot.
+func (p *partitionActor) answer(a partition.Ack) {
+	m := a.Ticket.(*produceRequest)
+	out := m.out
+	out.ErrorCode = int16(a.Code)
+	out.BaseOffset, out.LogAppendTime = a.BaseOffset, a.LogAppendTime
+	if a.Code != kerr.None && a.Msg != "" && out.ErrorMessage == nil {
+		msg := a.Msg
+		out.ErrorMessage = &msg
 	}
-	p.hw = hw
-	kept := p.pending[:0]
-	for _, a := range p.pending {
-		if a.end <= hw {
-			p.answer(a.g, a.slot, a.out, kerr.None, "")
-		} else {
-			kept = append(kept, a)
-		}
-	}
-	clear(p.pending[len(kept):])
-	p.pending = kept
-	p.onHighWatermark() // publishes hw, wakes long-polling fetches (partition_fetch.go)
-}
-
-// failPending answers every waiting produce with code.
-func (p *partitionActor) failPending(code kerr.Code, msg string) {
-	for _, a := range p.pending {
-		a.out.BaseOffset, a.out.LogAppendTime = -1, -1
-		p.answer(a.g, a.slot, a.out, code, msg)
-	}
-	clear(p.pending)
-	p.pending = p.pending[:0]
-	p.waitingFor = 0
-}
-
-// answer fills a produce partition's error and puts its gather slot.
-func (p *partitionActor) answer(g *gather, slot int, out *kmsg.ProduceResponseTopicPartition, code kerr.Code, msg string) {
-	out.ErrorCode = int16(code)
-	if code != kerr.None {
-		out.BaseOffset, out.LogAppendTime = -1, -1
-		if msg != "" && out.ErrorMessage == nil {
-			out.ErrorMessage = &msg
-		}
-	}
-	g.put(slot, 0)
+	m.g.put(m.slot, 0)
 }
 
 // stopProduce runs before the log closes (stop, restart): the producer
 // state is snapshotted at the log end so the next open replays nothing.
 func (p *partitionActor) stopProduce() {
-	if p.plog != nil && p.producers != nil && p.snapAt != p.plog.LogEndOffset() {
-		p.snapshotProducers(nowMs())
+	if p.plog != nil && p.core != nil && p.core.SnapshotStale(p.plog.LogEndOffset()) {
+		p.snapshotProducers(p.nowMs())
 	}
 }
 
-// closedProduce runs after the log closed: a clean close fsynced
-// everything, so waiting produces succeed; otherwise they fail and the
-// client retries (idempotent producers are deduplicated after restart).
+// closedProduce runs after the log closed: the core answers what waited
+// (a clean close fsynced everything).
 func (p *partitionActor) closedProduce(cleanly bool) {
-	if cleanly {
-		for _, a := range p.pending {
-			p.answer(a.g, a.slot, a.out, kerr.None, "")
-		}
-		clear(p.pending)
-		p.pending = p.pending[:0]
+	if p.core == nil {
 		return
 	}
-	p.failPending(kerr.NotLeaderOrFollower, "the partition's log closed before the write was durable")
+	fx := p.core.Closed(cleanly)
+	p.core = nil
+	for _, a := range fx.Acks {
+		p.answer(a)
+	}
 }
 
 // runTask runs a partitionTask.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/samsa-io/samsa/actors/idempotence"
+	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
 )
@@ -50,10 +51,12 @@ func listSnapshots(dir string) []int64 {
 	return offs
 }
 
-// loadProducers rebuilds the producer state: snapshot plus replay.
-func (p *partitionActor) loadProducers(now int64) {
+// loadProducers rebuilds the producer state: snapshot plus replay. It
+// returns the state and the offset of the snapshot it started from (-1:
+// none, the whole log was replayed).
+func (p *partitionActor) loadProducers(now int64) (*idempotence.State, int64) {
 	dir, end := p.plog.Path(), p.plog.LogEndOffset()
-	state, from := idempotence.New(), int64(0)
+	state, from, snapAt := idempotence.New(), int64(0), int64(-1)
 	for _, off := range listSnapshots(dir) {
 		path := snapshotPath(dir, off)
 		if off > end {
@@ -64,8 +67,7 @@ func (p *partitionActor) loadProducers(now int64) {
 		if err == nil {
 			var s *idempotence.State
 			if s, from, err = idempotence.Decode(data); err == nil && from == off {
-				state = s
-				p.snapAt = off
+				state, snapAt = s, off
 				break
 			}
 		}
@@ -85,28 +87,23 @@ func (p *partitionActor) loadProducers(now int64) {
 		// state was lost are then appended again (as after expiry).
 		p.log.Error("producer state could not be rebuilt from the log; idempotent producers may see duplicates", append(p.attrs(), "err", err)...)
 	}
-	state.Expire(now, producerIDExpirationMs)
-	p.producers, p.lastExpiryMs = state, now
+	state.Expire(now, partition.ProducerIDExpirationMs)
 	if replayed > 0 {
 		p.log.Info("producer state rebuilt", append(p.attrs(), "snapshot_offset", from, "batches_replayed", replayed, "producers", state.Len())...)
 	}
+	return state, snapAt
 }
 
 // snapshotProducers writes the producer state at the log end offset and
 // drops older snapshots but one. Failures are logged, not fatal: the next
 // open replays more of the log.
 func (p *partitionActor) snapshotProducers(now int64) {
-	if now-p.lastExpiryMs > 60_000 {
-		p.producers.Expire(now, producerIDExpirationMs)
-		p.lastExpiryMs = now
-	}
 	dir, end := p.plog.Path(), p.plog.LogEndOffset()
-	p.sinceSnap = 0
-	if err := vfs.WriteFileAtomic(vfs.OS, snapshotPath(dir, end), p.producers.Encode(end)); err != nil {
+	if err := vfs.WriteFileAtomic(vfs.OS, snapshotPath(dir, end), p.core.EncodeSnapshot(now, end)); err != nil {
 		p.log.Warn("producer-state snapshot not written", append(p.attrs(), "err", err)...)
 		return
 	}
-	p.snapAt = end
+	p.core.SnapshotWritten(end)
 	for i, off := range listSnapshots(dir) {
 		if i >= 2 {
 			if err := os.Remove(snapshotPath(dir, off)); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -136,7 +136,7 @@ func (p *partitionActor) publishView() {
 	}
 	p.view.epoch.Store(p.spec.LeaderEpoch)
 	p.view.log.Store(p.plog)
-	p.view.setHW(p.hw) // no waiters: a hidden view takes none
+	p.view.setHW(p.highWatermark()) // no waiters: a hidden view takes none
 }
 
 // hideView turns the view off before the log closes or goes away; its

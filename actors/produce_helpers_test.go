@@ -2,12 +2,10 @@ package actors
 
 import (
 	"encoding/binary"
-	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/wire"
 )
 
@@ -79,22 +77,6 @@ func (s batchSpec) build() []byte {
 // reseal recomputes a batch's CRC after a test changed covered bytes.
 func reseal(b []byte) {
 	binary.BigEndian.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
-}
-
-// defaultRules are the rules of a topic with Kafka's defaults.
-func defaultRules(t testing.TB) produceRules {
-	t.Helper()
-	return rulesOf(topicConfig(t))
-}
-
-// topicConfig is the effective config of a topic with the given overrides.
-func topicConfig(t testing.TB, kv ...string) config.Topic {
-	t.Helper()
-	over := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		over[kv[i]] = kv[i+1]
-	}
-	return config.ParseTopic(config.EffectiveTopic(over, config.Layers{}))
 }
 
 var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli()

@@ -1,4 +1,4 @@
-package actors
+package partition
 
 import (
 	"encoding/binary"
@@ -16,9 +16,9 @@ func TestValidateProduceErrorCodes(t *testing.T) {
 		return f(b)
 	}
 	small := rules
-	small.maxMessageBytes = int32(len(good) - 1)
+	small.MaxMessageBytes = int32(len(good) - 1)
 	tinySegment := rules
-	tinySegment.segmentBytes = int64(len(good) - 1)
+	tinySegment.SegmentBytes = int64(len(good) - 1)
 	zstd := plain(3, testNow)
 	zstd.codec = wire.CodecZstd
 	control := plain(1, testNow)
@@ -31,7 +31,7 @@ func TestValidateProduceErrorCodes(t *testing.T) {
 		name    string
 		records []byte
 		version int16
-		rules   produceRules
+		rules   Rules
 		want    kerr.Code
 	}{
 		{"valid", good, 9, rules, kerr.None},
@@ -81,12 +81,12 @@ func TestValidateProduceErrorCodes(t *testing.T) {
 func TestValidateProduceTimestamps(t *testing.T) {
 	const hour = 3600_000
 	def := defaultRules(t) // CreateTime, after.max.ms one hour, before unlimited
-	if def.afterMaxMs != hour || def.logAppendTime {
+	if def.AfterMaxMs != hour || def.LogAppendTime {
 		t.Fatalf("defaults: %+v", def)
 	}
-	before := rulesOf(topicConfig(t, "message.timestamp.before.max.ms", "60000"))
-	logTime := rulesOf(topicConfig(t, "message.timestamp.type", "LogAppendTime"))
-	if !logTime.logAppendTime || before.beforeMaxMs != 60000 {
+	before := RulesOf(topicConfig(t, "message.timestamp.before.max.ms", "60000"))
+	logTime := RulesOf(topicConfig(t, "message.timestamp.type", "LogAppendTime"))
+	if !logTime.LogAppendTime || before.BeforeMaxMs != 60000 {
 		t.Fatalf("overrides not applied: %+v %+v", logTime, before)
 	}
 	future := plain(2, testNow+2*hour).build()
@@ -95,7 +95,7 @@ func TestValidateProduceTimestamps(t *testing.T) {
 	// per-record check sees it.
 	mixed := batchSpec{pid: -1, epoch: -1, seq: -1, value: []byte("v"), timestamps: []int64{testNow - 5*60_000, testNow}}
 
-	check := func(name string, records []byte, r produceRules, want kerr.Code) {
+	check := func(name string, records []byte, r Rules, want kerr.Code) {
 		t.Helper()
 		var scratch []byte
 		if v := validateProduce(records, 9, r, testNow, true, &scratch); v.code != want {
@@ -128,8 +128,8 @@ func TestValidateProduceTimestamps(t *testing.T) {
 }
 
 func TestValidateProduceCompactedNeedsKeys(t *testing.T) {
-	compact := rulesOf(topicConfig(t, "cleanup.policy", "compact"))
-	if !compact.compact || defaultRules(t).compact {
+	compact := RulesOf(topicConfig(t, "cleanup.policy", "compact"))
+	if !compact.Compact || defaultRules(t).Compact {
 		t.Fatal("cleanup.policy not mapped")
 	}
 	for _, codec := range []int{wire.CodecNone, wire.CodecSnappy, wire.CodecZstd} {
@@ -157,7 +157,7 @@ func BenchmarkValidateProduce(b *testing.B) {
 	s := plain(150, testNow)
 	s.value = make([]byte, 100)
 	batch := s.build()
-	r := rulesOf(topicConfig(b))
+	r := RulesOf(topicConfig(b))
 	var scratch []byte
 	for _, crc := range []bool{true, false} {
 		name := "crc"

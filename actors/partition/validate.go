@@ -1,4 +1,4 @@
-package actors
+package partition
 
 import (
 	"encoding/binary"
@@ -11,22 +11,22 @@ import (
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// produceRules is what a partition checks a produced batch against, taken
-// from the topic's effective config (and replaced when it is altered).
-type produceRules struct {
-	maxMessageBytes int32 // max.message.bytes: the largest batch
-	segmentBytes    int64 // segment.bytes: the largest produce (RECORD_LIST_TOO_LARGE)
-	logAppendTime   bool  // message.timestamp.type=LogAppendTime
-	// beforeMaxMs and afterMaxMs are message.timestamp.before.max.ms and
+// Rules is what a partition checks a produced batch against, taken from
+// the topic's effective config (and replaced when it is altered).
+type Rules struct {
+	MaxMessageBytes int32 // max.message.bytes: the largest batch
+	SegmentBytes    int64 // segment.bytes: the largest produce (RECORD_LIST_TOO_LARGE)
+	LogAppendTime   bool  // message.timestamp.type=LogAppendTime
+	// BeforeMaxMs and AfterMaxMs are message.timestamp.before.max.ms and
 	// .after.max.ms; math.MaxInt64 means unlimited.
-	beforeMaxMs int64
-	afterMaxMs  int64
-	minInsync   int  // min.insync.replicas
-	compact     bool // cleanup.policy has compact: every record needs a key
+	BeforeMaxMs int64
+	AfterMaxMs  int64
+	MinInsync   int  // min.insync.replicas
+	Compact     bool // cleanup.policy has compact: every record needs a key
 }
 
-// rulesOf maps a topic's effective config to produce rules.
-func rulesOf(t config.Topic) produceRules {
+// RulesOf maps a topic's effective config to produce rules.
+func RulesOf(t config.Topic) Rules {
 	ms := func(d time.Duration) int64 {
 		if d < 0 || d >= time.Duration(math.MaxInt64) {
 			return math.MaxInt64
@@ -37,14 +37,14 @@ func rulesOf(t config.Topic) produceRules {
 	if seg <= 0 {
 		seg = math.MaxInt32
 	}
-	return produceRules{
-		maxMessageBytes: max(t.MaxMessageBytes, 1),
-		segmentBytes:    seg,
-		logAppendTime:   t.LogAppendTime,
-		beforeMaxMs:     ms(t.TimestampBeforeMax),
-		afterMaxMs:      ms(t.TimestampAfterMax),
-		minInsync:       max(t.MinInsyncReplicas, 1),
-		compact:         t.Compact,
+	return Rules{
+		MaxMessageBytes: max(t.MaxMessageBytes, 1),
+		SegmentBytes:    seg,
+		LogAppendTime:   t.LogAppendTime,
+		BeforeMaxMs:     ms(t.TimestampBeforeMax),
+		AfterMaxMs:      ms(t.TimestampAfterMax),
+		MinInsync:       max(t.MinInsyncReplicas, 1),
+		Compact:         t.Compact,
 	}
 }
 
@@ -93,12 +93,12 @@ func rejected(code kerr.Code, format string, args ...any) produceVerdict {
 //
 // Not checked (Kafka checks it while it decompresses anyway): each
 // record's offset delta.
-func validateProduce(records []byte, version int16, r produceRules, now int64, verifyCRC bool, scratch *[]byte) produceVerdict {
+func validateProduce(records []byte, version int16, r Rules, now int64, verifyCRC bool, scratch *[]byte) produceVerdict {
 	if len(records) == 0 {
 		return rejected(kerr.InvalidRecord, "produce v%d needs exactly one record batch per partition, got none", version)
 	}
-	if int64(len(records)) > r.segmentBytes {
-		return rejected(kerr.RecordListTooLarge, "%d bytes of records exceed segment.bytes %d", len(records), r.segmentBytes)
+	if int64(len(records)) > r.SegmentBytes {
+		return rejected(kerr.RecordListTooLarge, "%d bytes of records exceed segment.bytes %d", len(records), r.SegmentBytes)
 	}
 	if len(records) < wire.BatchHeaderSize {
 		return rejected(kerr.CorruptMessage, "%d bytes is shorter than a record batch header", len(records))
@@ -123,8 +123,8 @@ func validateProduce(records []byte, version int16, r produceRules, now int64, v
 	if err != nil {
 		return produceVerdict{header: h, code: wire.ErrorCodeOf(err), msg: err.Error()}
 	}
-	if size > int64(r.maxMessageBytes) {
-		return rejected(kerr.MessageTooLarge, "record batch of %d bytes exceeds max.message.bytes %d", size, r.maxMessageBytes)
+	if size > int64(r.MaxMessageBytes) {
+		return rejected(kerr.MessageTooLarge, "record batch of %d bytes exceeds max.message.bytes %d", size, r.MaxMessageBytes)
 	}
 	if h.Codec() == wire.CodecZstd && version < 7 {
 		return rejected(kerr.UnsupportedCompressionType, "zstd needs produce v7 or later, got v%d", version)
@@ -164,41 +164,41 @@ func validateHeader(b []byte) (wire.BatchHeader, error) {
 // checkRecords applies message.timestamp.before/after.max.ms and the
 // compacted topics' key rule (see validateProduce), reading the records
 // only when a rule needs them.
-func checkRecords(batch []byte, h *wire.BatchHeader, r produceRules, now int64, scratch *[]byte) produceVerdict {
-	createTime := !r.logAppendTime
+func checkRecords(batch []byte, h *wire.BatchHeader, r Rules, now int64, scratch *[]byte) produceVerdict {
+	createTime := !r.LogAppendTime
 	tooNew := func(ts int64) bool {
-		return createTime && ts != -1 && r.afterMaxMs != math.MaxInt64 && ts > now && ts-now > r.afterMaxMs
+		return createTime && ts != -1 && r.AfterMaxMs != math.MaxInt64 && ts > now && ts-now > r.AfterMaxMs
 	}
 	tooOld := func(ts int64) bool {
-		return createTime && ts != -1 && r.beforeMaxMs != math.MaxInt64 && ts < now && now-ts > r.beforeMaxMs
+		return createTime && ts != -1 && r.BeforeMaxMs != math.MaxInt64 && ts < now && now-ts > r.BeforeMaxMs
 	}
 	if tooNew(h.MaxTimestamp) {
 		return rejected(kerr.InvalidTimestamp, "timestamp %d is more than message.timestamp.after.max.ms (%d) after the broker's time %d",
-			h.MaxTimestamp, r.afterMaxMs, now)
+			h.MaxTimestamp, r.AfterMaxMs, now)
 	}
 	// No non-negative timestamp can be too old with before.max.ms >= now.
-	oldPossible := createTime && r.beforeMaxMs != math.MaxInt64 && r.beforeMaxMs < now
-	if !oldPossible && !r.compact {
+	oldPossible := createTime && r.BeforeMaxMs != math.MaxInt64 && r.BeforeMaxMs < now
+	if !oldPossible && !r.Compact {
 		return produceVerdict{}
 	}
-	it, buf, err := wire.NewBatchRecordIter(batch, (*scratch)[:0], 32*int(r.maxMessageBytes))
+	it, buf, err := wire.NewBatchRecordIter(batch, (*scratch)[:0], 32*int(r.MaxMessageBytes))
 	*scratch = buf
 	if err != nil {
 		return produceVerdict{code: wire.ErrorCodeOf(err), msg: err.Error()}
 	}
 	var rec wire.Record
 	for it.Next(&rec) {
-		if r.compact && rec.Key == nil {
+		if r.Compact && rec.Key == nil {
 			return rejected(kerr.InvalidRecord, "record %d has no key; a compacted topic (cleanup.policy=compact) needs one", it.Index()-1)
 		}
 		ts := h.BaseTimestamp + rec.TimestampDelta
 		if tooOld(ts) {
 			return rejected(kerr.InvalidTimestamp, "record %d timestamp %d is more than message.timestamp.before.max.ms (%d) before the broker's time %d",
-				it.Index()-1, ts, r.beforeMaxMs, now)
+				it.Index()-1, ts, r.BeforeMaxMs, now)
 		}
 		if tooNew(ts) {
 			return rejected(kerr.InvalidTimestamp, "record %d timestamp %d is more than message.timestamp.after.max.ms (%d) after the broker's time %d",
-				it.Index()-1, ts, r.afterMaxMs, now)
+				it.Index()-1, ts, r.AfterMaxMs, now)
 		}
 	}
 	if err := it.Err(); err != nil {
