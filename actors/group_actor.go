@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/group"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -149,7 +150,7 @@ func (a *groupCoordinatorActor) readFrom(offset int64) {
 		return
 	}
 	var chunk groupLoadChunk
-	g := newGather(1, a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+	g := gather.New(1, a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
 		if timedOut {
 			root.Send(self, &groupLoadChunk{timedOut: true})
 			return
@@ -292,7 +293,7 @@ func (a *groupCoordinatorActor) appendRecords(ap group.Append) {
 	out := &kmsg.ProduceResponseTopicPartition{}
 	out.Default()
 	out.Partition = a.partition
-	g := newGather(1, a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+	g := gather.New(1, a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
 		code := kerr.RequestTimedOut
 		if !timedOut {
 			code = kerr.Code(out.ErrorCode)

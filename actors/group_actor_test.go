@@ -101,7 +101,7 @@ func (h *shellHarness) load(batches ...[]byte) {
 		h.t.Fatal("the coordinator wrote while loading")
 	}
 	task.run(p)
-	task.g.put(task.slot, 0)
+	task.g.Put(task.slot, 0)
 }
 
 // ask sends a request through the router and returns a channel with its
@@ -213,7 +213,7 @@ func TestGroupShellCommitAnsweredWhenDurable(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	pr.out.ErrorCode = 0
-	pr.g.put(pr.slot, 0)
+	pr.g.Put(pr.slot, 0)
 	if r := wait[*kmsg.OffsetCommitResponse](t, answer); r.Topics[0].Partitions[0].ErrorCode != 0 {
 		t.Fatalf("commit answered %v", kerr.Code(r.Topics[0].Partitions[0].ErrorCode))
 	}
@@ -221,7 +221,7 @@ func TestGroupShellCommitAnsweredWhenDurable(t *testing.T) {
 	answer = h.ask(commitReq(h.topicOK, 8))
 	pr = h.next().(*produceRequest)
 	pr.out.ErrorCode = kerr.KafkaStorageError.Int16()
-	pr.g.put(pr.slot, 0)
+	pr.g.Put(pr.slot, 0)
 	if r := wait[*kmsg.OffsetCommitResponse](t, answer); r.Topics[0].Partitions[0].ErrorCode != kerr.NotCoordinator.Int16() {
 		t.Fatalf("commit with a failed append answered %v, want NOT_COORDINATOR", kerr.Code(r.Topics[0].Partitions[0].ErrorCode))
 	}
@@ -239,7 +239,7 @@ func TestGroupShellCommitAnsweredWhenDurable(t *testing.T) {
 	mixed.Topics = append(mixed.Topics, commitReq("nope", 1).Topics[0])
 	answer = h.ask(mixed)
 	pr = h.next().(*produceRequest)
-	pr.g.put(pr.slot, 0)
+	pr.g.Put(pr.slot, 0)
 	r = wait[*kmsg.OffsetCommitResponse](t, answer)
 	codes := map[string]int16{}
 	for _, rt := range r.Topics {
@@ -313,7 +313,7 @@ func TestGroupShellExpiresOffsets(t *testing.T) {
 	h.load()
 	answer := h.ask(commitReq(h.topicOK, 5))
 	pr := h.next().(*produceRequest)
-	pr.g.put(pr.slot, 0)
+	pr.g.Put(pr.slot, 0)
 	wait[*kmsg.OffsetCommitResponse](t, answer)
 
 	clock.Add(int64(2 * time.Hour))
@@ -329,7 +329,7 @@ func TestGroupShellExpiresOffsets(t *testing.T) {
 	if tombstones == 0 {
 		t.Fatal("expiry appended no tombstone")
 	}
-	pr.g.put(pr.slot, 0)
+	pr.g.Put(pr.slot, 0)
 	for end := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		r := wait[*kmsg.OffsetFetchResponse](t, h.ask(offsetFetchReq()))
 		if len(r.Topics) == 0 {
@@ -348,7 +348,7 @@ func TestGroupShellOffsetDeleteUnknownTopic(t *testing.T) {
 	h.load()
 	answer := h.ask(commitReq(h.topicOK, 5))
 	pr := h.next().(*produceRequest)
-	pr.g.put(pr.slot, 0)
+	pr.g.Put(pr.slot, 0)
 	wait[*kmsg.OffsetCommitResponse](t, answer)
 
 	del := kmsg.NewPtrOffsetDeleteRequest()
@@ -361,7 +361,7 @@ func TestGroupShellOffsetDeleteUnknownTopic(t *testing.T) {
 	}
 	answer = h.ask(del)
 	pr = h.next().(*produceRequest)
-	pr.g.put(pr.slot, 0)
+	pr.g.Put(pr.slot, 0)
 	r := wait[*kmsg.OffsetDeleteResponse](t, answer)
 	codes := map[string]int16{}
 	for _, rt := range r.Topics {

@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/group"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -184,7 +185,7 @@ type groupPart struct {
 
 func (p *groupPart) put(r kmsg.Response) {
 	p.m.parts[p.slot] = r
-	p.m.g.put(p.slot, 0)
+	p.m.g.Put(p.slot, 0)
 }
 
 // groupMerge gathers the parts of one request and replies with finish's
@@ -192,12 +193,12 @@ func (p *groupPart) put(r kmsg.Response) {
 // client gets COORDINATOR_NOT_AVAILABLE and retries.
 type groupMerge struct {
 	parts []kmsg.Response
-	g     *gather
+	g     *gather.Gather
 }
 
 func newGroupMerge(b *Broker, req *wire.Request, n int, finish func(parts []kmsg.Response) kmsg.Response) *groupMerge {
 	m := &groupMerge{parts: make([]kmsg.Response, n)}
-	m.g = newGather(n, b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+	m.g = gather.New(n, b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
 		if timedOut {
 			reply(req, group.ErrorResponse(req.Body, kerr.CoordinatorNotAvailable))
 			return

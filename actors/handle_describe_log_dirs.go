@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/sys/unix"
 
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/wire"
 )
@@ -21,7 +22,7 @@ func (a *metadataActor) handleDescribeLogDirs(req *wire.Request) {
 		usage[d] = diskUsage(d)
 	}
 	log := a.b.log
-	g := newGather(len(parts), a.b.opts.GatherTimeout, func(sizes []int64, timedOut bool) {
+	g := gather.New(len(parts), a.b.opts.GatherTimeout, func(sizes []int64, timedOut bool) {
 		if timedOut {
 			log.Warn("DescribeLogDirs: partitions did not report in time; answering with sizes 0", "client", req.ClientAddr)
 		}
@@ -30,7 +31,7 @@ func (a *metadataActor) handleDescribeLogDirs(req *wire.Request) {
 	for i, p := range parts {
 		pid, ok := a.parts[partKey{p.ID, p.Partition}]
 		if !ok {
-			g.put(i, 0)
+			g.Put(i, 0)
 			continue
 		}
 		a.ctx.Send(pid, &reportLog{g: g, slot: i})

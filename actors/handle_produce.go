@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -68,7 +69,7 @@ func handleProduce(b *Broker, req *wire.Request) {
 			}
 		}
 	}
-	g := newGather(len(pids), b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+	g := gather.New(len(pids), b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
 		if !timedOut {
 			// Every partition has answered, so each has appended (copied
 			// out) or refused its records, and the response holds none

@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/wire"
 )
@@ -91,7 +92,7 @@ func (a *metadataActor) start() {
 	a.parts = make(map[partKey]*actor.PID)
 	a.views = make(map[partKey]*partitionView)
 	eff := a.state.StartAll()
-	var opened *gather
+	var opened *gather.Gather
 	var published func()
 	if a.ready != nil {
 		// ready closes when every log is open and the routes are
@@ -105,7 +106,7 @@ func (a *metadataActor) start() {
 			}
 		}
 		// No deadline: recovering a large log takes as long as it takes.
-		opened = newGather(len(eff.Start), 0, func([]int64, bool) { published() })
+		opened = gather.New(len(eff.Start), 0, func([]int64, bool) { published() })
 	}
 	a.spawn(eff.Start, opened)
 	if len(eff.Delete) > 0 {
@@ -151,7 +152,7 @@ func (a *metadataActor) apply(eff metadata.Effects, done func()) {
 	if len(eff.Start) > 0 {
 		phases.Add(1)
 		log := a.b.log
-		opened := newGather(len(eff.Start), a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+		opened := gather.New(len(eff.Start), a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
 			if timedOut {
 				log.Warn("opening new partition logs is taking long; answering anyway", "partitions", len(eff.Start))
 			}
@@ -179,7 +180,7 @@ func (a *metadataActor) apply(eff metadata.Effects, done func()) {
 
 // spawn starts partition actors as children, so that stopping or
 // restarting this actor closes every log first.
-func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather) {
+func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather.Gather) {
 	for i, spec := range specs {
 		dir, log := a.b.dirs[spec.Dir], a.b.log
 		var startup *startReport
@@ -215,7 +216,7 @@ func (a *metadataActor) delete(refs []metadata.PartitionRef, done func()) {
 		topics[r.ID] = r.Topic
 	}
 	log := a.b.log
-	g := newGather(len(refs), a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
+	g := gather.New(len(refs), a.b.opts.GatherTimeout, func(_ []int64, timedOut bool) {
 		if timedOut {
 			log.Warn("deleting partitions took too long; topic names stay reserved until they finish", "partitions", len(refs))
 		} else {
@@ -238,7 +239,7 @@ func (a *metadataActor) delete(refs []metadata.PartitionRef, done func()) {
 				if err := dir.Remove(r.Topic, r.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					log.Error("partition files could not be removed", "topic", r.Topic, "partition", r.Partition, "err", err)
 				}
-				g.put(i, 0)
+				g.Put(i, 0)
 			}()
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/segment"
 )
@@ -24,13 +25,13 @@ type (
 	}
 	// reportLog asks for the log's size, answered into a gather slot.
 	reportLog struct {
-		g    *gather
+		g    *gather.Gather
 		slot int
 	}
 	// deletePartition closes the log, removes its files and stops the
 	// actor; the gather slot is filled when the files are gone.
 	deletePartition struct {
-		done *gather
+		done *gather.Gather
 		slot int
 	}
 	// partitionHealth tells the metadata actor whether a partition's log
@@ -73,14 +74,14 @@ type partitionActor struct {
 // exactly once, whichever incarnation gets there, so a panic during the
 // first open cannot leave anyone waiting.
 type startReport struct {
-	g    *gather
+	g    *gather.Gather
 	slot int
 	done atomic.Bool
 }
 
 func (r *startReport) report() {
 	if r != nil && r.done.CompareAndSwap(false, true) {
-		r.g.put(r.slot, 0)
+		r.g.Put(r.slot, 0)
 	}
 }
 
@@ -118,10 +119,10 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		if p.plog != nil {
 			size = p.plog.Size()
 		}
-		m.g.put(m.slot, size)
+		m.g.Put(m.slot, size)
 	case *deletePartition:
 		p.remove()
-		m.done.put(m.slot, 0)
+		m.done.Put(m.slot, 0)
 		ctx.Stop(ctx.Self())
 	case *actor.Restarting, *actor.Stopping:
 		p.close()

@@ -3,6 +3,7 @@ package actors
 import (
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -37,7 +38,7 @@ func (t *partitionTasks) add(pid *actor.PID, run func(p *partitionActor)) {
 // timedOut set after the broker's gather timeout (a dead actor): then
 // the tasks' outputs must not be read, late ones may still be writing.
 func (t *partitionTasks) start(b *Broker, done func(timedOut bool)) {
-	g := newGather(len(t.pids), b.opts.GatherTimeout, func(_ []int64, timedOut bool) { done(timedOut) })
+	g := gather.New(len(t.pids), b.opts.GatherTimeout, func(_ []int64, timedOut bool) { done(timedOut) })
 	for i, pid := range t.pids {
 		b.system.Root.Send(pid, &partitionTask{run: t.runs[i], g: g, slot: i})
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -22,7 +23,7 @@ type (
 		version int16
 		acks    int16
 		out     *kmsg.ProduceResponseTopicPartition
-		g       *gather
+		g       *gather.Gather
 		slot    int
 	}
 	// durableUpTo is sent by segment's flush goroutine (through
@@ -37,7 +38,7 @@ type (
 	// OffsetForLeaderEpoch read or change the log this way.
 	partitionTask struct {
 		run  func(p *partitionActor)
-		g    *gather
+		g    *gather.Gather
 		slot int
 	}
 )
@@ -171,7 +172,7 @@ func (p *partitionActor) answer(a partition.Ack) {
 		msg := a.Msg
 		out.ErrorMessage = &msg
 	}
-	m.g.put(m.slot, 0)
+	m.g.Put(m.slot, 0)
 }
 
 // stopProduce runs before the log closes (stop, restart): the producer
@@ -198,5 +199,5 @@ func (p *partitionActor) closedProduce(cleanly bool) {
 // runTask runs a partitionTask.
 func (p *partitionActor) runTask(m *partitionTask) {
 	m.run(p)
-	m.g.put(m.slot, 0)
+	m.g.Put(m.slot, 0)
 }

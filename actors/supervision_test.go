@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -200,7 +201,7 @@ func TestRestartedPartitionKeepsAlteredConfig(t *testing.T) {
 	opens := fd.count("kept-0")
 	// A task that panics inside the actor, as a bug would: the supervisor
 	// restarts it and the new incarnation opens the log again.
-	crashed := newGather(1, 0, func([]int64, bool) {})
+	crashed := gather.New(1, 0, func([]int64, bool) {})
 	b.system.Root.Send(pid, &partitionTask{g: crashed, run: func(*partitionActor) { panic("injected partition failure") }})
 	deadline := time.Now().Add(10 * time.Second)
 	for fd.count("kept-0") == opens {

@@ -1,4 +1,4 @@
-package actors
+package gather
 
 import (
 	"sync"
@@ -9,7 +9,7 @@ import (
 func TestGatherCallsDoneOnceWithEveryAnswer(t *testing.T) {
 	const n = 64
 	got := make(chan []int64, 2)
-	g := newGather(n, time.Minute, func(r []int64, timedOut bool) {
+	g := New(n, time.Minute, func(r []int64, timedOut bool) {
 		if timedOut {
 			t.Error("timed out")
 		}
@@ -18,7 +18,7 @@ func TestGatherCallsDoneOnceWithEveryAnswer(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
-		go func() { defer wg.Done(); g.put(i, int64(i*10)) }()
+		go func() { defer wg.Done(); g.Put(i, int64(i*10)) }()
 	}
 	wg.Wait()
 	r := <-got
@@ -36,7 +36,7 @@ func TestGatherCallsDoneOnceWithEveryAnswer(t *testing.T) {
 
 func TestGatherOfNothingIsDoneAtOnce(t *testing.T) {
 	called := false
-	newGather(0, time.Minute, func(r []int64, timedOut bool) { called = !timedOut && len(r) == 0 })
+	New(0, time.Minute, func(r []int64, timedOut bool) { called = !timedOut && len(r) == 0 })
 	if !called {
 		t.Fatal("empty gather did not complete")
 	}
@@ -44,12 +44,12 @@ func TestGatherOfNothingIsDoneAtOnce(t *testing.T) {
 
 func TestGatherDeadlineAnswersWithoutTheMissing(t *testing.T) {
 	got := make(chan bool, 1)
-	g := newGather(2, 10*time.Millisecond, func(r []int64, timedOut bool) { got <- timedOut && r == nil })
-	g.put(0, 1) // the second answer never comes
+	g := New(2, 10*time.Millisecond, func(r []int64, timedOut bool) { got <- timedOut && r == nil })
+	g.Put(0, 1) // the second answer never comes
 	if ok := <-got; !ok {
 		t.Fatal("deadline did not report a timeout with no results")
 	}
-	g.put(1, 2) // a late answer must not call done again
+	g.Put(1, 2) // a late answer must not call done again
 	select {
 	case <-got:
 		t.Fatal("late answer called done")

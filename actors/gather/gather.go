@@ -1,17 +1,17 @@
-package actors
+package gather
 
 import (
 	"sync/atomic"
 	"time"
 )
 
-// gather collects n answers that arrive on different actors' goroutines
+// Gather collects n answers that arrive on different actors' goroutines
 // and calls done once with all of them, without blocking anyone: each
 // answer lands in its own slot, an atomic counter finds the last one. If
 // the answers are not all in by the deadline (an actor died, its message
 // went to dead letters), done runs with what arrived and timedOut set, so
 // the client is answered instead of left waiting; results is then nil.
-type gather struct {
+type Gather struct {
 	results   []int64
 	remaining atomic.Int64
 	fired     atomic.Bool
@@ -19,9 +19,9 @@ type gather struct {
 	done      func(results []int64, timedOut bool)
 }
 
-// newGather starts a gather of n answers; n == 0 calls done at once.
-func newGather(n int, deadline time.Duration, done func(results []int64, timedOut bool)) *gather {
-	g := &gather{results: make([]int64, n), done: done}
+// New starts a gather of n answers; n == 0 calls done at once.
+func New(n int, deadline time.Duration, done func(results []int64, timedOut bool)) *Gather {
+	g := &Gather{results: make([]int64, n), done: done}
 	g.remaining.Store(int64(n))
 	if n == 0 {
 		g.finish(false)
@@ -33,20 +33,20 @@ func newGather(n int, deadline time.Duration, done func(results []int64, timedOu
 	return g
 }
 
-// put records answer i. Each slot is written once, by one actor.
-func (g *gather) put(i int, v int64) {
+// Put records answer i. Each slot is written once, by one actor.
+func (g *Gather) Put(i int, v int64) {
 	g.results[i] = v
 	if g.remaining.Add(-1) == 0 {
 		g.finish(false)
 	}
 }
 
-func (g *gather) finish(timedOut bool) {
+func (g *Gather) finish(timedOut bool) {
 	if !g.fired.CompareAndSwap(false, true) {
 		return
 	}
 	// The timer's own callback must not read g.timer (it may run before
-	// newGather has stored it); answers arrive after newGather returned.
+	// New has stored it); answers arrive after New returned.
 	if !timedOut && g.timer != nil {
 		g.timer.Stop()
 	}
