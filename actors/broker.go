@@ -8,27 +8,22 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/samsa-io/samsa/actors/api"
+	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/coordinator"
+	"github.com/samsa-io/samsa/actors/env"
+	"github.com/samsa-io/samsa/actors/fetch"
 	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/actors/routing"
 	"github.com/samsa-io/samsa/segment"
 )
-
-// logDir is what partition actors need from a data directory; segment.Dir
-// provides it.
-type logDir interface {
-	Open(topic string, partition int32, cfg segment.Config) (*segment.Log, segment.RecoveryReport, error)
-	Remove(topic string, partition int32) error
-	Close() error
-}
 
 // Options are the seams of a Broker; the zero value is production.
 type Options struct {
@@ -42,32 +37,33 @@ type Options struct {
 
 	// openDir opens a data directory with the options the broker's
 	// configuration gives; tests wrap segment.Dir with it.
-	openDir func(path string, opts segment.Options) (logDir, error)
+	openDir func(path string, opts segment.Options) (partition.LogDir, error)
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor
-// and one partition actor per partition, and the router that hands them
-// requests. It implements netloop.Handler.
+// (actors/catalog), one partition actor per partition (actors/partition)
+// and the group coordinators (actors/coordinator), and the router that
+// hands them requests through the API registry (actors/api). It
+// implements netloop.Handler.
 type Broker struct {
-	cfg    *config.Broker
-	log    *slog.Logger
-	opts   Options
-	system *actor.ActorSystem
+	cfg  *config.Broker
+	log  *slog.Logger
+	opts Options
+	env  *env.Env
 	// dispatch runs every actor's mailbox (dispatcher.go).
 	dispatch *workerDispatcher
 	meta     *actor.PID
-	dirs     map[string]logDir // by path, as in config.Broker.LogDirs
+	dirs     map[string]partition.LogDir // by path, as in config.Broker.LogDirs
 
-	endpoint    atomic.Pointer[metadata.Endpoint]
-	routes      atomic.Pointer[Routes]
 	metaStopped chan struct{}
-	startup     atomic.Pointer[startup]
 	locks       []*os.File // flock on each data directory's .lock
 	closeOnce   sync.Once
 	closeErr    error
-	fetches     *fetchState       // Fetch sessions and topic-id index (handle_fetch.go)
-	producerIDs producerIDs       // InitProducerId (producer_ids.go)
-	groups      groupCoordinators // consumer groups (group_route.go)
+
+	apis     map[int16]api.API // the registry, by key (router.go)
+	services *api.Services
+	fetch    *fetch.Service
+	groups   *coordinator.Coordinators
 
 	housekeepingStop chan struct{} // closed by Close (housekeeping.go)
 	housekeepingDone chan struct{}
@@ -99,21 +95,22 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	if o.GatherTimeout <= 0 {
 		o.GatherTimeout = 30 * time.Second
 	}
-	b := &Broker{cfg: cfg, log: logger, opts: o, dirs: make(map[string]logDir), metaStopped: make(chan struct{})}
-	b.fetches = newFetchState(int(config.ParseInt(cfg.Value(keyFetchSessionSlots))))
+	e := &env.Env{Log: logger, Config: cfg, Now: o.Now, GatherTimeout: o.GatherTimeout, Routes: routing.NewTable()}
+	b := &Broker{cfg: cfg, log: logger, opts: o, env: e, dirs: make(map[string]partition.LogDir), metaStopped: make(chan struct{}),
+		apis: api.ByKey()}
 
 	locks, err := lockDirs(cfg.LogDirs)
 	if err != nil {
 		return nil, err
 	}
 	b.locks = locks
-	state, err := b.loadState()
+	state, err := catalog.Load(cfg, o.Rand, nil)
 	if err != nil {
 		b.unlock()
 		return nil, err
 	}
 	ep := state.Endpoint()
-	b.endpoint.Store(&ep)
+	e.Endpoint.Store(&ep)
 	for _, path := range cfg.LogDirs {
 		d, err := o.openDir(path, dirOptions(cfg, logger))
 		if err != nil {
@@ -122,25 +119,18 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		}
 		b.dirs[path] = d
 	}
-	b.routes.Store(&Routes{})
 
 	b.dispatch = newWorkerDispatcher(mailboxThroughput, maxParkedWorkers)
-	b.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+	e.Dispatcher = b.dispatch
+	e.System = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With("component", "protoactor")
 	}))
-	b.failDeadFetches()
+	b.fetch = fetch.New(e, int(config.ParseInt(cfg.Value(fetch.KeySessionSlots))))
 	ready := make(chan struct{})
-	b.startup.Store(&startup{state: state, ready: ready})
-	props := actor.PropsFromProducer(func() actor.Actor {
-		a := &metadataActor{b: b}
-		if s := b.startup.Swap(nil); s != nil {
-			// The first incarnation reuses what NewBroker loaded; a
-			// restarted one reloads from disk in Started.
-			a.state, a.ready = s.state, s.ready
-		}
-		return a
-	}, actor.WithSupervisor(partitionSupervisor()), actor.WithDispatcher(b.dispatch))
-	b.meta, err = b.system.Root.SpawnNamed(props, "metadata")
+	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: &catalog.ProducerIDs{}, Stopped: b.metaStopped}
+	metaCfg.First.Store(&catalog.Startup{State: state, Ready: ready})
+	props := actor.PropsFromProducer(catalog.NewActor(metaCfg), actor.WithSupervisor(partition.Supervisor()), actor.WithDispatcher(b.dispatch))
+	b.meta, err = e.System.Root.SpawnNamed(props, "metadata")
 	if err != nil {
 		b.abandonStart()
 		return nil, fmt.Errorf("actors: spawn metadata actor: %w", err)
@@ -148,79 +138,16 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	select {
 	case <-ready:
 	case <-b.metaStopped:
-		b.system.Shutdown()
+		e.System.Shutdown()
 		b.abandonStart()
 		return nil, errors.New("actors: the metadata actor stopped while starting; see the log")
 	}
-	b.startGroups()
+	b.groups = coordinator.New(e, b.meta)
+	b.groups.Start()
+	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups}
 	b.startHousekeeping()
-	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(b.routes.Load().Topics))
+	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(e.Routes.Load().Topics))
 	return b, nil
-}
-
-// startup hands NewBroker's loaded state to the metadata actor's first
-// incarnation.
-type startup struct {
-	state *metadata.State
-	ready chan struct{}
-}
-
-// loadState reads the metadata snapshot from the data directories.
-func (b *Broker) loadState() (*metadata.State, error) {
-	store, snap, err := metadata.Open(b.cfg.LogDirs)
-	if err != nil {
-		return nil, err
-	}
-	relocate(snap, b.cfg.LogDirs)
-	s, err := metadata.New(b.cfg, snap, store, b.opts.Rand)
-	if err != nil {
-		return nil, err
-	}
-	if ep := b.endpoint.Load(); ep != nil {
-		s.SetEndpoint(*ep)
-	}
-	return s, nil
-}
-
-// relocate points partitions whose recorded directory is not one of
-// log.dirs (spelled differently: relative and absolute, or started from
-// another working directory) at the configured directory that holds their
-// files. It changes nothing on disk; a partition found nowhere is left as
-// is, and metadata.New refuses to start rather than lose it.
-func relocate(snap *metadata.Snapshot, dirs []string) {
-	if snap == nil {
-		return
-	}
-	byAbs := make(map[string]string, len(dirs))
-	for _, d := range dirs {
-		if a, err := filepath.Abs(d); err == nil {
-			byAbs[a] = d
-		}
-	}
-	fix := func(t *metadata.Topic) {
-		for i := range t.Partitions {
-			p := &t.Partitions[i]
-			if slices.Contains(dirs, p.Dir) {
-				continue
-			}
-			if a, err := filepath.Abs(p.Dir); err == nil && byAbs[a] != "" {
-				p.Dir = byAbs[a]
-				continue
-			}
-			for _, d := range dirs {
-				if st, err := os.Stat(filepath.Join(d, t.Name+"-"+strconv.Itoa(int(p.Index)))); err == nil && st.IsDir() {
-					p.Dir = d
-					break
-				}
-			}
-		}
-	}
-	for i := range snap.Topics {
-		fix(&snap.Topics[i])
-	}
-	for i := range snap.Deleting {
-		fix(&snap.Deleting[i])
-	}
 }
 
 // SetAdvertised sets the host and port that Metadata and DescribeCluster
@@ -228,12 +155,24 @@ func relocate(snap *metadata.Snapshot, dirs []string) {
 // the real port) and before clients are told the broker is ready.
 func (b *Broker) SetAdvertised(host string, port int32) {
 	ep := metadata.Endpoint{Host: host, Port: port}
-	b.endpoint.Store(&ep)
-	b.system.Root.Send(b.meta, &setEndpoint{ep: ep})
+	b.env.Endpoint.Store(&ep)
+	b.env.Send(b.meta, &catalog.SetEndpoint{Endpoint: ep})
 }
 
 // ClusterID returns the cluster id (for logs).
-func (b *Broker) ClusterID() string { return b.routes.Load().ClusterID }
+func (b *Broker) ClusterID() string { return b.env.Routes.Load().ClusterID }
+
+// Routes returns the current routing table.
+func (b *Broker) Routes() *routing.Routes { return b.env.Routes.Load() }
+
+// FetchSessions is the number of incremental fetch sessions (KIP-227) the
+// broker keeps.
+func (b *Broker) FetchSessions() int { return b.fetch.Sessions() }
+
+// Drain answers every fetch parked waiting for data now, and makes later
+// fetches answer without waiting: netloop calls it when Shutdown stops
+// decoding (netloop.Drainer).
+func (b *Broker) Drain() { b.fetch.Drain() }
 
 // Close stops every actor after the messages already queued, closing each
 // partition log cleanly (so the next start skips recovery), then the data
@@ -242,15 +181,15 @@ func (b *Broker) Close(ctx context.Context) error {
 	err := ErrClosed
 	b.closeOnce.Do(func() {
 		b.stopHousekeeping()
-		b.stopGroups()
-		b.system.Root.Poison(b.meta)
+		b.groups.Stop()
+		b.env.System.Root.Poison(b.meta)
 		select {
 		case <-b.metaStopped:
 			b.closeErr = b.closeDirs()
 		case <-ctx.Done():
 			b.closeErr = fmt.Errorf("actors: close: %w (partition logs may need recovery on next start)", ctx.Err())
 		}
-		b.system.Shutdown()
+		b.env.System.Shutdown()
 		b.dispatch.stop()
 		if b.closeErr == nil {
 			b.unlock() // on a timeout the partitions may still write: keep the lock until exit
@@ -268,7 +207,7 @@ func (b *Broker) unlock() {
 }
 
 // openLogDir opens one data directory.
-func openLogDir(path string, opts segment.Options) (logDir, error) {
+func openLogDir(path string, opts segment.Options) (partition.LogDir, error) {
 	return segment.OpenDir(path, opts)
 }
 

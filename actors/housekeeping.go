@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/partition"
 )
 
 // Housekeeping is the broker's periodic work that no request triggers:
@@ -23,9 +24,6 @@ const (
 	keyRetentionCheckInterval  = "log.retention.check.interval.ms"
 	keyCheckpointFlushInterval = "log.flush.offset.checkpoint.interval.ms"
 )
-
-// applyRetention asks a partition actor to apply retention at now.
-type applyRetention struct{ now time.Time }
 
 // startHousekeeping starts the tickers; stopHousekeeping ends them.
 func (b *Broker) startHousekeeping() {
@@ -77,7 +75,7 @@ func (b *Broker) retainAll(now time.Time) {
 	for _, t := range routes.Topics {
 		for _, pid := range t.Partitions {
 			if pid != nil {
-				b.system.Root.Send(pid, &applyRetention{now: now})
+				b.env.Send(pid, &partition.ApplyRetention{Now: now})
 			}
 		}
 	}
@@ -86,28 +84,12 @@ func (b *Broker) retainAll(now time.Time) {
 // checkpointAll writes every data directory's offset checkpoints.
 func (b *Broker) checkpointAll() {
 	for path, d := range b.dirs {
-		c, ok := d.(checkpointer)
+		c, ok := d.(partition.Checkpointer)
 		if !ok {
 			continue
 		}
 		if err := c.Checkpoint(); err != nil {
 			b.log.Warn("recovery checkpoint not written; a crash now would rescan more of the log", "dir", path, "err", err)
 		}
-	}
-}
-
-// retain applies retention to the partition's log.
-func (p *partitionActor) retain(now time.Time) {
-	if p.plog == nil {
-		return
-	}
-	res, err := p.plog.DeleteExpired(now.UnixMilli())
-	if err != nil {
-		p.log.Error("retention failed", append(p.attrs(), "err", err)...)
-		return
-	}
-	if res.DeletedSegments > 0 {
-		p.log.Info("retention deleted old segments", append(p.attrs(), "segments", res.DeletedSegments,
-			"bytes", res.DeletedBytes, "log_start_offset", res.LogStartOffset)...)
 	}
 }

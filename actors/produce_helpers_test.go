@@ -80,3 +80,36 @@ func reseal(b []byte) {
 }
 
 var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli()
+
+// testBatch builds an uncompressed RecordBatch v2 of n records with
+// valueSize-byte values (base offset 0, as a producer sends it).
+func testBatch(n, valueSize int) []byte {
+	var recs []byte
+	for i := range n {
+		var rec []byte
+		rec = append(rec, 0)
+		rec = binary.AppendVarint(rec, int64(i))
+		rec = binary.AppendVarint(rec, int64(i))
+		rec = binary.AppendVarint(rec, -1)
+		rec = binary.AppendVarint(rec, int64(valueSize))
+		for j := range valueSize {
+			rec = append(rec, byte(i+j))
+		}
+		rec = binary.AppendVarint(rec, 0)
+		recs = binary.AppendVarint(recs, int64(len(rec)))
+		recs = append(recs, rec...)
+	}
+	b := make([]byte, wire.BatchHeaderSize, wire.BatchHeaderSize+len(recs))
+	be := binary.BigEndian
+	be.PutUint32(b[wire.BatchLengthPos:], uint32(wire.BatchHeaderSize-wire.BatchLogOverhead+len(recs)))
+	be.PutUint32(b[wire.BatchLeaderEpochPos:], 0xffffffff)
+	b[wire.BatchMagicPos] = 2
+	be.PutUint32(b[wire.BatchLastOffsetDeltaPos:], uint32(n-1))
+	be.PutUint64(b[wire.BatchProducerIDPos:], 0xffffffffffffffff)
+	be.PutUint16(b[wire.BatchProducerEpochPos:], 0xffff)
+	be.PutUint32(b[wire.BatchBaseSequencePos:], 0xffffffff)
+	be.PutUint32(b[wire.BatchRecordCountPos:], uint32(n))
+	b = append(b, recs...)
+	be.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
+	return b
+}

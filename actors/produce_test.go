@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
@@ -300,7 +301,7 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 	if err := b.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	snaps := listSnapshots(filepath.Join(dir, "idem-0"))
+	snaps := partition.Snapshots(filepath.Join(dir, "idem-0"))
 	if len(snaps) == 0 || snaps[0] != 12 {
 		t.Fatalf("snapshots after close: %v, want one at 12", snaps)
 	}
@@ -315,8 +316,8 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 	if err := b.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	for _, off := range listSnapshots(filepath.Join(dir, "idem-0")) {
-		if err := os.Remove(snapshotPath(filepath.Join(dir, "idem-0"), off)); err != nil {
+	for _, off := range partition.Snapshots(filepath.Join(dir, "idem-0")) {
+		if err := os.Remove(partition.SnapshotPath(filepath.Join(dir, "idem-0"), off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -332,7 +333,7 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 	if err := b.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	bogus := snapshotPath(filepath.Join(dir, "idem-0"), 1000)
+	bogus := partition.SnapshotPath(filepath.Join(dir, "idem-0"), 1000)
 	if err := os.WriteFile(bogus, []byte("not a snapshot"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -372,8 +373,8 @@ func TestInitProducerIDUniqueAcrossRestarts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, producerIDFile))
-	if err != nil || string(data) != producerIDHeader+"3000\n" {
+	data, err := os.ReadFile(filepath.Join(dir, "samsa-producer-ids"))
+	if err != nil || string(data) != "samsa-producer-ids 1 3000\n" {
 		t.Fatalf("producer id file: %q, %v", data, err)
 	}
 }
@@ -506,7 +507,7 @@ func TestOffsetForLeaderEpoch(t *testing.T) {
 // the high watermark stays where durable data ends.
 func TestProduceFsyncFailure(t *testing.T) {
 	mem := vfs.NewMemFS()
-	b := startBroker(t, t.TempDir(), Options{openDir: func(path string, opts segment.Options) (logDir, error) {
+	b := startBroker(t, t.TempDir(), Options{openDir: func(path string, opts segment.Options) (partition.LogDir, error) {
 		opts.FS = mem
 		return segment.OpenDir(path, opts)
 	}})
@@ -558,30 +559,6 @@ func TestProduceRulesFollowAlteredConfigs(t *testing.T) {
 	p := produce(t, b, 1, "alt", 0, plain(1, 5).build())
 	if p.ErrorCode != 0 || p.LogAppendTime < now {
 		t.Fatalf("after LogAppendTime: %+v", p)
-	}
-}
-
-func TestProducerIDBlocksAcrossDirectories(t *testing.T) {
-	a, b := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(b, producerIDFile), []byte(producerIDHeader+"5000\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var ids producerIDs
-	id, err := ids.allocate([]string{a, b})
-	if err != nil || id != 5000 {
-		t.Fatalf("first id %d, %v; want 5000 (the largest block start of any directory)", id, err)
-	}
-	for _, d := range []string{a, b} {
-		if data, _ := os.ReadFile(filepath.Join(d, producerIDFile)); string(data) != producerIDHeader+"6000\n" {
-			t.Fatalf("%s holds %q, want the next block start 6000", d, data)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(a, producerIDFile), []byte("garbage"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var fresh producerIDs
-	if _, err := fresh.allocate([]string{a, b}); err == nil {
-		t.Fatal("a malformed producer id file was accepted")
 	}
 }
 

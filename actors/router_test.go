@@ -3,26 +3,32 @@ package actors
 import (
 	"testing"
 
+	"github.com/samsa-io/samsa/actors/api"
 	"github.com/samsa-io/samsa/wire"
 )
 
-// TestEveryAdvertisedAPIHasARoute keeps the dispatch table and the wire
-// API table in step: an API the broker advertises but does not route
-// would leave its clients waiting.
-func TestEveryAdvertisedAPIHasARoute(t *testing.T) {
+// TestEveryAdvertisedAPIHasAHandler keeps the API registry and the wire
+// API table in step: an API the broker advertises but does not handle
+// would leave its clients waiting, and one handled but not advertised is
+// never asked for.
+func TestEveryAdvertisedAPIHasAHandler(t *testing.T) {
+	reg := api.ByKey()
 	for _, a := range wire.APIs {
-		r, ok := routesByKey[a.Key]
+		r, ok := reg[a.Key]
 		if !ok {
-			t.Errorf("%s (key %d) is in wire.APIs but has no route in routesByKey", wire.APIName(a.Key), a.Key)
+			t.Errorf("%s (key %d) is in wire.APIs but has no entry in api.All", wire.APIName(a.Key), a.Key)
 			continue
 		}
-		if (r.direct == nil) == (r.meta == nil) {
-			t.Errorf("%s: a route sets exactly one of direct and meta", wire.APIName(a.Key))
+		if r.Handle == nil {
+			t.Errorf("%s: no handler", wire.APIName(a.Key))
 		}
 	}
-	for key := range routesByKey {
+	if n := len(api.All()); n != len(reg) {
+		t.Errorf("api.All has %d entries for %d keys: an API is registered twice", n, len(reg))
+	}
+	for key := range reg {
 		if _, ok := wire.LookupAPI(key); !ok {
-			t.Errorf("route for %s (key %d), which wire.APIs does not advertise", wire.APIName(key), key)
+			t.Errorf("handler for %s (key %d), which wire.APIs does not advertise", wire.APIName(key), key)
 		}
 	}
 }

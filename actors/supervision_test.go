@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/config"
-	"github.com/samsa-io/samsa/actors/gather"
+	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -63,7 +63,7 @@ func startFlaky(t *testing.T, dir string, panics map[string]int) (*Broker, *flak
 		t.Fatal(err)
 	}
 	var fd *flakyDir
-	opts := Options{openDir: func(path string, dopts segment.Options) (logDir, error) {
+	opts := Options{openDir: func(path string, dopts segment.Options) (partition.LogDir, error) {
 		sd, err := segment.OpenDir(path, dopts)
 		fd = &flakyDir{Dir: sd, panics: panics, opens: map[string]int{}, logs: map[string]*segment.Log{}}
 		return fd, err
@@ -199,10 +199,10 @@ func TestRestartedPartitionKeepsAlteredConfig(t *testing.T) {
 		t.Fatal("no partition actor for kept-0")
 	}
 	opens := fd.count("kept-0")
-	// A task that panics inside the actor, as a bug would: the supervisor
-	// restarts it and the new incarnation opens the log again.
-	crashed := gather.New(1, 0, func([]int64, bool) {})
-	b.system.Root.Send(pid, &partitionTask{g: crashed, run: func(*partitionActor) { panic("injected partition failure") }})
+	// A message that makes the actor panic, as a bug would (a produce
+	// with nowhere to put its answer): the supervisor restarts it and the
+	// new incarnation opens the log again.
+	b.env.Send(pid, &partition.ProduceRequest{Out: nil})
 	deadline := time.Now().Add(10 * time.Second)
 	for fd.count("kept-0") == opens {
 		if time.Now().After(deadline) {

@@ -57,3 +57,18 @@ func (g *Gather) finish(timedOut bool) {
 	}
 	g.done(g.results, false)
 }
+
+// Slot names one answer of a gather: the actor that answers puts its
+// value there. The zero Slot (no gather) ignores Put, for callers that
+// want no answer.
+type Slot struct {
+	G *Gather
+	I int
+}
+
+// Put records the slot's answer.
+func (s Slot) Put(v int64) {
+	if s.G != nil {
+		s.G.Put(s.I, v)
+	}
+}

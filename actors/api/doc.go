@@ -1,0 +1,27 @@
+// Package api is the broker's Kafka APIs, one file per API: each declares
+// its registration (an API value: the key and the handler) and holds the
+// request-side work, splitting a request by owner, fanning its parts out
+// to the actors that own them and merging their answers. It holds no
+// state of its own; handlers run on the gnet loop that decoded the
+// request and never block. The router (actors.Broker.Handle) looks the
+// key up in ByKey.
+//
+// Where each API goes:
+//
+//   - ApiVersions: answered on the loop from wire's table.
+//   - Metadata, CreateTopics, DeleteTopics, CreatePartitions,
+//     DescribeConfigs, AlterConfigs, IncrementalAlterConfigs,
+//     DescribeCluster, DescribeLogDirs, InitProducerId: to the metadata
+//     actor (actors/catalog) as a catalog.AdminRequest.
+//   - Produce, ListOffsets, DeleteRecords, OffsetForLeaderEpoch: one
+//     typed partition message per partition (actors/partition), fanned out
+//     and gathered by fanOut (fanout.go).
+//   - Fetch: the fetch service (actors/fetch).
+//   - FindCoordinator and the group APIs: the group coordinators
+//     (actors/coordinator), split per coordinator and merged (groups.go).
+//
+// Adding an API: add its row to wire.APIs with the versions served (never
+// advertise an API before its handler exists), write <api>.go with its
+// API value and handler, list it in All, and put the logic in a pure core
+// tested there.
+package api

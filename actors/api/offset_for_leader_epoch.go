@@ -1,0 +1,59 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/env"
+	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// OffsetForLeaderEpoch (v2-4).
+var offsetForLeaderEpoch = API{Key: kmsg.OffsetForLeaderEpoch, Handle: handleOffsetForLeaderEpoch}
+
+// handleOffsetForLeaderEpoch answers OffsetForLeaderEpoch v2-4 from each
+// partition's leader epoch cache: for a requested epoch, the largest
+// epoch the log knows at or below it and the offset where the next epoch
+// began (the log end offset for the latest); -1/-1 when the log knows no
+// such epoch. Consumers use it to detect truncation after a leader change
+// (librdkafka 2.1+ sends v2 whenever it has a position's epoch).
+func handleOffsetForLeaderEpoch(s *Services, req *wire.Request) {
+	body := req.Body.(*kmsg.OffsetForLeaderEpochRequest)
+	resp := body.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)
+	routes := s.Env.Routes.Load()
+	var parts fanOut
+	resp.Topics = make([]kmsg.OffsetForLeaderEpochResponseTopic, len(body.Topics))
+	for i := range body.Topics {
+		rt := &body.Topics[i]
+		st := &resp.Topics[i]
+		st.Topic = rt.Topic
+		st.Partitions = make([]kmsg.OffsetForLeaderEpochResponseTopicPartition, len(rt.Partitions))
+		for j := range rt.Partitions {
+			rp, sp := &rt.Partitions[j], &st.Partitions[j]
+			sp.Default()
+			sp.Partition, sp.LeaderEpoch, sp.EndOffset = rp.Partition, -1, -1
+			msg := &partition.EndOffsetForEpoch{CurrentEpoch: rp.CurrentLeaderEpoch, Epoch: rp.LeaderEpoch, Out: sp}
+			if code := parts.to(routes, rt.Topic, rp.Partition, msg); code != kerr.None {
+				sp.ErrorCode = int16(code)
+			}
+		}
+	}
+	parts.send(s.Env, func(timedOut bool) {
+		if timedOut {
+			resp = body.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)
+			for _, rt := range body.Topics {
+				st := kmsg.NewOffsetForLeaderEpochResponseTopic()
+				st.Topic = rt.Topic
+				for _, rp := range rt.Partitions {
+					sp := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
+					sp.Partition, sp.LeaderEpoch, sp.EndOffset = rp.Partition, -1, -1
+					sp.ErrorCode = int16(kerr.RequestTimedOut)
+					st.Partitions = append(st.Partitions, sp)
+				}
+				resp.Topics = append(resp.Topics, st)
+			}
+		}
+		env.Reply(req, resp)
+	})
+}

@@ -1,0 +1,136 @@
+package api
+
+import (
+	"strconv"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/env"
+	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// Produce (v3-11; 0-2 advertised for feature detection, refused by the
+// decoder).
+var produce = API{Key: kmsg.Produce, Handle: handleProduce}
+
+// handleProduce splits a Produce request by partition and sends each part
+// to its partition actor; the last actor to answer encodes the response
+// (acks=0: no response, once every part has been appended, since the
+// batches alias the request frame; a failed part closes the connection).
+// Runs on a gnet loop: never blocks.
+//
+// Unknown topics and partitions are answered UNKNOWN_TOPIC_OR_PARTITION
+// here, partitions whose actor is gone NOT_LEADER_OR_FOLLOWER, and an acks
+// value other than -1, 0 or 1 INVALID_REQUIRED_ACKS for every partition.
+// If the partitions do not all answer within the gather timeout (an actor
+// died), every partition is answered REQUEST_TIMED_OUT.
+func handleProduce(s *Services, req *wire.Request) {
+	body := req.Body.(*kmsg.ProduceRequest)
+	resp := body.ResponseKind().(*kmsg.ProduceResponse)
+	resp.Topics = make([]kmsg.ProduceResponseTopic, len(body.Topics))
+	badAcks := body.Acks != -1 && body.Acks != 0 && body.Acks != 1
+	routes := s.Env.Routes.Load()
+
+	n := 0
+	for i := range body.Topics {
+		n += len(body.Topics[i].Partitions)
+	}
+	parts := fanOut{pids: make([]*actor.PID, 0, n), msgs: make([]partition.Request, 0, n)}
+	for i := range body.Topics {
+		rt := &body.Topics[i]
+		st := &resp.Topics[i]
+		st.Topic = rt.Topic
+		st.Partitions = make([]kmsg.ProduceResponseTopicPartition, len(rt.Partitions))
+		tr := routes.Topics[rt.Topic]
+		// Kafka's own topics are written by their coordinators only
+		// (they send to the partition actor directly), never by clients.
+		internal := metadata.IsInternalTopic(rt.Topic)
+		for j := range rt.Partitions {
+			rp := &rt.Partitions[j]
+			sp := &st.Partitions[j]
+			sp.Default()
+			sp.Partition = rp.Partition
+			sp.BaseOffset = -1
+			switch {
+			case badAcks:
+				sp.ErrorCode = int16(kerr.InvalidRequiredAcks)
+			case internal:
+				sp.ErrorCode = int16(kerr.InvalidTopicException)
+				sp.ErrorMessage = kmsg.StringPtr("Cannot append to internal topic " + rt.Topic + ".")
+			case tr == nil || rp.Partition < 0 || int(rp.Partition) >= len(tr.Partitions):
+				sp.ErrorCode = int16(kerr.UnknownTopicOrPartition)
+			case tr.Partitions[rp.Partition] == nil:
+				sp.ErrorCode = int16(kerr.NotLeaderOrFollower)
+			default:
+				parts.add(tr.Partitions[rp.Partition], &partition.ProduceRequest{Records: rp.Records, Version: body.Version, Acks: body.Acks, Out: sp})
+			}
+		}
+	}
+	parts.send(s.Env, func(timedOut bool) {
+		if !timedOut {
+			// Every partition has answered, so each has appended (copied
+			// out) or refused its records, and the response holds none
+			// of the frame's bytes (its strings are copies): the buffer
+			// can be reused, and before the reply goes out, so that the
+			// client's next request finds it. After a timeout a late
+			// partition may still read it: it is left to the GC.
+			req.ReleaseFrame()
+		}
+		switch {
+		case body.Acks == 0:
+			ackZero(s, req, resp, timedOut)
+		case timedOut:
+			// Late partitions may still write their answers: answer from
+			// a fresh response.
+			env.Reply(req, timedOutProduce(body))
+		default:
+			env.Reply(req, resp)
+		}
+	})
+}
+
+// ackZero finishes an acks=0 produce, which gets no response. If a
+// partition failed, the connection is closed (after the responses to
+// earlier requests), as Kafka does: the client reads no responses, and a
+// dropped connection is what makes it refresh its metadata and notice.
+// After a timeout the outcome is unknown and nothing is closed.
+func ackZero(s *Services, req *wire.Request, resp *kmsg.ProduceResponse, timedOut bool) {
+	const logged = 8 // failed partitions named in the log line
+	var failed []any // partition, error name, ...
+	if !timedOut {
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 && len(failed) < 2*logged {
+					failed = append(failed, t.Topic+"-"+strconv.Itoa(int(p.Partition)), kerr.Code(p.ErrorCode).String())
+				}
+			}
+		}
+	}
+	if len(failed) == 0 {
+		req.Reply(nil)
+		return
+	}
+	s.Env.Log.Info("closing the connection of an acks=0 producer after a failed produce",
+		append([]any{"client", req.ClientAddr, "client_id", req.Header.ClientID, "correlation_id", req.Header.CorrelationID}, failed...)...)
+	req.Reply(&wire.Response{CloseAfter: true})
+}
+
+// timedOutProduce answers every partition of body REQUEST_TIMED_OUT.
+func timedOutProduce(body *kmsg.ProduceRequest) *kmsg.ProduceResponse {
+	resp := body.ResponseKind().(*kmsg.ProduceResponse)
+	for _, rt := range body.Topics {
+		st := kmsg.NewProduceResponseTopic()
+		st.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewProduceResponseTopicPartition()
+			sp.Partition, sp.ErrorCode, sp.BaseOffset = rp.Partition, int16(kerr.RequestTimedOut), -1
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
+}

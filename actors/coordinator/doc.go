@@ -1,0 +1,45 @@
+// Package coordinator is the group coordinator actors: the shells around
+// the pure consumer-group core (actors/group: the state machine, its
+// Effects, the __consumer_offsets record formats), one actor per
+// __consumer_offsets partition ("group-coordinator-<p>"), each owning a
+// group.Coordinator for the groups that hash to its partition
+// (group.PartitionFor, Kafka's rule).
+//
+// Why per partition rather than per group: the partition is Kafka's unit
+// of coordinator ownership, loading and failover (in cluster mode a
+// broker coordinates the groups of the partitions it leads, and loses
+// them together); the load is per partition anyway; all appends to one
+// partition leave from one mailbox, so records reach the log in the order
+// the core produced them; and 50 actors cost nothing where per-group
+// actors would need a registry to find and retire thousands of them.
+//
+// Coordinators (registry.go) starts them when __consumer_offsets exists,
+// or creates the topic through the metadata actor on the first
+// FindCoordinator or group request, as Kafka does, and publishes them
+// for the api package's router.
+//
+// Inside an actor (every field on the actor's goroutine):
+//
+//   - A Call carries a request (or one coordinator's Part of a request
+//     split over several) and its ticket; replies go back to the
+//     *wire.Request or the Part the core names.
+//   - Appends are RecordBatch v2 batches (BuildBatch) sent to the
+//     partition actor as an ordinary partition.ProduceRequest with
+//     acks=-1, so they go through validation, the leader epoch and the
+//     flush policy; the core's OnAppended answers only once the append
+//     is durable.
+//   - Timers are time.AfterFunc that only send a message (with a
+//     generation, so a replaced timer's late firing is dropped); the core
+//     is never called from a timer goroutine. Offset expiry ticks the
+//     same way.
+//   - Loading: the actor reads its partition below the high watermark in
+//     partition.ChunkBytes steps (partition.ReadChunk) and replays every
+//     record (ReplayBatches), then ends the load; until then its groups
+//     answer COORDINATOR_LOAD_IN_PROGRESS. A record that does not decode
+//     is logged and skipped.
+//   - A panic while serving a request answers it COORDINATOR_NOT_AVAILABLE
+//     and restarts the actor, which reloads from the log.
+//
+// Log compaction is not implemented yet: __consumer_offsets only grows
+// until the log cleaner lands.
+package coordinator

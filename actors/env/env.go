@@ -1,0 +1,38 @@
+package env
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/routing"
+)
+
+// Env is the broker's shared environment.
+type Env struct {
+	Log    *slog.Logger
+	Config *config.Broker
+	// Now is the clock; every pure core gets its time from here, through
+	// its shell.
+	Now func() time.Time
+	// GatherTimeout bounds how long a request waits for actors' answers
+	// (an actor that died leaves its slot empty).
+	GatherTimeout time.Duration
+
+	System     *actor.ActorSystem
+	Dispatcher actor.Dispatcher // runs every actor's mailbox
+	Routes     *routing.Table
+	// Endpoint is the host and port clients are given (set once the
+	// listeners are bound).
+	Endpoint atomic.Pointer[metadata.Endpoint]
+}
+
+// Send sends msg to pid from outside any actor.
+func (e *Env) Send(pid *actor.PID, msg any) { e.System.Root.Send(pid, msg) }
+
+// BrokerID is this broker's id.
+func (e *Env) BrokerID() int32 { return e.Config.BrokerID }

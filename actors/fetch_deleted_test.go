@@ -1,0 +1,68 @@
+package actors
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// TestFetchParkedOnDeletedTopic: a fetch parked on a partition whose topic
+// is deleted is answered at its max wait (its last read goes to dead
+// letters and is failed at once), not after the gather guard.
+func TestFetchParkedOnDeletedTopic(t *testing.T) {
+	b := startBroker(t, t.TempDir(), Options{GatherTimeout: 10 * time.Minute})
+	createTopicWith(t, b, "gone", 1)
+	req := plainFetch(1, 300, 1<<20, 1<<20, 0)
+	req.Topics[0].Topic = "gone"
+	answered := make(chan *wire.Response, 1)
+	b.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 1, APIVersion: 12, CorrelationID: 1}, Body: req,
+		Reply: func(r *wire.Response) { answered <- r }})
+	del := kmsg.NewPtrDeleteTopicsRequest()
+	del.Version = 6
+	dt := kmsg.NewDeleteTopicsRequestTopic()
+	name := "gone"
+	dt.Topic = &name
+	del.Topics = append(del.Topics, dt)
+	if resp := call(t, b, del).(*kmsg.DeleteTopicsResponse); resp.Topics[0].ErrorCode != 0 {
+		t.Fatalf("delete: %d", resp.Topics[0].ErrorCode)
+	}
+	var r *wire.Response
+	select {
+	case r = <-answered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the parked fetch was not answered")
+	}
+	raw, err := r.AppendTo(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Done != nil {
+		r.Done()
+	}
+	resp := kmsg.NewPtrFetchResponse()
+	resp.Version = 12
+	if err := resp.ReadFrom(raw[9:]); err != nil {
+		t.Fatal(err)
+	}
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != kerr.NotLeaderOrFollower.Int16() {
+		t.Fatalf("partition answer %+v", p)
+	}
+}
+
+func plainFetch(minBytes, maxWaitMs, maxBytes, partMax int32, offsets ...int64) *kmsg.FetchRequest {
+	r := kmsg.NewPtrFetchRequest()
+	r.Version, r.MinBytes, r.MaxWaitMillis, r.MaxBytes, r.SessionEpoch = 12, minBytes, maxWaitMs, maxBytes, -1
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic = "t"
+	for p, off := range offsets {
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = int32(p), off, partMax
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	r.Topics = append(r.Topics, rt)
+	return r
+}

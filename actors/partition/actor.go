@@ -1,0 +1,213 @@
+package partition
+
+import (
+	"errors"
+	"io/fs"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/samsa-io/samsa/actors/gather"
+	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/segment"
+)
+
+// LogDir is what a partition actor needs from a data directory;
+// segment.Dir provides it.
+type LogDir interface {
+	Open(topic string, partition int32, cfg segment.Config) (*segment.Log, segment.RecoveryReport, error)
+	Remove(topic string, partition int32) error
+	Close() error
+}
+
+// Checkpointer is the part of a data directory that persists recovery
+// points and log start offsets (segment.Dir).
+type Checkpointer interface{ Checkpoint() error }
+
+// Config is what a partition actor is made from. Spec and View are shared
+// by the actor's incarnations (a supervised restart starts from the
+// latest spec and republishes the same view).
+type Config struct {
+	// Spec is the partition's latest spec; reconfigurations store into it.
+	Spec *atomic.Pointer[metadata.PartitionSpec]
+	View *View // published for the fetch path; nil: none
+	Dir  LogDir
+	Log  *slog.Logger
+	Now  func() time.Time // the broker's clock; nil: time.Now
+	// Startup, if set, is told once the first open is over.
+	Startup *StartReport
+}
+
+// NewActor returns a partition actor for cfg (to spawn through
+// actor.PropsFromProducer, with Supervisor as its parent's strategy).
+func NewActor(cfg Config) actor.Actor {
+	return &partitionActor{spec: *cfg.Spec.Load(), latest: cfg.Spec, view: cfg.View, dir: cfg.Dir, log: cfg.Log,
+		now: cfg.Now, startup: cfg.Startup}
+}
+
+// partitionActor owns one partition's segment.Log: it opens (and
+// recovers) it, carries out its produce core's effects, serves reads,
+// applies config changes and retention, reports its size, closes it
+// cleanly when stopped, and removes its files when its topic is deleted.
+type partitionActor struct {
+	spec metadata.PartitionSpec
+	// latest is shared by the actor's incarnations: the spec a restart
+	// starts from (nil in tests that build the actor by hand).
+	latest *atomic.Pointer[metadata.PartitionSpec]
+	// view is published for the fetch path (view.go), shared by
+	// incarnations; nil in tests that build the actor by hand.
+	view *View
+	dir  LogDir
+	log  *slog.Logger
+	now  func() time.Time // the broker's clock (Options.Now); nil: time.Now
+
+	plog    *segment.Log
+	openErr error // the log could not be opened: the partition is offline
+
+	startup    *StartReport // first open, shared by incarnations
+	deleted    bool
+	wasOffline bool
+
+	produceSide // actor_produce.go: the produce core (high watermark, producer state, acks waiting for fsync)
+}
+
+// StartReport tells whoever waits for a partition's first open (the
+// broker's start, or the CreateTopics, CreatePartitions or auto-creating
+// Metadata request that made it) that it is over (opened, failed, or the
+// actor gave up): exactly once, whichever incarnation gets there, so a
+// panic during the first open cannot leave anyone waiting.
+type StartReport struct {
+	slot gather.Slot
+	done atomic.Bool
+}
+
+// NewStartReport reports into slot.
+func NewStartReport(slot gather.Slot) *StartReport { return &StartReport{slot: slot} }
+
+func (r *StartReport) report() {
+	if r != nil && r.done.CompareAndSwap(false, true) {
+		r.slot.Put(0)
+	}
+}
+
+func (p *partitionActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		p.open()
+		p.startProduce(ctx)
+		if p.openErr != nil || p.wasOffline {
+			p.wasOffline = p.openErr != nil
+			ctx.Send(ctx.Parent(), &Health{ID: p.spec.ID, Partition: p.spec.Partition, Offline: p.openErr != nil})
+		}
+	case *Reconfigure:
+		if p.plog != nil {
+			p.plog.SetConfig(m.Log)
+		}
+		p.spec.Config = m.Topic
+		if p.latest != nil {
+			spec := p.spec
+			p.latest.Store(&spec)
+		}
+		p.reconfigureProduce()
+	case *ProduceRequest:
+		p.produce(m)
+	case *durableUpTo:
+		p.durable(m)
+	case *FetchSlot:
+		p.serveFetch(m)
+	case *ListOffsets:
+		p.listOffsets(m)
+		m.Reply.Put(0)
+	case *DeleteRecords:
+		p.deleteRecords(m)
+		m.Reply.Put(0)
+	case *EndOffsetForEpoch:
+		p.endOffsetForEpoch(m)
+		m.Reply.Put(0)
+	case *ReadChunk:
+		m.Out.Data, m.Out.Next, m.Out.End, m.Out.Err = p.readChunk(m.From)
+		m.Reply.Put(0)
+	case *ApplyRetention:
+		p.retain(m.Now)
+	case *ReportSize:
+		var size int64
+		if p.plog != nil {
+			size = p.plog.Size()
+		}
+		m.Reply.Put(size)
+	case *Delete:
+		p.remove()
+		m.Reply.Put(0)
+		ctx.Stop(ctx.Self())
+	case *actor.Restarting, *actor.Stopping:
+		p.close()
+	case *actor.Stopped:
+		p.startup.report() // stopped by its supervisor before it ever opened
+	}
+}
+
+func (p *partitionActor) attrs() []any {
+	return []any{"topic", p.spec.Topic, "partition", p.spec.Partition, "dir", p.spec.Dir}
+}
+
+// open opens (and if needed recovers) the log. Supervision restarts come
+// back here: the log on disk is the partition's durable state.
+func (p *partitionActor) open() {
+	start := time.Now()
+	l, rep, err := p.dir.Open(p.spec.Topic, p.spec.Partition, SegmentConfig(p.spec.Config))
+	if err != nil {
+		p.openErr = err
+		p.log.Error("partition log cannot be opened; the partition is offline", append(p.attrs(), "err", err)...)
+	} else {
+		p.plog, p.openErr = l, nil
+		switch {
+		case rep.TruncatedBytes > 0:
+			p.log.Warn("partition log recovered with a damaged tail cut off", append(p.attrs(),
+				"truncated_bytes", rep.TruncatedBytes, "lost_from_offset", rep.LostFromOffset, "lost_to_offset", rep.LostToOffset,
+				"reason", rep.Reason, "segments_scanned", rep.SegmentsScanned)...)
+		case !rep.Clean && rep.SegmentsScanned > 0:
+			p.log.Info("partition log recovered", append(p.attrs(), "segments_scanned", rep.SegmentsScanned,
+				"bytes_scanned", rep.BytesScanned, "took", time.Since(start).Round(time.Millisecond))...)
+		}
+	}
+	p.startup.report()
+}
+
+// close closes the log cleanly, so the next open skips recovery.
+func (p *partitionActor) close() {
+	if p.plog == nil {
+		return
+	}
+	p.hideView()
+	p.stopProduce()
+	err := p.plog.Close()
+	if err != nil {
+		p.log.Error("partition log did not close cleanly; it will be recovered on next start", append(p.attrs(), "err", err)...)
+	}
+	p.closedProduce(err == nil)
+	p.plog = nil
+}
+
+// remove deletes the partition's files; segment closes the open log
+// itself, without a pointless final flush.
+func (p *partitionActor) remove() {
+	if p.deleted {
+		return
+	}
+	p.hideView()
+	p.deleted, p.plog = true, nil
+	p.closedProduce(false)
+	if err := p.dir.Remove(p.spec.Topic, p.spec.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		p.log.Error("partition files could not be removed", append(p.attrs(), "err", err)...)
+	}
+}
+
+// Supervisor restarts a failing partition actor (which re-opens
+// its log from disk) up to 5 times a minute, then stops it: a partition
+// that keeps failing is offline until the broker restarts, and the rest
+// of the broker keeps serving.
+func Supervisor() actor.SupervisorStrategy {
+	return actor.NewOneForOneStrategy(5, time.Minute, func(any) actor.Directive { return actor.RestartDirective })
+}

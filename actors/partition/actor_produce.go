@@ -1,0 +1,162 @@
+package partition
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// produceSide is the partition actor's link to its produce core; every
+// field belongs to the actor's goroutine. The state itself (high
+// watermark, producer state, answers waiting for fsync) is the pure
+// Core; this side reads the log for it and carries out its
+// effects.
+type produceSide struct {
+	self *actor.PID
+	root *actor.RootContext
+
+	core    *Core  // nil while the log is not open
+	scratch []byte // decompression buffer of ListOffsets
+}
+
+// startProduce prepares the produce side after the log opened: the
+// partition leads at its metadata epoch from the log end on, the producer
+// state is loaded from its snapshot plus the log after it, and the high
+// watermark starts at what is durable.
+func (p *partitionActor) startProduce(ctx actor.Context) {
+	p.self, p.root = ctx.Self(), ctx.ActorSystem().Root
+	p.core = nil
+	if p.plog == nil {
+		return
+	}
+	if p.spec.LeaderEpoch >= 0 {
+		if err := p.plog.AssignEpoch(p.spec.LeaderEpoch, p.plog.LogEndOffset()); err != nil {
+			p.log.Error("cannot record the leader epoch; the log refuses appends", append(p.attrs(), "err", err)...)
+		}
+	}
+	now := p.nowMs()
+	producers, snapAt := p.loadProducers(now)
+	core, fx := NewCore(RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
+	p.core = core
+	p.carry(fx)
+	p.publishView()
+}
+
+// nowMs is the shell's clock (the broker's Options.Now), handed to the
+// core; an actor built by hand in a test reads the real clock.
+func (p *partitionActor) nowMs() int64 {
+	if p.now == nil {
+		return time.Now().UnixMilli()
+	}
+	return p.now().UnixMilli()
+}
+
+// logState reads what the core needs to know of the log.
+func (p *partitionActor) logState() LogState {
+	cfg := p.plog.Config()
+	return LogState{End: p.plog.LogEndOffset(), RecoveryPoint: p.plog.RecoveryPoint(),
+		Policy: cfg.FlushPolicy, SegmentBytes: cfg.SegmentBytes}
+}
+
+// highWatermark is the end of what readers may see: the log start while
+// no core runs on an open log (an actor built by hand in a test), -1
+// without a log.
+func (p *partitionActor) highWatermark() int64 {
+	if p.core == nil {
+		if p.plog != nil {
+			return p.plog.LogStartOffset()
+		}
+		return -1
+	}
+	return p.core.HighWatermark()
+}
+
+// reconfigureProduce applies an altered topic config.
+func (p *partitionActor) reconfigureProduce() {
+	if p.core != nil && p.plog != nil {
+		p.carry(p.core.Reconfigure(RulesOf(p.spec.Config), p.logState()))
+	}
+}
+
+// produce hands one partition's batch to the core and, when the core asks
+// for it, appends it.
+func (p *partitionActor) produce(m *ProduceRequest) {
+	if p.plog == nil || p.core == nil {
+		p.answer(Ack{Ticket: m, Code: kerr.NotLeaderOrFollower, Msg: "the partition's log is offline", BaseOffset: -1, LogAppendTime: -1})
+		return
+	}
+	m.Out.LogStartOffset = p.plog.LogStartOffset()
+	now := p.nowMs()
+	a, fx := p.core.Produce(Produce{Records: m.Records, Version: m.Version, Acks: m.Acks, Ticket: m}, now, p.logState())
+	p.carry(fx)
+	if a == nil {
+		return
+	}
+	res, err := p.plog.Append(a.Records, p.spec.LeaderEpoch, now)
+	p.carry(p.core.Appended(a, res, err, now, p.logState()))
+}
+
+// durable hands a WhenDurable answer to the core.
+func (p *partitionActor) durable(m *durableUpTo) {
+	if p.plog == nil || p.core == nil {
+		return
+	}
+	p.carry(p.core.Durable(m.end, m.err, p.logState()))
+}
+
+// carry carries out the core's effects.
+func (p *partitionActor) carry(fx Effects) {
+	if fx.Problem != nil {
+		p.log.Error(fx.Problem.Msg, append(p.attrs(), "err", fx.Problem.Err)...)
+	}
+	for _, a := range fx.Acks {
+		p.answer(a)
+	}
+	if fx.HighWatermarkMoved {
+		p.onHighWatermark() // publishes hw, wakes long-polling fetches (partition_fetch.go)
+	}
+	if end := fx.WaitDurable; end > 0 {
+		// The callback runs on segment's flush goroutine: it only sends.
+		self, root := p.self, p.root
+		p.plog.WhenDurable(end-1, func(err error) { root.Send(self, &durableUpTo{end: end, err: err}) })
+	}
+	if fx.Snapshot {
+		p.snapshotProducers(p.nowMs())
+	}
+}
+
+// answer fills a produce partition's answer and puts its gather slot.
+func (p *partitionActor) answer(a Ack) {
+	m := a.Ticket.(*ProduceRequest)
+	out := m.Out
+	out.ErrorCode = int16(a.Code)
+	out.BaseOffset, out.LogAppendTime = a.BaseOffset, a.LogAppendTime
+	if a.Code != kerr.None && a.Msg != "" && out.ErrorMessage == nil {
+		msg := a.Msg
+		out.ErrorMessage = &msg
+	}
+	m.Reply.Put(0)
+}
+
+// stopProduce runs before the log closes (stop, restart): the producer
+// state is snapshotted at the log end so the next open replays nothing.
+func (p *partitionActor) stopProduce() {
+	if p.plog != nil && p.core != nil && p.core.SnapshotStale(p.plog.LogEndOffset()) {
+		p.snapshotProducers(p.nowMs())
+	}
+}
+
+// closedProduce runs after the log closed: the core answers what waited
+// (a clean close fsynced everything).
+func (p *partitionActor) closedProduce(cleanly bool) {
+	if p.core == nil {
+		return
+	}
+	fx := p.core.Closed(cleanly)
+	p.core = nil
+	for _, a := range fx.Acks {
+		p.answer(a)
+	}
+}

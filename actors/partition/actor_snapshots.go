@@ -1,0 +1,115 @@
+package partition
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/samsa-io/samsa/actors/idempotence"
+	"github.com/samsa-io/samsa/segment/vfs"
+	"github.com/samsa-io/samsa/wire"
+)
+
+// Producer-state snapshots live in the partition directory as
+// <offset>.snapshot (20 digits, like segment files; Kafka names its
+// producer snapshots the same way): the idempotence.State encoding as of
+// that log offset, written atomically (temporary file, fsync, rename,
+// directory fsync). The two newest are kept. On open the newest snapshot
+// at or below the log end offset is loaded and the batch headers after it
+// are replayed; snapshots above the log end (written before a crash cut
+// the log's unsynced tail) are deleted. Without a usable snapshot the
+// whole log is replayed.
+const snapshotSuffix = ".snapshot"
+
+// SnapshotPath is where the producer-state snapshot as of offset lives.
+func SnapshotPath(dir string, offset int64) string {
+	return filepath.Join(dir, fmt.Sprintf("%020d%s", offset, snapshotSuffix))
+}
+
+// Snapshots returns the producer-state snapshot offsets in dir, newest
+// first.
+func Snapshots(dir string) []int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var offs []int64
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, snapshotSuffix) || len(name) != 20+len(snapshotSuffix) {
+			continue
+		}
+		if off, err := strconv.ParseInt(name[:20], 10, 64); err == nil {
+			offs = append(offs, off)
+		}
+	}
+	slices.Sort(offs)
+	slices.Reverse(offs)
+	return offs
+}
+
+// loadProducers rebuilds the producer state: snapshot plus replay. It
+// returns the state and the offset of the snapshot it started from (-1:
+// none, the whole log was replayed).
+func (p *partitionActor) loadProducers(now int64) (*idempotence.State, int64) {
+	dir, end := p.plog.Path(), p.plog.LogEndOffset()
+	state, from, snapAt := idempotence.New(), int64(0), int64(-1)
+	for _, off := range Snapshots(dir) {
+		path := SnapshotPath(dir, off)
+		if off > end {
+			os.Remove(path)
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err == nil {
+			var s *idempotence.State
+			if s, from, err = idempotence.Decode(data); err == nil && from == off {
+				state, snapAt = s, off
+				break
+			}
+		}
+		p.log.Warn("producer-state snapshot unusable; trying an older one or the whole log", append(p.attrs(), "file", path, "err", err)...)
+		state, from = idempotence.New(), 0
+	}
+	replayed := 0
+	err := p.plog.ScanBatches(from, func(h *wire.BatchHeader) error {
+		if h.ProducerID >= 0 && h.BaseOffset >= from {
+			state.Record(h, h.BaseOffset, h.MaxTimestamp)
+			replayed++
+		}
+		return nil
+	})
+	if err != nil {
+		// The log itself opened, so serve it; duplicates of batches whose
+		// state was lost are then appended again (as after expiry).
+		p.log.Error("producer state could not be rebuilt from the log; idempotent producers may see duplicates", append(p.attrs(), "err", err)...)
+	}
+	state.Expire(now, ProducerIDExpirationMs)
+	if replayed > 0 {
+		p.log.Info("producer state rebuilt", append(p.attrs(), "snapshot_offset", from, "batches_replayed", replayed, "producers", state.Len())...)
+	}
+	return state, snapAt
+}
+
+// snapshotProducers writes the producer state at the log end offset and
+// drops older snapshots but one. Failures are logged, not fatal: the next
+// open replays more of the log.
+func (p *partitionActor) snapshotProducers(now int64) {
+	dir, end := p.plog.Path(), p.plog.LogEndOffset()
+	if err := vfs.WriteFileAtomic(vfs.OS, SnapshotPath(dir, end), p.core.EncodeSnapshot(now, end)); err != nil {
+		p.log.Warn("producer-state snapshot not written", append(p.attrs(), "err", err)...)
+		return
+	}
+	p.core.SnapshotWritten(end)
+	for i, off := range Snapshots(dir) {
+		if i >= 2 {
+			if err := os.Remove(SnapshotPath(dir, off)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				p.log.Warn("old producer-state snapshot not removed", append(p.attrs(), "err", err)...)
+			}
+		}
+	}
+}
