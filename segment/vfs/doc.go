@@ -26,6 +26,10 @@
 //
 // WriteFileAtomic is the one way metadata and checkpoint files are written:
 // temporary file, fsync, rename, fsync of the directory.
+// MkdirAllSync creates directories that must survive a crash (it fsyncs
+// each new directory's parent). Lock takes an exclusive lock on a file:
+// flock on OS, an in-process table on MemFS (a crash clone holds none),
+// so data-directory locking is testable on MemFS too.
 //
 // Threading: both implementations are safe for concurrent use.
 package vfs
