@@ -58,7 +58,7 @@ func TestLockOS(t *testing.T) {
 
 func TestLockMemFS(t *testing.T) {
 	m := NewMemFS()
-	if err := m.MkdirAll("/d"); err != nil {
+	if err := MkdirAllSync(m, "/d"); err != nil {
 		t.Fatal(err)
 	}
 	lockTwice(t, m, "/d/.lock")
@@ -81,8 +81,6 @@ func TestLockMemFS(t *testing.T) {
 	}
 	defer held.Close()
 	// A crash kills the holder: the image after it is unlocked.
-	m.SyncDir("/")
-	m.SyncDir("/d")
 	c := m.CrashClone(nil)
 	if l, err := Lock(c, "/d/.lock"); err != nil {
 		t.Fatalf("lock on a crash clone: %v", err)
