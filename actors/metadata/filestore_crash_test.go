@@ -175,25 +175,16 @@ func TestFileStoreFailedSave(t *testing.T) {
 	new := snapshotJSON(t, newSnap)
 	for n := 0; ; n++ {
 		mem := base.CrashClone(nil) // all of base is synced: an exact copy
-		ops := 0
-		mem.SetFault(func(op vfs.Op, _ string, size int) (int, error) {
-			if op == vfs.OpOpen || op == vfs.OpRead {
-				return 0, nil
-			}
-			ops++
-			if ops-1 == n {
-				return size / 2, vfs.ErrInjected
-			}
-			return 0, nil
-		})
+		fault, ops := vfs.FailNth(n)
+		mem.SetFault(fault)
 		st := &FileStore{Path: store.Path, FS: mem}
 		var images []vfs.CrashImage
 		var saveErr error
 		mem.CrashPoints(crashSeeds, func() { saveErr = st.Save(newSnap) }, func(img vfs.CrashImage) { images = append(images, img) })
 		mem.SetFault(nil)
-		if n >= ops { // no operation was failed: every step has been tried
+		if n >= ops() { // no operation was failed: every step has been tried
 			if saveErr != nil || n < 5 {
-				t.Fatalf("save without a fault after %d operations: %v", ops, saveErr)
+				t.Fatalf("save without a fault after %d operations: %v", ops(), saveErr)
 			}
 			return
 		}

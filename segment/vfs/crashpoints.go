@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 )
 
 // CrashImage is one disk state a power loss could leave, taken by
@@ -50,7 +51,7 @@ func (m *MemFS) CrashPoints(seeds []uint64, fn func(), at func(CrashImage)) {
 		point++
 	}
 	m.SetFault(func(op Op, name string, size int) (int, error) {
-		if op != OpOpen && op != OpRead {
+		if changesDisk(op) {
 			take(fmt.Sprintf("before %s %s", op, name))
 		}
 		if prev != nil {
@@ -62,4 +63,26 @@ func (m *MemFS) CrashPoints(seeds []uint64, fn func(), at func(CrashImage)) {
 	fn()
 	m.fault.Store(prev) // so at may use m on the last point without re-entering take
 	take("after")
+}
+
+// changesDisk reports whether op can change what a crash leaves.
+func changesDisk(op Op) bool { return op != OpOpen && op != OpRead }
+
+// FailNth returns a fault hook that fails the nth (from 0) operation that
+// can change the disk (all but open and read) with ErrInjected, tearing
+// it when it is a write (half of it lands), and a count of the operations
+// it has been asked about. A test runs one step with FailNth(n) for n = 0,
+// 1, ... until the count shows the step made no nth operation: by then
+// every operation of the step has failed once.
+func FailNth(n int) (FaultFunc, func() int) {
+	var seen atomic.Int64
+	return func(op Op, _ string, size int) (int, error) {
+		if !changesDisk(op) {
+			return 0, nil
+		}
+		if seen.Add(1)-1 == int64(n) {
+			return size / 2, ErrInjected
+		}
+		return 0, nil
+	}, func() int { return int(seen.Load()) }
 }

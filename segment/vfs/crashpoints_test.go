@@ -51,3 +51,25 @@ func TestCrashPoints(t *testing.T) {
 		t.Fatalf("the earlier hook is not back after CrashPoints: %v", err)
 	}
 }
+
+func TestFailNth(t *testing.T) {
+	m := NewMemFS()
+	fault, ops := FailNth(1) // the write, after the create
+	m.SetFault(fault)
+	f, err := m.Create("/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadAt(make([]byte, 1), 0); err == nil || errors.Is(err, ErrInjected) {
+		t.Fatalf("read: %v; reads are neither counted nor failed", err)
+	}
+	if n, err := f.WriteAt([]byte("abcd"), 0); n != 2 || !errors.Is(err, ErrInjected) {
+		t.Fatalf("the failed write: %d, %v; want half of it torn in", n, err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatalf("the operation after the failed one: %v", err)
+	}
+	if ops() != 3 {
+		t.Fatalf("%d operations counted, want 3", ops())
+	}
+}
