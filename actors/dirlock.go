@@ -3,10 +3,11 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/samsa-io/samsa/segment/vfs"
 )
 
 // LockFileName is the lock file in every data directory. Kafka uses the
@@ -17,35 +18,55 @@ const LockFileName = ".lock"
 // Kafka broker) holds a data directory.
 var ErrDirLocked = errors.New("actors: data directory is in use by another broker")
 
-// lockDirs takes an exclusive, non-blocking flock on each data
-// directory's lock file (creating directories as needed). The locks last
-// until the files are closed, or the process dies.
+// lockDirs locks the data directories on the operating system's
+// filesystem (lockDirsFS with vfs.OS). It keeps returning the *os.File
+// holding each flock, which is what vfs.Lock hands out on vfs.OS, until
+// the broker's locks are plain io.Closers, as they must be once its
+// filesystem is an option.
 func lockDirs(dirs []string) ([]*os.File, error) {
-	var held []*os.File
-	release := func() {
-		for _, f := range held {
-			f.Close()
-		}
+	held, err := lockDirsFS(vfs.OS, dirs)
+	if err != nil {
+		return nil, err
 	}
+	files := make([]*os.File, len(held))
+	for i, l := range held {
+		f, ok := l.(*os.File)
+		if !ok {
+			releaseLocks(held)
+			return nil, fmt.Errorf("actors: lock %s: vfs.OS returned a %T, not an *os.File", dirs[i], l)
+		}
+		files[i] = f
+	}
+	return files, nil
+}
+
+// lockDirsFS takes an exclusive, non-blocking lock (vfs.Lock: flock on
+// vfs.OS) on each data directory's lock file, creating directories as
+// needed and durably, since the broker's files go in them next. The locks
+// last until closed, or the process dies.
+func lockDirsFS(fsys vfs.FS, dirs []string) ([]io.Closer, error) {
+	var held []io.Closer
 	for _, d := range dirs {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			release()
+		if err := vfs.MkdirAllSync(fsys, d); err != nil {
+			releaseLocks(held)
 			return nil, fmt.Errorf("actors: data directory: %w", err)
 		}
-		f, err := os.OpenFile(filepath.Join(d, LockFileName), os.O_CREATE|os.O_RDWR, 0o644)
+		l, err := vfs.Lock(fsys, filepath.Join(d, LockFileName))
 		if err != nil {
-			release()
-			return nil, fmt.Errorf("actors: lock %s: %w", d, err)
-		}
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-			f.Close()
-			release()
-			if errors.Is(err, unix.EWOULDBLOCK) {
+			releaseLocks(held)
+			if errors.Is(err, vfs.ErrLocked) {
 				return nil, fmt.Errorf("%w: %s (stop the other broker, or choose another log.dirs)", ErrDirLocked, d)
 			}
 			return nil, fmt.Errorf("actors: lock %s: %w", d, err)
 		}
-		held = append(held, f)
+		held = append(held, l)
 	}
 	return held, nil
+}
+
+// releaseLocks closes locks taken so far when a later directory fails.
+func releaseLocks(cs []io.Closer) {
+	for _, c := range cs {
+		c.Close()
+	}
 }

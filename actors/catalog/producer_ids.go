@@ -3,7 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,10 +30,12 @@ const (
 )
 
 // ProducerIDs allocates producer ids (InitProducerId). The zero value is
-// ready: it loads its state on first use. Safe for concurrent use; the
-// metadata actor is its only caller.
+// ready: it loads its state on first use, from fs (nil: vfs.OS; tests
+// set a MemFS to crash it). Safe for concurrent use; the metadata actor
+// is its only caller.
 type ProducerIDs struct {
 	mu     sync.Mutex
+	fs     vfs.FS
 	loaded bool
 	next   int64 // the next id to hand out
 	limit  int64 // ids below limit are covered by the file
@@ -47,8 +49,12 @@ var errProducerIDsExhausted = errors.New("catalog: producer ids exhausted")
 func (a *ProducerIDs) allocate(dirs []string) (int64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	fsys := a.fs
+	if fsys == nil {
+		fsys = vfs.OS
+	}
 	if !a.loaded {
-		start, err := loadProducerIDBlock(dirs)
+		start, err := loadProducerIDBlock(fsys, dirs)
 		if err != nil {
 			return -1, err
 		}
@@ -59,7 +65,7 @@ func (a *ProducerIDs) allocate(dirs []string) (int64, error) {
 		if limit < 0 {
 			return -1, errProducerIDsExhausted
 		}
-		if err := saveProducerIDBlock(dirs, limit); err != nil {
+		if err := saveProducerIDBlock(fsys, dirs, limit); err != nil {
 			return -1, err
 		}
 		a.limit = limit
@@ -69,11 +75,11 @@ func (a *ProducerIDs) allocate(dirs []string) (int64, error) {
 	return id, nil
 }
 
-func loadProducerIDBlock(dirs []string) (int64, error) {
+func loadProducerIDBlock(fsys vfs.FS, dirs []string) (int64, error) {
 	var start int64
 	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join(d, producerIDFile))
-		if errors.Is(err, os.ErrNotExist) {
+		data, err := vfs.ReadFile(fsys, filepath.Join(d, producerIDFile))
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
@@ -90,10 +96,10 @@ func loadProducerIDBlock(dirs []string) (int64, error) {
 	return start, nil
 }
 
-func saveProducerIDBlock(dirs []string, next int64) error {
+func saveProducerIDBlock(fsys vfs.FS, dirs []string, next int64) error {
 	data := []byte(producerIDHeader + strconv.FormatInt(next, 10) + "\n")
 	for _, d := range dirs {
-		if err := vfs.WriteFileAtomic(vfs.OS, filepath.Join(d, producerIDFile), data); err != nil {
+		if err := vfs.WriteFileAtomic(fsys, filepath.Join(d, producerIDFile), data); err != nil {
 			return fmt.Errorf("catalog: persist producer id block: %w", err)
 		}
 	}

@@ -19,7 +19,9 @@
 // it was and answers KAFKA_STORAGE_ERROR. FileStore writes the snapshot
 // as JSON (FileName, in the first data directory on a fresh broker)
 // through a temporary file, fsync, rename and directory fsync, so a crash
-// leaves the old or the new snapshot, never a torn one. Snapshot.Version
+// leaves the old or the new snapshot, never a torn one. It does all its
+// file access through segment/vfs (FileStore.FS, OpenFS), so the crash
+// tests run it on a MemFS. Snapshot.Version
 // is part of the on-disk format; a future layout bumps it and migrates.
 //
 // # Rules it enforces

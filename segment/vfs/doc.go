@@ -18,7 +18,9 @@
 //   - SetFault installs a hook consulted before every operation; it can fail
 //     an fsync, tear a write (part of it lands, then an error), or fail any
 //     other operation; SetCapacity makes writes fail with ENOSPC once the
-//     files' total size reaches a limit.
+//     files' total size reaches a limit;
+//   - CrashPoints runs a function and hands out the crash images of every
+//     point in it (before each operation, and after it returns).
 //
 // Files have no cursor: writes are positional (WriteAt), so a writer and
 // concurrent readers may share one File. Remove follows POSIX: open handles
@@ -26,6 +28,10 @@
 //
 // WriteFileAtomic is the one way metadata and checkpoint files are written:
 // temporary file, fsync, rename, fsync of the directory.
+// MkdirAllSync creates directories that must survive a crash (it fsyncs
+// each new directory's parent). Lock takes an exclusive lock on a file:
+// flock on OS, an in-process table on MemFS (a crash clone holds none),
+// so data-directory locking is testable on MemFS too.
 //
 // Threading: both implementations are safe for concurrent use.
 package vfs

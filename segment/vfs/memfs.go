@@ -59,6 +59,7 @@ type MemFS struct {
 	durDirs  map[string]bool
 	capacity int64 // 0: unlimited
 	fault    atomic.Pointer[FaultFunc]
+	locks    map[string]bool // names held through Lock (lock.go); not cloned: a crash releases them
 }
 
 type inode struct {
