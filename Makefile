@@ -9,7 +9,7 @@ DATA ?= ./data
 FUZZTIME ?= 10s
 TEST_TIMEOUT ?= 18m
 
-.PHONY: all build run test test-unit deps lint fmt-check vet cross bench bench-compare perf-targets fuzz clean
+.PHONY: all build run test test-unit deps lint lint-imports fmt-check vet cross bench bench-compare perf-targets fuzz clean
 
 all: build
 
@@ -32,11 +32,12 @@ test: deps lint-imports
 	$(GO) test -race -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/e2e')
 	$(GO) test -timeout $(TEST_TIMEOUT) ./e2e/...
 
+## lint-imports: the structural rules of internal/lint (imports, layers, clock use); a second to run
 lint-imports:
 	$(GO) test ./internal/lint/
 
-## lint: go vet, gofmt check, golangci-lint (pinned, installed from the Go module proxy)
-lint: vet fmt-check cross $(GOLANGCI_LINT)
+## lint: go vet, gofmt check, the internal/lint rules, golangci-lint (pinned, installed from the Go module proxy)
+lint: vet fmt-check cross lint-imports $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 
 ## cross: the broker still builds for macOS and FreeBSD (its tests run on Linux only)

@@ -2,13 +2,15 @@ package bench
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 )
 
 // TestOutstandingWaitsForEveryOperation races finishing operations against
-// wait naming the total, in both orders, and checks wait returns only
-// once all have finished.
+// wait naming the total, and checks wait returns only once all have
+// finished. The race detector sees every interleaving the scheduler makes;
+// TestOutstandingOrders pins down the orders a race may rarely produce.
 func TestOutstandingWaitsForEveryOperation(t *testing.T) {
 	for round := range 200 {
 		var o outstanding
@@ -20,9 +22,6 @@ func TestOutstandingWaitsForEveryOperation(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if round%2 == 0 {
-					time.Sleep(time.Microsecond)
-				}
 				mu.Lock()
 				finished++
 				mu.Unlock()
@@ -37,6 +36,38 @@ func TestOutstandingWaitsForEveryOperation(t *testing.T) {
 			t.Fatalf("round %d: wait returned after %d of %d operations finished", round, got, total)
 		}
 		wg.Wait()
+	}
+}
+
+// TestOutstandingOrders finishes `before` operations before wait names the
+// total and the rest one by one after, checking after each that wait is
+// still waiting until the last. synctest.Wait returns once wait is parked,
+// so "after" really is after wait named the total.
+func TestOutstandingOrders(t *testing.T) {
+	const total = 5
+	for before := range total + 1 {
+		synctest.Test(t, func(t *testing.T) {
+			var o outstanding
+			for range before {
+				o.done()
+			}
+			var returned atomic.Bool
+			go func() {
+				o.wait(total)
+				returned.Store(true)
+			}()
+			for i := before; i < total; i++ {
+				synctest.Wait()
+				if returned.Load() {
+					t.Fatalf("%d finished before wait: wait returned after %d of %d", before, i, total)
+				}
+				o.done()
+			}
+			synctest.Wait()
+			if !returned.Load() {
+				t.Fatalf("%d finished before wait: wait still waiting after all %d", before, total)
+			}
+		})
 	}
 }
 

@@ -259,6 +259,26 @@ func stopped(t testing.TB, s *Server) Stats {
 	return s.Stats()
 }
 
+// pollUntil checks cond every millisecond until it holds (true) or
+// testTimeout passes (false). It is for the one state no event reports to
+// a test: a writer parked in Go's netpoller waiting for room on a full
+// socket, known only by Stats.WriteWaits (or the socket's waits counter)
+// having moved. Wait for anything else on a channel (waitSignal, the
+// server's test hooks); a hook in socket.waitWritable would retire this.
+func pollUntil(cond func() bool) bool {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(testTimeout)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return false
+		}
+	}
+	return true
+}
+
 // waitSignal waits for one value on ch.
 func waitSignal[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()

@@ -8,7 +8,6 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -16,11 +15,12 @@ import (
 )
 
 // bigAnswer answers every request with size bytes of data (by bytes or
-// as a file region), counting Done calls.
+// as a file region), counting Done calls and signalling each on done.
 type bigAnswer struct {
 	data  []byte
 	file  wire.RegionFile // nil: the data goes as bytes
 	dones atomic.Int32
+	done  chan struct{} // nil, or buffered for every Done the test awaits
 }
 
 func (h *bigAnswer) Handle(req *wire.Request) {
@@ -30,7 +30,12 @@ func (h *bigAnswer) Handle(req *wire.Request) {
 	if h.file != nil {
 		body = wire.Chunk{File: h.file, Length: int64(len(h.data))}
 	}
-	req.Reply(&wire.Response{Chunks: []wire.Chunk{{Bytes: hdr}, body}, Done: func() { h.dones.Add(1) }})
+	req.Reply(&wire.Response{Chunks: []wire.Chunk{{Bytes: hdr}, body}, Done: func() {
+		h.dones.Add(1)
+		if h.done != nil {
+			h.done <- struct{}{}
+		}
+	}})
 }
 
 // A response larger than the socket can hold, to a client that starts
@@ -45,13 +50,12 @@ func TestWriteWaitsForRoomThenDropsWaiter(t *testing.T) {
 		file wire.RegionFile
 	}{{"bytes", nil}, {"sendfile", osRegion{f}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &bigAnswer{data: data, file: tc.file}
+			h := &bigAnswer{data: data, file: tc.file, done: make(chan struct{}, 2)}
 			s, _ := startServer(t, Config{}, h)
 			c := dial(t, s.Addrs()[0])
 			_ = c.Conn.(*net.TCPConn).SetReadBuffer(64 << 10)
 			c.send(metadataFrame(7))
 			waitForWriteWait(t, s) // the writer filled the socket and parked
-			deadline := time.Now().Add(testTimeout)
 			corr, body, err := c.tryRecv()
 			if err != nil || corr != 7 || !bytes.Equal(body, data) {
 				t.Fatalf("correlation id %d, %d bytes, err %v; want 7 and the %d bytes", corr, len(body), err, len(data))
@@ -62,12 +66,8 @@ func TestWriteWaitsForRoomThenDropsWaiter(t *testing.T) {
 				t.Fatalf("second response: correlation id %d, %d bytes, err %v", corr, len(body), err)
 			}
 			// Done runs after the batch's waiter is dropped.
-			for h.dones.Load() < 2 {
-				if time.Now().After(deadline) {
-					t.Fatalf("Done called %d times after both responses arrived", h.dones.Load())
-				}
-				time.Sleep(time.Millisecond)
-			}
+			waitSignal(t, h.done, "Done of the first response")
+			waitSignal(t, h.done, "Done of the second response")
 			s.mu.Lock()
 			for cn := range s.conns {
 				cn.sock.mu.Lock()
@@ -111,12 +111,8 @@ func TestWriteWaitBrokenByHangUp(t *testing.T) {
 
 func waitForWriteWait(t *testing.T, s *Server) {
 	t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	for s.Stats().WriteWaits == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the writer never waited for room")
-		}
-		time.Sleep(time.Millisecond)
+	if !pollUntil(func() bool { return s.Stats().WriteWaits > 0 }) {
+		t.Fatal("the writer never waited for room")
 	}
 }
 
@@ -143,7 +139,9 @@ func TestSocketWritevManySlices(t *testing.T) {
 	}
 	got := make(chan []byte, 1)
 	go func() {
-		time.Sleep(50 * time.Millisecond) // let the writer fill the socket first
+		// Read only once the writer has filled the socket and waits for
+		// room. If it never does, read anyway: the check below fails.
+		pollUntil(func() bool { return waits.Load() > 0 })
 		b, _ := io.ReadAll(peer)
 		got <- b
 	}()

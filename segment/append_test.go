@@ -9,6 +9,7 @@ import (
 	"github.com/samsa-io/samsa/segment/vfs"
 
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
 func TestAppendAssignsOffsetsAndReadsBack(t *testing.T) {
@@ -87,10 +88,10 @@ func TestAppendRejectsBadBatches(t *testing.T) {
 	empty[wire.BatchLastOffsetDeltaPos+1] = 0xff
 	empty[wire.BatchLastOffsetDeltaPos+2] = 0xff
 	empty[wire.BatchLastOffsetDeltaPos+3] = 0xff
-	setCRC(empty)
+	batchtest.Reseal(empty)
 	count := makeBatch(3, 10, 1, 1)
 	count[wire.BatchLastOffsetDeltaPos+3] = 5
-	setCRC(count)
+	batchtest.Reseal(count)
 	cases := []struct {
 		name string
 		b    []byte
@@ -122,11 +123,6 @@ func TestAppendRejectsBadBatches(t *testing.T) {
 	if !equalBatches(before, after) {
 		t.Fatal("log content changed by rejected appends")
 	}
-}
-
-func setCRC(b []byte) {
-	c := wire.CRC32C(b[wire.BatchAttributesPos:])
-	b[wire.BatchCRCPos], b[wire.BatchCRCPos+1], b[wire.BatchCRCPos+2], b[wire.BatchCRCPos+3] = byte(c>>24), byte(c>>16), byte(c>>8), byte(c)
 }
 
 func TestAppendLogAppendTime(t *testing.T) {

@@ -2,7 +2,6 @@ package segment
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
 // makeBatch builds a valid uncompressed RecordBatch v2 with n records whose
@@ -17,36 +17,15 @@ import (
 // ts+i. The base offset is 0, as a producer sends it.
 func makeBatch(n, valueSize int, ts int64, seed uint64) []byte {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	var recs []byte
-	for i := range n {
-		var rec []byte
-		rec = append(rec, 0) // attributes
-		rec = binary.AppendVarint(rec, int64(i))
-		rec = binary.AppendVarint(rec, int64(i))
-		rec = binary.AppendVarint(rec, -1) // null key
-		rec = binary.AppendVarint(rec, int64(valueSize))
-		for range valueSize {
-			rec = append(rec, byte(rng.IntN(256)))
+	recs := make([]batchtest.Record, n)
+	for i := range recs {
+		v := make([]byte, valueSize)
+		for j := range v {
+			v[j] = byte(rng.IntN(256))
 		}
-		rec = binary.AppendVarint(rec, 0) // headers
-		recs = binary.AppendVarint(recs, int64(len(rec)))
-		recs = append(recs, rec...)
+		recs[i] = batchtest.Record{Value: v, Timestamp: ts + int64(i)}
 	}
-	b := make([]byte, wire.BatchHeaderSize, wire.BatchHeaderSize+len(recs))
-	be := binary.BigEndian
-	be.PutUint32(b[wire.BatchLengthPos:], uint32(wire.BatchHeaderSize-wire.BatchLogOverhead+len(recs)))
-	be.PutUint32(b[wire.BatchLeaderEpochPos:], 0xffffffff)
-	b[wire.BatchMagicPos] = 2
-	be.PutUint32(b[wire.BatchLastOffsetDeltaPos:], uint32(n-1))
-	be.PutUint64(b[wire.BatchBaseTimestampPos:], uint64(ts))
-	be.PutUint64(b[wire.BatchMaxTimestampPos:], uint64(ts+int64(n-1)))
-	be.PutUint64(b[wire.BatchProducerIDPos:], 0xffffffffffffffff)
-	be.PutUint16(b[wire.BatchProducerEpochPos:], 0xffff)
-	be.PutUint32(b[wire.BatchBaseSequencePos:], 0xffffffff)
-	be.PutUint32(b[wire.BatchRecordCountPos:], uint32(n))
-	b = append(b, recs...)
-	be.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
-	return b
+	return batchtest.Build(recs)
 }
 
 // testDir opens a Dir on a fresh MemFS (or the given one).

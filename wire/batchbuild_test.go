@@ -1,13 +1,13 @@
 package wire
 
 import (
-	"encoding/binary"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
 // encodeRecord encodes rec with kmsg (an independent encoder), filling in
-// its length.
+// its length: records_test.go's raw record sections.
 func encodeRecord(rec kmsg.Record) []byte {
 	rec.Length = 0
 	body := rec.AppendTo(nil)[1:] // varint(0) is one byte
@@ -15,36 +15,18 @@ func encodeRecord(rec kmsg.Record) []byte {
 	return rec.AppendTo(nil)
 }
 
-// testBatch builds a valid RecordBatch v2 holding recs, compressed with
-// codec, with a correct CRC.
+// testBatch builds a valid RecordBatch v2 holding recs (kmsg records, as
+// sampleRecords gives them, timestamps as deltas from baseTs), compressed
+// with codec, through the shared builder.
 func testBatch(codec int, baseTs int64, recs ...kmsg.Record) []byte {
-	var section []byte
-	for i := range recs {
-		recs[i].OffsetDelta = int32(i)
-		section = append(section, encodeRecord(recs[i])...)
-	}
-	if codec != CodecNone {
-		var err error
-		if section, err = Compress(nil, codec, section); err != nil {
-			panic(err)
+	out := make([]batchtest.Record, len(recs))
+	for i, r := range recs {
+		out[i] = batchtest.Record{Key: r.Key, Value: r.Value, Timestamp: baseTs + r.TimestampDelta64}
+		for _, h := range r.Headers {
+			out[i].Headers = append(out[i].Headers, batchtest.Header{Key: h.Key, Value: h.Value})
 		}
 	}
-	b := make([]byte, BatchHeaderSize, BatchHeaderSize+len(section))
-	be := binary.BigEndian
-	be.PutUint32(b[BatchLengthPos:], uint32(BatchHeaderSize-BatchLogOverhead+len(section)))
-	be.PutUint32(b[BatchLeaderEpochPos:], 0xffffffff)
-	b[BatchMagicPos] = 2
-	be.PutUint16(b[BatchAttributesPos:], uint16(codec))
-	be.PutUint32(b[BatchLastOffsetDeltaPos:], uint32(len(recs)-1))
-	be.PutUint64(b[BatchBaseTimestampPos:], uint64(baseTs))
-	be.PutUint64(b[BatchMaxTimestampPos:], uint64(baseTs))
-	be.PutUint64(b[BatchProducerIDPos:], ^uint64(0))
-	be.PutUint16(b[BatchProducerEpochPos:], 0xffff)
-	be.PutUint32(b[BatchBaseSequencePos:], 0xffffffff)
-	be.PutUint32(b[BatchRecordCountPos:], uint32(len(recs)))
-	b = append(b, section...)
-	be.PutUint32(b[BatchCRCPos:], CRC32C(b[BatchAttributesPos:]))
-	return b
+	return batchtest.Build(out, batchtest.Compression(codec, Compress), batchtest.BaseTimestamp(baseTs))
 }
 
 // sampleRecords: null key, empty key, null value, headers with a null

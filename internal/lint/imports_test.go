@@ -3,6 +3,7 @@ package lint
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,4 +115,99 @@ func allows(rules []string, to string) bool {
 		}
 	}
 	return false
+}
+
+// A layerRule keeps a package of the project, and its sub-packages, from
+// depending, directly or transitively, on other packages (each also with
+// its sub-packages). Paths are relative to the module ("actors/group") or,
+// for third-party code, full import paths.
+type layerRule struct {
+	from string
+	not  []string
+	why  string
+	// planned: the package is one the actors/ redesign introduces; until
+	// it exists the rule has nothing to check. An unplanned rule whose
+	// package is missing fails, so a rename cannot silently retire it.
+	planned bool
+}
+
+const (
+	protoactor = "github.com/asynkron/protoactor-go"
+	gnet       = "github.com/panjf2000/gnet"
+)
+
+// pureCore is why a pure core stays away from actors and sockets
+// (design.md, "Actors": a thin shell around a plain state type, unit-tested
+// without an actor system).
+const pureCore = "a pure core is plain state that takes messages and time and returns effects; the actor shell owns protoactor-go, and sockets belong to netloop"
+
+// layerRules are design.md's layering inside actors/. actors/metadata is
+// left out: its pure core shares the package with its file store, so only
+// per-file checks (clock_test.go) can tell the two apart.
+var layerRules = []layerRule{
+	{from: "actors/group", not: []string{protoactor, gnet, "netloop"}, why: pureCore},
+	{from: "actors/idempotence", not: []string{protoactor, gnet, "netloop"}, why: pureCore},
+	{from: "actors/partition", not: []string{"actors/fetch", "actors/api", "actors/metadata"}, planned: true,
+		why: "the partition owns its log and the state derived from it; fetch sessions, the API handlers and metadata are built on it, not under it"},
+	{from: "actors/fetch", not: []string{"actors/api"}, planned: true,
+		why: "the API handlers call into fetch; fetch answering through them would make a cycle of responsibility"},
+}
+
+// under reports whether import path p is pkg or one of its sub-packages.
+func under(p, pkg string) bool { return p == pkg || strings.HasPrefix(p, pkg+"/") }
+
+// projectPath turns a rule's path into an import path.
+func projectPath(p string) string {
+	if strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+		return p // third-party: github.com/...
+	}
+	return module + "/" + p
+}
+
+func TestLayerRules(t *testing.T) {
+	pkgs := listPackages(t)
+	byPath := make(map[string]pkg, len(pkgs))
+	for _, p := range pkgs {
+		byPath[p.ImportPath] = p
+	}
+	for _, rule := range layerRules {
+		from := projectPath(rule.from)
+		found := false
+		for _, p := range pkgs {
+			if !under(p.ImportPath, from) {
+				continue
+			}
+			found = true
+			for _, ban := range rule.not {
+				banned := projectPath(ban)
+				for _, dep := range p.Deps {
+					if !under(dep, banned) {
+						continue
+					}
+					t.Errorf("%s %s, but %s/ must not depend on %s: %s (rule in internal/lint/imports_test.go, layerRules)",
+						p.ImportPath, how(p, dep, byPath), rule.from, ban, rule.why)
+					break // one line per banned package is enough to act on
+				}
+			}
+		}
+		if !found && !rule.planned {
+			t.Errorf("layerRules names %s/, which has no package: update the rule (internal/lint/imports_test.go)", rule.from)
+		}
+	}
+}
+
+// how says how p comes to depend on dep: directly, or through which of
+// its direct imports.
+func how(p pkg, dep string, byPath map[string]pkg) string {
+	for _, imp := range p.Imports {
+		if imp == dep {
+			return "imports " + dep
+		}
+	}
+	for _, imp := range p.Imports {
+		if slices.Contains(byPath[imp].Deps, dep) {
+			return "depends on " + dep + " through its import of " + imp
+		}
+	}
+	return "depends on " + dep
 }

@@ -44,7 +44,9 @@
 //
 // Stats counts connections accepted, refused and cut, and clean closes
 // from each side, so a test can check that its client really went through
-// the proxy and see who hung up when nobody cut.
+// the proxy and see who hung up when nobody cut. The counters move on the
+// proxy's goroutines, shortly after the event: WaitStats waits for the
+// ones a test expects.
 //
 // # Threading
 //

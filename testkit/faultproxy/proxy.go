@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,9 @@ type Proxy struct {
 	cuts         int64
 	clientClosed int64
 	targetClosed int64
+	// changed is closed, and replaced, whenever the numbers Stats reports
+	// change, so WaitStats wakes on the change instead of polling.
+	changed chan struct{}
 
 	wg sync.WaitGroup // the accept loop and every link's goroutines
 }
@@ -49,7 +53,7 @@ func New(target string) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: listen: %w", err)
 	}
-	p := &Proxy{target: target, ln: ln, conns: make(map[*link]struct{})}
+	p := &Proxy{target: target, ln: ln, conns: make(map[*link]struct{}), changed: make(chan struct{})}
 	p.wg.Add(1)
 	go p.acceptLoop()
 	return p, nil
@@ -72,6 +76,7 @@ func (p *Proxy) CutAll() int {
 		delete(p.conns, l)
 	}
 	p.cuts += int64(len(links))
+	p.changedLocked()
 	p.mu.Unlock()
 	for _, l := range links {
 		l.reset()
@@ -105,8 +110,40 @@ type Stats struct {
 func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.statsLocked()
+}
+
+func (p *Proxy) statsLocked() Stats {
 	return Stats{Accepted: p.accepted, Refused: p.refused, Cut: p.cuts, Open: len(p.conns),
 		ClientClosed: p.clientClosed, TargetClosed: p.targetClosed}
+}
+
+// WaitStats waits until ok holds for the proxy's Stats, and returns them.
+// The counters move on the proxy's own goroutines (a cut link's copies
+// end, a peer hangs up), a little after whatever caused it, so a test
+// that expects a count waits for it here. If ctx ends first, WaitStats
+// returns the last Stats it saw with ctx's error.
+func (p *Proxy) WaitStats(ctx context.Context, ok func(Stats) bool) (Stats, error) {
+	for {
+		p.mu.Lock()
+		s, changed := p.statsLocked(), p.changed
+		p.mu.Unlock()
+		if ok(s) {
+			return s, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return s, ctx.Err()
+		}
+	}
+}
+
+// changedLocked wakes every WaitStats; call it with mu held after
+// changing anything Stats reports.
+func (p *Proxy) changedLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
 }
 
 // Close stops listening, resets every open connection and waits for the
@@ -142,6 +179,7 @@ func (p *Proxy) acceptLoop() {
 		refuse := p.down || p.closed
 		if refuse {
 			p.refused++
+			p.changedLocked()
 		}
 		p.mu.Unlock()
 		if refuse {
@@ -161,6 +199,7 @@ func (p *Proxy) serve(client *net.TCPConn) {
 	if err != nil {
 		p.mu.Lock()
 		p.refused++
+		p.changedLocked()
 		p.mu.Unlock()
 		resetConn(client)
 		return
@@ -170,12 +209,14 @@ func (p *Proxy) serve(client *net.TCPConn) {
 	if p.down || p.closed {
 		// Went down while we dialled: behave as if refused.
 		p.refused++
+		p.changedLocked()
 		p.mu.Unlock()
 		l.reset()
 		return
 	}
 	p.conns[l] = struct{}{}
 	p.accepted++
+	p.changedLocked()
 	p.mu.Unlock()
 
 	var both sync.WaitGroup
@@ -201,6 +242,7 @@ func (p *Proxy) pipe(l *link, dst, src *net.TCPConn) {
 		} else {
 			p.targetClosed++
 		}
+		p.changedLocked()
 		p.mu.Unlock()
 		_ = dst.CloseWrite()
 		return
@@ -216,7 +258,10 @@ func (p *Proxy) forget(l *link) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	_, ok := p.conns[l]
-	delete(p.conns, l)
+	if ok {
+		delete(p.conns, l)
+		p.changedLocked()
+	}
 	return ok
 }
 

@@ -2,6 +2,7 @@ package faultproxy
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -117,17 +118,13 @@ func expectRefused(t *testing.T, addr string) {
 
 func waitStats(t *testing.T, p *Proxy, ok func(Stats) bool) Stats {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s := p.Stats()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("proxy stats never reached the expected state: %+v", s)
-		}
-		time.Sleep(time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := p.WaitStats(ctx, ok)
+	if err != nil {
+		t.Fatalf("proxy stats never reached the expected state: %+v", s)
 	}
+	return s
 }
 
 func TestForwardsBothWays(t *testing.T) {
