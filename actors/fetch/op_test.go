@@ -166,6 +166,8 @@ type fetchHarness struct {
 	svc   *Service
 	parts []*fakePartition
 	reads []atomic.Int32 // reads asked of each partition
+	mu    sync.Mutex
+	read  *sync.Cond // broadcast after each read is asked
 	guard time.Duration
 }
 
@@ -175,7 +177,17 @@ func newFetchHarness(t *testing.T, partitions int) *fetchHarness {
 	for i := range partitions {
 		h.parts = append(h.parts, newFakePartition(t, int32(i)))
 	}
+	h.read = sync.NewCond(&h.mu)
 	return h
+}
+
+// waitReads waits until partition part has been asked for n reads.
+func (h *fetchHarness) waitReads(part, n int32) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for h.reads[part].Load() < n {
+		h.read.Wait()
+	}
 }
 
 // withViews gives every partition a published view, as spawned partition
@@ -213,6 +225,9 @@ func (h *fetchHarness) start(req *kmsg.FetchRequest) (*fetchOp, <-chan fetched) 
 	o.send = func(f *partition.FetchSlot) {
 		fp := h.parts[fc.targets[f.Slot].key.partition]
 		h.reads[fc.targets[f.Slot].key.partition].Add(1)
+		h.mu.Lock()
+		h.read.Broadcast()
+		h.mu.Unlock()
 		fp.mail <- func() { fp.l.ServeFetch(f) }
 	}
 	wreq.Reply = func(r *wire.Response) {
@@ -462,12 +477,7 @@ func TestFetchShortPartialRoundReadsAll(t *testing.T) {
 		waitParked(t, fp)
 	}
 	h.parts[0].produce(t, 2, 10, 100) // estimate: two batches; a read gets one
-	for range 1000 {
-		if h.reads[1].Load() >= 2 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	h.waitReads(1, 2)
 	if n := h.reads[1].Load(); n != 2 {
 		t.Fatalf("partition 1 read %d times after the short partial round, want 2 (the full round)", n)
 	}

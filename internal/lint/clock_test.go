@@ -77,8 +77,6 @@ var sleepAllowed = map[string]string{
 	"actors/broker_test.go":       "being moved in the actors/ redesign; remove when they move",
 	"actors/dispatcher_test.go":   "being moved in the actors/ redesign; remove when they move",
 	"actors/fetch_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
-	"actors/fetch_test.go":        "being moved in the actors/ redesign; remove when they move",
-	"actors/group_actor_test.go":  "being moved in the actors/ redesign; remove when they move",
 	"actors/group_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
 	"actors/housekeeping_test.go": "being moved in the actors/ redesign; remove when they move",
 	"actors/supervision_test.go":  "being moved in the actors/ redesign; remove when they move",

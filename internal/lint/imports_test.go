@@ -141,16 +141,27 @@ const (
 // without an actor system).
 const pureCore = "a pure core is plain state that takes messages and time and returns effects; the actor shell owns protoactor-go, and sockets belong to netloop"
 
-// layerRules are design.md's layering inside actors/. actors/metadata is
-// left out: its pure core shares the package with its file store, so only
-// per-file checks (clock_test.go) can tell the two apart.
+// layerRules are design.md's layering inside actors/ (docs/architecture.md
+// draws it): pure cores below protoactor, the partition below everything
+// that sends it messages, the API handlers on top.
 var layerRules = []layerRule{
 	{from: "actors/group", not: []string{protoactor, gnet, "netloop"}, why: pureCore},
 	{from: "actors/idempotence", not: []string{protoactor, gnet, "netloop"}, why: pureCore},
-	{from: "actors/partition", not: []string{"actors/fetch", "actors/api", "actors/metadata"}, planned: true,
-		why: "the partition owns its log and the state derived from it; fetch sessions, the API handlers and metadata are built on it, not under it"},
-	{from: "actors/fetch", not: []string{"actors/api"}, planned: true,
-		why: "the API handlers call into fetch; fetch answering through them would make a cycle of responsibility"},
+	{from: "actors/metadata", not: []string{protoactor, gnet, "netloop"}, why: pureCore},
+	{from: "actors/gather", not: []string{protoactor, gnet, "netloop", "actors/partition"},
+		why: "the gather is the primitive every actor answers through; it knows no actor"},
+	{from: "actors/partition", not: []string{"actors/fetch", "actors/api", "actors/catalog", "actors/coordinator", "actors/routing", "actors/env"},
+		why: "the partition owns its log and the state derived from it; fetch, the API handlers, the metadata actor and the coordinators are built on it, not under it"},
+	{from: "actors/routing", not: []string{"actors/fetch", "actors/api", "actors/catalog", "actors/coordinator"},
+		why: "the routing table is read by everyone and knows only partitions"},
+	{from: "actors/fetch", not: []string{"actors/api", "actors/catalog", "actors/coordinator"},
+		why: "the API handlers call into fetch; fetch reaches partitions through the routing table alone"},
+	{from: "actors/catalog", not: []string{"actors/api", "actors/fetch", "actors/coordinator"},
+		why: "the metadata actor serves what the API handlers send it and spawns partitions; it calls neither back"},
+	{from: "actors/coordinator", not: []string{"actors/api", "actors/fetch"},
+		why: "the group coordinators answer what the API handlers send them"},
+	{from: "actors/api", not: []string{"netloop", gnet},
+		why: "handlers see requests as wire values; sockets are netloop's"},
 }
 
 // under reports whether import path p is pkg or one of its sub-packages.
