@@ -301,7 +301,7 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 	if err := b.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	snaps := partition.Snapshots(filepath.Join(dir, "idem-0"))
+	snaps := partition.Snapshots(vfs.OS, filepath.Join(dir, "idem-0"))
 	if len(snaps) == 0 || snaps[0] != 12 {
 		t.Fatalf("snapshots after close: %v, want one at 12", snaps)
 	}
@@ -316,7 +316,7 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 	if err := b.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	for _, off := range partition.Snapshots(filepath.Join(dir, "idem-0")) {
+	for _, off := range partition.Snapshots(vfs.OS, filepath.Join(dir, "idem-0")) {
 		if err := os.Remove(partition.SnapshotPath(filepath.Join(dir, "idem-0"), off)); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,7 @@ package partition
 import (
 	"errors"
 	"fmt"
-	"os"
+	iofs "io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -30,16 +30,15 @@ func SnapshotPath(dir string, offset int64) string {
 	return filepath.Join(dir, fmt.Sprintf("%020d%s", offset, snapshotSuffix))
 }
 
-// Snapshots returns the producer-state snapshot offsets in dir, newest
-// first.
-func Snapshots(dir string) []int64 {
-	entries, err := os.ReadDir(dir)
+// Snapshots returns the producer-state snapshot offsets in dir on fs,
+// newest first.
+func Snapshots(fs vfs.FS, dir string) []int64 {
+	names, err := fs.List(dir)
 	if err != nil {
 		return nil
 	}
 	var offs []int64
-	for _, e := range entries {
-		name := e.Name()
+	for _, name := range names {
 		if !strings.HasSuffix(name, snapshotSuffix) || len(name) != 20+len(snapshotSuffix) {
 			continue
 		}
@@ -52,19 +51,28 @@ func Snapshots(dir string) []int64 {
 	return offs
 }
 
+// fs is the filesystem of the partition's data directory: snapshots live
+// beside the log, so crash tests of a log on a MemFS cover them too.
+func (p *partitionActor) fs() vfs.FS {
+	if d, ok := p.dir.(interface{ FS() vfs.FS }); ok {
+		return d.FS()
+	}
+	return vfs.OS
+}
+
 // loadProducers rebuilds the producer state: snapshot plus replay. It
 // returns the state and the offset of the snapshot it started from (-1:
 // none, the whole log was replayed).
 func (p *partitionActor) loadProducers(now int64) (*idempotence.State, int64) {
-	dir, end := p.plog.Path(), p.plog.LogEndOffset()
+	fs, dir, end := p.fs(), p.plog.Path(), p.plog.LogEndOffset()
 	state, from, snapAt := idempotence.New(), int64(0), int64(-1)
-	for _, off := range Snapshots(dir) {
+	for _, off := range Snapshots(fs, dir) {
 		path := SnapshotPath(dir, off)
 		if off > end {
-			os.Remove(path)
+			fs.Remove(path)
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := vfs.ReadFile(fs, path)
 		if err == nil {
 			var s *idempotence.State
 			if s, from, err = idempotence.Decode(data); err == nil && from == off {
@@ -99,15 +107,15 @@ func (p *partitionActor) loadProducers(now int64) (*idempotence.State, int64) {
 // drops older snapshots but one. Failures are logged, not fatal: the next
 // open replays more of the log.
 func (p *partitionActor) snapshotProducers(now int64) {
-	dir, end := p.plog.Path(), p.plog.LogEndOffset()
-	if err := vfs.WriteFileAtomic(vfs.OS, SnapshotPath(dir, end), p.core.EncodeSnapshot(now, end)); err != nil {
+	fs, dir, end := p.fs(), p.plog.Path(), p.plog.LogEndOffset()
+	if err := vfs.WriteFileAtomic(fs, SnapshotPath(dir, end), p.core.EncodeSnapshot(now, end)); err != nil {
 		p.log.Warn("producer-state snapshot not written", append(p.attrs(), "err", err)...)
 		return
 	}
 	p.core.SnapshotWritten(end)
-	for i, off := range Snapshots(dir) {
+	for i, off := range Snapshots(fs, dir) {
 		if i >= 2 {
-			if err := os.Remove(SnapshotPath(dir, off)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := fs.Remove(SnapshotPath(dir, off)); err != nil && !errors.Is(err, iofs.ErrNotExist) {
 				p.log.Warn("old producer-state snapshot not removed", append(p.attrs(), "err", err)...)
 			}
 		}
