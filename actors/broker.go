@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/routing"
 	"github.com/samsa-io/samsa/segment"
+	"github.com/samsa-io/samsa/segment/vfs"
 )
 
 // Options are the seams of a Broker; the zero value is production.
@@ -34,6 +34,10 @@ type Options struct {
 	// GatherTimeout bounds how long a request waits for partition
 	// actors' answers (DescribeLogDirs, DeleteTopics); default 30s.
 	GatherTimeout time.Duration
+	// FS is the filesystem of every data directory: the logs, the
+	// metadata snapshot, the producer-id blocks, the directory locks;
+	// default vfs.OS. Tests run a broker on a vfs.MemFS to crash it.
+	FS vfs.FS
 
 	// openDir opens a data directory with the options the broker's
 	// configuration gives; tests wrap segment.Dir with it.
@@ -56,7 +60,7 @@ type Broker struct {
 	dirs     map[string]partition.LogDir // by path, as in config.Broker.LogDirs
 
 	metaStopped chan struct{}
-	locks       []*os.File // flock on each data directory's .lock
+	locks       []io.Closer // the lock on each data directory's .lock
 	closeOnce   sync.Once
 	closeErr    error
 
@@ -89,6 +93,9 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.FS == nil {
+		o.FS = vfs.OS
+	}
 	if o.openDir == nil {
 		o.openDir = openLogDir
 	}
@@ -99,12 +106,12 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b := &Broker{cfg: cfg, log: logger, opts: o, env: e, dirs: make(map[string]partition.LogDir), metaStopped: make(chan struct{}),
 		apis: api.ByKey()}
 
-	locks, err := lockDirs(cfg.LogDirs)
+	locks, err := lockDirsFS(o.FS, cfg.LogDirs)
 	if err != nil {
 		return nil, err
 	}
 	b.locks = locks
-	state, err := catalog.Load(cfg, o.Rand, nil)
+	state, err := catalog.Load(o.FS, cfg, o.Rand, nil)
 	if err != nil {
 		b.unlock()
 		return nil, err
@@ -112,7 +119,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	ep := state.Endpoint()
 	e.Endpoint.Store(&ep)
 	for _, path := range cfg.LogDirs {
-		d, err := o.openDir(path, dirOptions(cfg, logger))
+		d, err := o.openDir(path, dirOptions(cfg, logger, o.FS))
 		if err != nil {
 			b.abandonStart()
 			return nil, fmt.Errorf("actors: data directory %s: %w", path, err)
@@ -127,7 +134,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	}))
 	b.fetch = fetch.New(e, int(config.ParseInt(cfg.Value(fetch.KeySessionSlots))))
 	ready := make(chan struct{})
-	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: &catalog.ProducerIDs{}, Stopped: b.metaStopped}
+	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: catalog.NewProducerIDs(o.FS), FS: o.FS, Stopped: b.metaStopped}
 	metaCfg.First.Store(&catalog.Startup{State: state, Ready: ready})
 	props := actor.PropsFromProducer(catalog.NewActor(metaCfg), actor.WithSupervisor(partition.Supervisor()), actor.WithDispatcher(b.dispatch))
 	b.meta, err = e.System.Root.SpawnNamed(props, "metadata")
@@ -216,12 +223,12 @@ func openLogDir(path string, opts segment.Options) (partition.LogDir, error) {
 const keyReserveBytes = "samsa.log.reserve.bytes"
 
 // dirOptions are the segment options of every data directory.
-func dirOptions(cfg *config.Broker, logger *slog.Logger) segment.Options {
+func dirOptions(cfg *config.Broker, logger *slog.Logger, fs vfs.FS) segment.Options {
 	reserve := config.ParseInt(cfg.Value(keyReserveBytes))
 	if reserve == 0 {
 		reserve = -1 // segment's "off"; its 0 means the default
 	}
-	return segment.Options{Logger: logger, ReserveBytes: reserve}
+	return segment.Options{Logger: logger, ReserveBytes: reserve, FS: fs}
 }
 
 func (b *Broker) closeDirs() error {

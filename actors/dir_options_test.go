@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/segment/vfs"
 )
 
 func TestDirOptionsReserveBytes(t *testing.T) {
@@ -23,7 +24,7 @@ func TestDirOptionsReserveBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := dirOptions(cfg, nil).ReserveBytes; got != c.want {
+		if got := dirOptions(cfg, nil, vfs.OS).ReserveBytes; got != c.want {
 			t.Errorf("samsa.log.reserve.bytes=%q: segment ReserveBytes %d, want %d", c.value, got, c.want)
 		}
 	}

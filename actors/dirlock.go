@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/samsa-io/samsa/segment/vfs"
@@ -17,28 +16,6 @@ const LockFileName = ".lock"
 // ErrDirLocked is returned by NewBroker when another process (a samsa or
 // Kafka broker) holds a data directory.
 var ErrDirLocked = errors.New("actors: data directory is in use by another broker")
-
-// lockDirs locks the data directories on the operating system's
-// filesystem (lockDirsFS with vfs.OS). It keeps returning the *os.File
-// holding each flock, which is what vfs.Lock hands out on vfs.OS, until
-// the broker's locks are plain io.Closers, as they must be once its
-// filesystem is an option.
-func lockDirs(dirs []string) ([]*os.File, error) {
-	held, err := lockDirsFS(vfs.OS, dirs)
-	if err != nil {
-		return nil, err
-	}
-	files := make([]*os.File, len(held))
-	for i, l := range held {
-		f, ok := l.(*os.File)
-		if !ok {
-			releaseLocks(held)
-			return nil, fmt.Errorf("actors: lock %s: vfs.OS returned a %T, not an *os.File", dirs[i], l)
-		}
-		files[i] = f
-	}
-	return files, nil
-}
 
 // lockDirsFS takes an exclusive, non-blocking lock (vfs.Lock: flock on
 // vfs.OS) on each data directory's lock file, creating directories as

@@ -16,6 +16,7 @@ import (
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
 )
 
@@ -32,6 +33,7 @@ type ActorConfig struct {
 	Env  *env.Env
 	Dirs map[string]partition.LogDir // by path, as in config.Broker.LogDirs
 	Rand io.Reader                   // topic and cluster ids
+	FS   vfs.FS                      // the data directories' filesystem
 	// ProducerIDs hands out producer ids (InitProducerId); it outlives
 	// incarnations.
 	ProducerIDs *ProducerIDs
@@ -140,7 +142,7 @@ func (a *metadataActor) Receive(ctx actor.Context) {
 // partition actor per partition.
 func (a *metadataActor) start() {
 	if a.state == nil {
-		s, err := Load(a.env.Config, a.cfg.Rand, a.env.Endpoint.Load())
+		s, err := Load(a.cfg.FS, a.env.Config, a.cfg.Rand, a.env.Endpoint.Load())
 		if err != nil {
 			// Without metadata the broker cannot serve; fail loudly and
 			// let the supervisor retry from disk.

@@ -2,24 +2,24 @@ package catalog
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/segment/vfs"
 )
 
-// Load reads the metadata snapshot from the data directories (a fresh
+// Load reads the metadata snapshot from the data directories on fs (a fresh
 // cluster identity on first start, ids from rand) and gives the state the
 // advertised endpoint, if known.
-func Load(cfg *config.Broker, rand io.Reader, ep *metadata.Endpoint) (*metadata.State, error) {
-	store, snap, err := metadata.Open(cfg.LogDirs)
+func Load(fs vfs.FS, cfg *config.Broker, rand io.Reader, ep *metadata.Endpoint) (*metadata.State, error) {
+	store, snap, err := metadata.OpenFS(fs, cfg.LogDirs)
 	if err != nil {
 		return nil, err
 	}
-	relocate(snap, cfg.LogDirs)
+	relocate(fs, snap, cfg.LogDirs)
 	s, err := metadata.New(cfg, snap, store, rand)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func Load(cfg *config.Broker, rand io.Reader, ep *metadata.Endpoint) (*metadata.
 // another working directory) at the configured directory that holds their
 // files. It changes nothing on disk; a partition found nowhere is left as
 // is, and metadata.New refuses to start rather than lose it.
-func relocate(snap *metadata.Snapshot, dirs []string) {
+func relocate(fs vfs.FS, snap *metadata.Snapshot, dirs []string) {
 	if snap == nil {
 		return
 	}
@@ -56,7 +56,7 @@ func relocate(snap *metadata.Snapshot, dirs []string) {
 				continue
 			}
 			for _, d := range dirs {
-				if st, err := os.Stat(filepath.Join(d, t.Name+"-"+strconv.Itoa(int(p.Index)))); err == nil && st.IsDir() {
+				if st, err := fs.Stat(filepath.Join(d, t.Name+"-"+strconv.Itoa(int(p.Index)))); err == nil && st.IsDir {
 					p.Dir = d
 					break
 				}

@@ -41,6 +41,9 @@ type ProducerIDs struct {
 	limit  int64 // ids below limit are covered by the file
 }
 
+// NewProducerIDs allocates ids from blocks kept on fs.
+func NewProducerIDs(fs vfs.FS) *ProducerIDs { return &ProducerIDs{fs: fs} }
+
 // errProducerIDsExhausted: the int64 id space is used up (not in practice).
 var errProducerIDsExhausted = errors.New("catalog: producer ids exhausted")
 
