@@ -17,10 +17,69 @@
 // nothing polls: the last slot in, a wake-up, or the timer moves the
 // operation on, on whichever goroutine got there.
 //
-// A slot sent to a partition actor that has stopped (deleted topic)
-// comes back through the actor system's dead letters and is answered
-// NOT_LEADER_OR_FOLLOWER at once; one never answered (an actor stuck) is
-// answered so after max_wait_ms plus the gather timeout.
+// # The path of a fetch
+//
+// Service.Handle (on the gnet loop) refuses replica fetches (replica id >= 0:
+// INVALID_REQUEST until cluster mode), resolves the fetch session, looks
+// each partition up in the routing table (by topic id from v13; unknown ones are
+// answered in the plan: UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, or
+// NOT_LEADER_OR_FOLLOWER for an offline log) and starts a fetchOp. The
+// op sends every partition actor its slot (a partition.FetchSlot, which
+// is both the message and where the answer goes); the actor checks the
+// client's leader epoch (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH) and
+// the offset (OFFSET_OUT_OF_RANGE outside [log start, log end]) and reads
+// segment regions from the offset up to the high watermark (the last
+// stable offset is the high watermark: no transactions yet), at most min(partition_max_bytes,
+// max_bytes), always the first batch (segment.ReadRequest.MinOneBatch).
+// The read is index lookups and header preads (none near the end of the
+// log, where segment remembers the newest batches); record bytes stay in
+// the file. A slot whose fetch offset is the partition's high watermark
+// is answered without a message, from the view the partition actor
+// publishes (partition.View: high watermark, leader epoch, log start):
+// at the tail most partitions of a fetch have nothing new.
+//
+// max_bytes is a budget across partitions. Partitions are read in
+// parallel, so the op applies it when answering: in fetch order, the
+// first partition with data keeps its read whole, each later one only if
+// it fits in what is left; a read that does not fit is released and its
+// partition answered without records (the client asks again; sessions
+// move partitions that got data to the end so none starves).
+//
+// Long polling: when the round's data is short of min_bytes (and
+// max_wait_ms > 0, no partition failed), each partition whose read was
+// short left a partition.Waiter (the offset it read up to and the log size
+// then); the op releases its reads and parks. A slot answered from the
+// view parks its waiter in the view as it is answered; the view keeps
+// every waiter of the partition, under a lock that also orders the high
+// watermark's changes. onHighWatermark, called by the produce side on
+// every advance, takes out each waiter whose offset the high watermark
+// passed and, after letting go of that lock, reports to it an estimate
+// of the bytes that arrived (log size growth); once the estimates reach
+// min_bytes the op reads again,
+// only the partitions that reported progress when the parked round found
+// nothing at all (op.go).
+// A max_wait_ms timer reads a last time and answers. No polling, no
+// actor waits. Broker.Drain (netloop calls it at Shutdown, through
+// netloop.Drainer) answers parked fetches at once.
+//
+// Answering: one wire.EncodeFetchResponse call lays the response out
+// around the regions (file chunks); netloop sends them with sendfile on
+// plaintext listeners and calls Response.Done after the last byte or when
+// the connection is gone, which releases the regions. Reads released
+// early: a parked round's, a trimmed partition's, a late answer of an
+// abandoned round. A slot sent to a stopped partition actor (deleted
+// topic) comes back through protoactor's dead letters and is answered
+// NOT_LEADER_OR_FOLLOWER at once; one that is never answered (an actor
+// stuck) is reported so after max_wait_ms plus the gather timeout.
+//
+// Fetch sessions (KIP-227, sessions.go): real incremental sessions
+// in a cache of max.incremental.fetch.session.cache.slots (default 1000;
+// 0 turns them off and every fetch is full, which every client accepts).
+// The rules (epochs, FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH,
+// forgotten topics, eviction, which partitions an incremental answer
+// carries) are in that file's comment.
+//
+// # The operation
 //
 // A fetchOp is one Fetch request in flight: it reads every partition in
 // parallel (each partition actor fills its slot), and when the last slot

@@ -1,6 +1,11 @@
-// Package partition is one partition's pure core: the produce state the
-// partition actor (the shell, in package actors for now) owns, as a plain
-// value that takes a message and the time and returns effects.
+// Package partition is one partition: a pure core (core.go,
+// validate.go: the produce state as a plain value that takes a message
+// and the time and returns effects) and the partition actor, its shell
+// (actor*.go: one per partition, owning its segment.Log, carrying out
+// the core's effects, serving reads, publishing a View for the fetch
+// path). Only the core files are bound by the pure-core lint rules (no
+// clock, no timers); the shell reads the broker's clock and hands the
+// time in.
 //
 // # What the core owns
 //
@@ -43,7 +48,61 @@
 // failures, crashes, restarts and policy changes, and checks that nothing
 // unsynced is acknowledged and every produce is answered exactly once.
 //
+// # The path of a produce
+//
+// The api package's Produce handler (on the gnet loop) answers unknown partitions and bad
+// acks itself and sends each partition a ProduceRequest holding its
+// batch (a slice of the request frame) and a pointer to its answer in
+// the response; a gather slot per partition, the last one encodes and
+// replies (acks=0: req.Reply(nil) once every part is appended, because
+// the batches alias the frame; if a part failed, a response with no bytes
+// and CloseAfter instead, so netloop closes the connection as Kafka does).
+// The core validates the batch (validate.go: a
+// pure function of the batch, the topic's rules and now) and checks the
+// producer state (actors/idempotence); the actor appends it
+// through segment.Log.Append at the partition's leader epoch (assigned
+// to the log when it opens), and answers once the batch is below the
+// high watermark.
+//
+// High watermark and acknowledgements: the Core owns the high watermark,
+// the produce answers waiting for durability and the producer state; the
+// actor reads the log's state for each call and carries out the core's
+// effects (actor_produce.go). The high watermark is the end of what is
+// durable under the topic's flush policy: at once for interval/never, for
+// group/always when segment's RecoveryPoint or a WhenDurable callback
+// says so. The callback runs on segment's flush goroutine and only Sends
+// durableUpTo to the actor. Every advance answers the produces it covers
+// and calls onHighWatermark (the fetch side's wake-up). A failed fsync
+// answers the waiting produces KAFKA_STORAGE_ERROR; the log refuses
+// appends after it, so nothing is acknowledged that is not durable.
+//
+// Producer state: rebuilt in Started from the newest <offset>.snapshot
+// at or below the log end plus a header-only replay of the log after it
+// (segment.Log.ScanBatches); written at every close and every 256 MiB
+// appended, through the data directory's vfs (actor_snapshots.go).
+// Producer ids come from blocks of 1000 persisted in samsa-producer-ids
+// in every data directory before use (actors/catalog), so ids stay unique
+// across restarts.
+//
+// ListOffsets, DeleteRecords, OffsetForLeaderEpoch and a coordinator's
+// load each send the partition one typed message (ListOffsets,
+// DeleteRecords, EndOffsetForEpoch, ReadChunk: messages.go), answered
+// into its Out and Reply slot (actor_offsets.go).
+//
+//
 // # Threading
 //
-// A Core belongs to one goroutine (its actor's); it has no locks.
+// A Core belongs to one goroutine (its actor's); it has no locks. The
+// actor's state belongs to its goroutine too, except the View, which the
+// fetch path reads from any goroutine (atomics) and whose waiter list is
+// under its own lock; only the actor moves the high watermark it
+// publishes. Local runs the actor's fetch side on a caller's goroutine
+// for the fetch package's tests.
+//
+// # Supervision
+//
+// A partition actor that panics is restarted (5 times a minute at most,
+// then stopped: that partition stays offline until the broker restarts,
+// the rest keeps serving). Restarting closes the log and Started re-opens
+// it from disk: the log is the partition's durable state.
 package partition
