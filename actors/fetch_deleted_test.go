@@ -11,12 +11,13 @@ import (
 )
 
 // TestFetchParkedOnDeletedTopic: a fetch parked on a partition whose topic
-// is deleted is answered at its max wait (its last read goes to dead
-// letters and is failed at once), not after the gather guard.
+// is deleted is answered as the partition goes, UNKNOWN_TOPIC_OR_PARTITION
+// as Kafka answers, long before its max wait (a minute) and the gather
+// guard (ten), and the DeleteTopics queued behind it is answered too.
 func TestFetchParkedOnDeletedTopic(t *testing.T) {
 	b := startBroker(t, t.TempDir(), Options{GatherTimeout: 10 * time.Minute})
 	createTopicWith(t, b, "gone", 1)
-	req := plainFetch(1, 300, 1<<20, 1<<20, 0)
+	req := plainFetch(1, 60_000, 1<<20, 1<<20, 0)
 	req.Topics[0].Topic = "gone"
 	answered := make(chan *wire.Response, 1)
 	b.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: 1, APIVersion: 12, CorrelationID: 1}, Body: req,
@@ -48,7 +49,7 @@ func TestFetchParkedOnDeletedTopic(t *testing.T) {
 	if err := resp.ReadFrom(raw[9:]); err != nil {
 		t.Fatal(err)
 	}
-	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != kerr.NotLeaderOrFollower.Int16() {
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != kerr.UnknownTopicOrPartition.Int16() {
 		t.Fatalf("partition answer %+v", p)
 	}
 }

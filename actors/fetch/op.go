@@ -202,6 +202,13 @@ func (o *fetchOp) after(send roundSends, answer, abandoned bool) {
 }
 
 func (o *fetchOp) sendSlot(s *partition.FetchSlot) {
+	if code := s.View.Gone(); code != kerr.None {
+		// Its actor answers no more (topic deleted): a message would be
+		// dropped, so answer the slot here.
+		s.Code, s.HW, s.LSO, s.LogStart, s.Res = code, -1, -1, -1, nil
+		o.Complete(s)
+		return
+	}
 	if o.send != nil {
 		o.send(s)
 		return

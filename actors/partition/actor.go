@@ -12,6 +12,7 @@ import (
 	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/segment"
+	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // LogDir is what a partition actor needs from a data directory;
@@ -140,11 +141,20 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 	case *Delete:
 		p.remove()
 		m.Reply.Put(0)
-		ctx.Stop(ctx.Self())
+		// Stay a while as a tombstone that answers everything
+		// UNKNOWN_TOPIC_OR_PARTITION: a request routed here just before
+		// the routing table lost the partition may still be on its way,
+		// and a message that reaches a stopped actor is dropped without
+		// an answer.
+		self, root := ctx.Self(), ctx.ActorSystem().Root
+		time.AfterFunc(TombstoneGrace, func() { root.Stop(self) })
 	case *actor.Restarting, *actor.Stopping:
 		p.close()
 	case *actor.Stopped:
 		p.startup.report() // stopped by its supervisor before it ever opened
+		if p.view.Gone() == kerr.None {
+			p.view.markGone(kerr.NotLeaderOrFollower)
+		}
 	}
 }
 
@@ -196,13 +206,19 @@ func (p *partitionActor) remove() {
 	if p.deleted {
 		return
 	}
+	p.deleted = true
+	p.view.markGone(kerr.UnknownTopicOrPartition) // before its waiters wake and read again
 	p.hideView()
-	p.deleted, p.plog = true, nil
+	p.plog = nil
 	p.closedProduce(false)
 	if err := p.dir.Remove(p.spec.Topic, p.spec.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.log.Error("partition files could not be removed", append(p.attrs(), "err", err)...)
 	}
 }
+
+// TombstoneGrace is how long a deleted partition's actor keeps answering
+// UNKNOWN_TOPIC_OR_PARTITION before it stops.
+const TombstoneGrace = 5 * time.Second
 
 // Supervisor restarts a failing partition actor (which re-opens
 // its log from disk) up to 5 times a minute, then stops it: a partition

@@ -74,7 +74,7 @@ func (f *FetchSlot) Release() {
 func (p *partitionActor) serveFetch(f *FetchSlot) {
 	var err error
 	if p.plog == nil {
-		f.Code, f.HW, f.LSO, f.LogStart, f.Res = kerr.NotLeaderOrFollower, -1, -1, -1, nil
+		f.Code, f.HW, f.LSO, f.LogStart, f.Res = p.offline(), -1, -1, -1, nil
 	} else {
 		err = readPartition(p.plog, p.highWatermark(), p.spec.LeaderEpoch, f)
 	}

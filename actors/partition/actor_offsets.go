@@ -20,12 +20,8 @@ const (
 // listOffsets answers one partition of ListOffsets into m.Out (whose
 // Timestamp, Offset and LeaderEpoch start at -1).
 func (p *partitionActor) listOffsets(m *ListOffsets) {
-	ts, currentEpoch, follower, out := m.Timestamp, m.CurrentEpoch, m.Follower, m.Out
-	if p.plog == nil {
-		out.ErrorCode = int16(kerr.NotLeaderOrFollower)
-		return
-	}
-	if code := CheckLeaderEpoch(currentEpoch, p.spec.LeaderEpoch); code != kerr.None {
+	ts, follower, out := m.Timestamp, m.Follower, m.Out
+	if code := p.servable(m.CurrentEpoch); code != kerr.None {
 		out.ErrorCode = int16(code)
 		return
 	}
@@ -130,7 +126,7 @@ func (p *partitionActor) epochAt(offset int64) int32 {
 func (p *partitionActor) deleteRecords(m *DeleteRecords) {
 	offset, out := m.Offset, m.Out
 	if p.plog == nil {
-		out.ErrorCode = int16(kerr.NotLeaderOrFollower)
+		out.ErrorCode = int16(p.offline())
 		return
 	}
 	hw := p.highWatermark()
@@ -168,19 +164,35 @@ func (p *partitionActor) deleteRecords(m *DeleteRecords) {
 
 // endOffsetForEpoch answers one partition of OffsetForLeaderEpoch.
 func (p *partitionActor) endOffsetForEpoch(m *EndOffsetForEpoch) {
-	currentEpoch, epoch, out := m.CurrentEpoch, m.Epoch, m.Out
-	if p.plog == nil {
-		out.ErrorCode = int16(kerr.NotLeaderOrFollower)
+	if code := p.servable(m.CurrentEpoch); code != kerr.None {
+		m.Out.ErrorCode = int16(code)
 		return
 	}
-	if code := CheckLeaderEpoch(currentEpoch, p.spec.LeaderEpoch); code != kerr.None {
-		out.ErrorCode = int16(code)
-		return
-	}
-	out.LeaderEpoch, out.EndOffset = p.plog.EndOffsetForEpoch(epoch)
+	m.Out.LeaderEpoch, m.Out.EndOffset = p.plog.EndOffsetForEpoch(m.Epoch)
 }
 
 var errLogOffline = errors.New("partition: the log is offline")
+
+// offline is the code a request for this partition gets while it has no
+// log: UNKNOWN_TOPIC_OR_PARTITION once its topic is deleted (as Kafka
+// answers), NOT_LEADER_OR_FOLLOWER while its log cannot open or is
+// closing (the client refreshes its metadata and retries).
+func (p *partitionActor) offline() kerr.Code {
+	if p.deleted {
+		return kerr.UnknownTopicOrPartition
+	}
+	return kerr.NotLeaderOrFollower
+}
+
+// servable is the code for a request at the client's leader epoch
+// (currentEpoch, -1: unchecked): the partition must have its log, and the
+// epochs agree (CheckLeaderEpoch).
+func (p *partitionActor) servable(currentEpoch int32) kerr.Code {
+	if p.plog == nil {
+		return p.offline()
+	}
+	return CheckLeaderEpoch(currentEpoch, p.spec.LeaderEpoch)
+}
 
 // readChunk reads batches of the partition from offset from, below the
 // high watermark (ReadChunk). It returns the bytes,

@@ -84,7 +84,7 @@ func (p *partitionActor) reconfigureProduce() {
 // for it, appends it.
 func (p *partitionActor) produce(m *ProduceRequest) {
 	if p.plog == nil || p.core == nil {
-		p.answer(Ack{Ticket: m, Code: kerr.NotLeaderOrFollower, Msg: "the partition's log is offline", BaseOffset: -1, LogAppendTime: -1})
+		p.answer(Ack{Ticket: m, Code: p.offline(), Msg: "the partition's log is offline", BaseOffset: -1, LogAppendTime: -1})
 		return
 	}
 	m.Out.LogStartOffset = p.plog.LogStartOffset()

@@ -89,7 +89,6 @@
 // DeleteRecords, EndOffsetForEpoch, ReadChunk: messages.go), answered
 // into its Out and Reply slot (actor_offsets.go).
 //
-//
 // # Threading
 //
 // A Core belongs to one goroutine (its actor's); it has no locks. The

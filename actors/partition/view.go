@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/samsa-io/samsa/segment"
+	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // View is what a partition actor publishes for the fetch path to
@@ -34,6 +35,7 @@ type View struct {
 	hw    atomic.Int64 // the high watermark; -1 while the log is not serving
 	epoch atomic.Int32 // the partition's leader epoch
 	log   atomic.Pointer[segment.Log]
+	gone  atomic.Int32 // a kerr.Code once the partition answers no more (Gone)
 
 	mu      sync.Mutex
 	waiters waiters // the partition's parked fetches
@@ -139,8 +141,11 @@ func (p *partitionActor) publishView() {
 	p.view.setHW(p.highWatermark()) // no waiters: a hidden view takes none
 }
 
-// hideView turns the view off before the log closes or goes away; its
-// parked fetches are answered by their max wait timers.
+// hideView turns the view off before the log closes or goes away, and
+// wakes its parked fetches so they read again now instead of at their max
+// wait: a deleted partition's read is then answered from the view (Gone),
+// a restarting one's waits in the mailbox for the new incarnation. Woken
+// after the lock is released, as progress may start a round.
 func (p *partitionActor) hideView() {
 	if p.view == nil {
 		return
@@ -148,9 +153,32 @@ func (p *partitionActor) hideView() {
 	p.view.mu.Lock()
 	p.view.hw.Store(-1)
 	p.view.log.Store(nil)
-	clear(p.view.waiters)
-	p.view.waiters = p.view.waiters[:0]
+	woken := p.view.waiters
+	p.view.waiters = nil
 	p.view.mu.Unlock()
+	for _, w := range woken {
+		w.Op.Progress(w.Round, w.Slot, 1)
+	}
+}
+
+// Gone is the code every request for the partition gets once its actor
+// will answer no more (its topic deleted: UNKNOWN_TOPIC_OR_PARTITION; it
+// stopped for good: NOT_LEADER_OR_FOLLOWER), or NONE while it serves. A
+// sender that keeps a partition's actor across time (a fetch's later
+// rounds) checks it before sending, since a message that reaches an
+// actor after it stopped is dropped without a word.
+func (v *View) Gone() kerr.Code {
+	if v == nil {
+		return kerr.None
+	}
+	return kerr.Code(v.gone.Load())
+}
+
+// markGone records that the partition answers no more, with code.
+func (v *View) markGone(code kerr.Code) {
+	if v != nil {
+		v.gone.Store(int32(code))
+	}
 }
 
 // Parked is how many fetches wait on the partition (entries of fetches
