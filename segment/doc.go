@@ -81,9 +81,12 @@
 // Policies (Config.FlushPolicy): group (default: acknowledge after fsync),
 // always (fsync inside Append), interval (fsync within flush.ms, acknowledge
 // at once), never (fsync only on roll and close, acknowledge at once). A
-// failed fsync or write fails the log for good: every waiter gets the
-// error, appends return ErrLogFailed wrapping the cause; the log is never
-// fsynced again and carried on.
+// failed fsync fails the log for good: every waiter gets the error,
+// appends return ErrLogFailed wrapping the cause; the log is never
+// fsynced again and carried on. A failed append write (a full disk) fails
+// only that append: the file is truncated back to its last whole batch,
+// whatever count the write reported, and only if that truncation fails
+// does the log fail.
 //
 // File handles: every segment .log file, the active one included, is
 // opened through a bounded LRU cache shared by all logs of a Dir

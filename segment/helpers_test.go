@@ -111,3 +111,18 @@ func readAll(t testing.TB, l *Log, from int64) [][]byte {
 func equalBatches(a, b []byte) bool { return bytes.Equal(a, b) }
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// requireBatches fails the test unless the log, read from offset from,
+// holds exactly want; what says when (for the message).
+func requireBatches(t testing.TB, l *Log, from int64, want [][]byte, what string) {
+	t.Helper()
+	got := readAll(t, l, from)
+	if len(got) != len(want) {
+		t.Fatalf("%s: read %d batches, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if !equalBatches(got[i], want[i]) {
+			t.Fatalf("%s: batch %d differs", what, i)
+		}
+	}
+}

@@ -20,6 +20,11 @@
 //     other operation; SetCapacity makes writes fail with ENOSPC once the
 //     files' total size reaches a limit.
 //
+// ErrorFS wraps either with a fault hook of its own and, as os.File does,
+// can report n == 0 from a write that failed after putting part of its
+// bytes down (a full disk); NoSpaceAfter, FailOp and FirstFault build and
+// compose its faults.
+//
 // Files have no cursor: writes are positional (WriteAt), so a writer and
 // concurrent readers may share one File. Remove follows POSIX: open handles
 // stay readable after the name is gone.
@@ -27,5 +32,5 @@
 // WriteFileAtomic is the one way metadata and checkpoint files are written:
 // temporary file, fsync, rename, fsync of the directory.
 //
-// Threading: both implementations are safe for concurrent use.
+// Threading: all three are safe for concurrent use.
 package vfs
