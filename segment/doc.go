@@ -125,9 +125,14 @@
 //     increasing offsets) and its indexes rebuilt. The first invalid byte
 //     at or after the recovery point ends the log: the tail is truncated,
 //     later segments are deleted, and the RecoveryReport says how many
-//     bytes and which offsets were lost. An invalid byte before the
-//     recovery point, or a log ending below it, is a CorruptionError, never
-//     a silent cut.
+//     bytes and which offsets were cut (up to the last offset of the
+//     deleted segments and of any whole batches found past the damage).
+//     A cut that is only an incomplete write at the very end of the log
+//     (no whole batch after it) is a torn tail: never fsynced, so never
+//     acknowledged under the group and always policies, and reported as
+//     such (TornTail, logged at info); anything else is loss (Lost,
+//     logged as a warning). An invalid byte before the recovery point,
+//     or a log ending below it, is a CorruptionError, never a silent cut.
 //  4. Closed segments' index files that are missing or malformed are
 //     rebuilt from the log; those that look sane are checked fully on
 //     first use and rebuilt if they fail.

@@ -18,20 +18,33 @@ type RecoveryReport struct {
 	SegmentsScanned int   // segments read batch by batch
 	BytesScanned    int64 // bytes read while scanning
 	IndexesRebuilt  int   // segments whose indexes were rebuilt from the log
-	// TruncatedBytes is the torn or corrupt tail cut off (including whole
-	// segments deleted after it); 0 when nothing was lost.
+	// TruncatedBytes is every byte cut off: the torn or corrupt tail and
+	// the whole segments deleted after it; 0 when nothing was cut.
 	TruncatedBytes int64
 	// LostFromOffset is the first offset no longer in the log (the new
 	// log end offset) when bytes were cut, else -1. LostToOffset is the
-	// last offset the damaged batch header claimed, or -1 when unknown.
+	// last offset of what was cut: the largest of the offsets the damaged
+	// batch claimed, of the valid batches found after it and of the
+	// deleted segments' batches; -1 when none could be read.
 	LostFromOffset  int64
 	LostToOffset    int64
 	DeletedSegments []int64 // base offsets of segments deleted after the cut
 	Reason          string  // why the tail was cut
+	// TornTail says that all that was cut is one incomplete write at the
+	// end of the log: the damaged bytes were the last of the last segment
+	// and no whole batch followed them. No fsync completed for them, so
+	// under the group and always flush policies no producer was told they
+	// were durable: nothing acknowledged was lost. (Under interval and
+	// never, acknowledgements do not wait for fsync.)
+	TornTail bool
 }
 
-// Lost reports whether recovery cut anything.
-func (r *RecoveryReport) Lost() bool { return r.TruncatedBytes > 0 || len(r.DeletedSegments) > 0 }
+// Cut reports whether recovery cut anything.
+func (r *RecoveryReport) Cut() bool { return r.TruncatedBytes > 0 || len(r.DeletedSegments) > 0 }
+
+// Lost reports whether recovery cut records that may have been
+// acknowledged: anything but a torn tail.
+func (r *RecoveryReport) Lost() bool { return r.Cut() && !r.TornTail }
 
 // leftoverSuffixes are temporary files a crash may leave; they are
 // deleted on open (".deleted", ".cleaned", ".swap" as Kafka names them).
@@ -294,9 +307,20 @@ func (l *Log) recover(recoveryPoint int64, rep *RecoveryReport) error {
 		rep.TruncatedBytes += fileSize - res.validSize
 		if res.stopErr != nil {
 			rep.Reason = res.stopErr.Error()
-			if res.stopHdr != nil && res.stopHdr.LastOffset() >= s.next {
-				rep.LostToOffset = res.stopHdr.LastOffset()
+			if hd := res.stopHdr; hd != nil && hd.Magic == 2 && hd.BaseOffset >= s.next && hd.LastOffset() >= hd.BaseOffset {
+				rep.LostToOffset = hd.LastOffset()
 			}
+			// Whole batches after the damage make it corruption inside
+			// the log, not a write the crash tore off its end.
+			var found int
+			var last int64
+			found, last, _, err = findBatches(h.f, res.validSize+1, fileSize, maxCandidateBatch(l.cfg), buf)
+			if err != nil {
+				h.release()
+				return err
+			}
+			rep.LostToOffset = max(rep.LostToOffset, last)
+			rep.TornTail = found == 0 && i == len(l.segs)-1
 		} else {
 			rep.Reason = fmt.Sprintf("segment %d ends at offset %d but the next segment starts at %d", s.base, s.next, nb)
 		}
@@ -308,20 +332,30 @@ func (l *Log) recover(recoveryPoint int64, rep *RecoveryReport) error {
 		}
 		h.release()
 		scanned = append(scanned, s)
-		for _, later := range l.segs[i+1:] {
-			rep.DeletedSegments = append(rep.DeletedSegments, later.base)
-			rep.TruncatedBytes += later.size
-			if err := l.removeSegmentFiles(later); err != nil {
+		later := l.segs[i+1:]
+		for j := len(later) - 1; j >= 0; j-- {
+			// The newest readable segment holds the last offset cut.
+			if last := lastOffsetIn(l.d.fs, later[j], l.nextBase(i+1+j)); last >= 0 {
+				rep.LostToOffset = max(rep.LostToOffset, last)
+				break
+			}
+		}
+		for _, ls := range later {
+			rep.DeletedSegments = append(rep.DeletedSegments, ls.base)
+			rep.TruncatedBytes += ls.size
+			if err := l.removeSegmentFiles(ls); err != nil {
 				return err
 			}
 		}
 		l.segs = l.segs[:i+1]
 		break
 	}
-	if rep.Lost() {
-		l.d.logger.Warn("segment: recovery cut the log", "partition", l.tp.String(),
-			"bytes", rep.TruncatedBytes, "from_offset", rep.LostFromOffset, "to_offset", rep.LostToOffset,
-			"deleted_segments", len(rep.DeletedSegments), "reason", rep.Reason)
+	switch attrs := []any{"partition", l.tp.String(), "bytes", rep.TruncatedBytes, "from_offset", rep.LostFromOffset,
+		"to_offset", rep.LostToOffset, "deleted_segments", len(rep.DeletedSegments), "reason", rep.Reason}; {
+	case rep.Lost():
+		l.d.logger.Warn("segment: recovery cut the log; records there may have been acknowledged", attrs...)
+	case rep.TornTail:
+		l.d.logger.Info("segment: recovery cut an incomplete write off the log end (never fsynced)", attrs...)
 	}
 	// What survived a crash may still sit only in the page cache: make it
 	// durable before it counts as below the recovery point.

@@ -148,7 +148,7 @@ func TestTruncateTo(t *testing.T) {
 	}
 	d2 := testDir(t, mem.CrashClone(nil))
 	l2, rep := openLog(t, d2, Config{})
-	if l2.LogEndOffset() != 11 || rep.Lost() {
+	if l2.LogEndOffset() != 11 || rep.Cut() {
 		t.Fatalf("after crash: leo %d %+v", l2.LogEndOffset(), rep)
 	}
 	if got := readAll(t, l2, 0); !equalBatches(got[2], batches[2]) {
