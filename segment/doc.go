@@ -134,8 +134,13 @@
 //     logged as a warning). An invalid byte before the recovery point,
 //     or a log ending below it, is a CorruptionError, never a silent cut.
 //  4. Closed segments' index files that are missing or malformed are
-//     rebuilt from the log; those that look sane are checked fully on
-//     first use and rebuilt if they fail.
+//     rebuilt from the log; those that look sane are checked against the
+//     log as they are used: the batch at an entry's position must be the
+//     one the entry names, and each batch read on from there must follow
+//     the one before. On a mismatch the index is rebuilt from the log
+//     (logged; corruption of the log itself shows up then) and the lookup
+//     made again. After a clean shutdown the active segment's last entry
+//     is checked before its tail is scanned from it.
 //  5. What recovery kept is fsynced before it counts as durable.
 //
 // Invariants that make rule 3 safe: the recovery point only counts fsynced

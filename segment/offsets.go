@@ -54,7 +54,7 @@ func (l *Log) OffsetForTimestamp(ts int64) (TimestampOffset, error) {
 		if ok {
 			from = s.base + int64(startRel)
 		}
-		r, found, err := l.scanForTimestamp(s, max(from, l.logStart), func(h *wire.BatchHeader) bool { return h.MaxTimestamp >= ts },
+		r, found, err := l.scanForTimestamp(i, max(from, l.logStart), func(h *wire.BatchHeader) bool { return h.MaxTimestamp >= ts },
 			func(off, t int64) bool { return t >= ts && off >= l.logStart })
 		if err != nil || found {
 			return r, err
@@ -78,7 +78,7 @@ func (l *Log) maxTimestampOffset() (TimestampOffset, error) {
 	}
 	s := l.segs[best]
 	want := s.maxTs
-	r, found, err := l.scanForTimestamp(s, max(s.maxTsOffset, l.logStart), func(h *wire.BatchHeader) bool { return h.MaxTimestamp == want },
+	r, found, err := l.scanForTimestamp(best, max(s.maxTsOffset, l.logStart), func(h *wire.BatchHeader) bool { return h.MaxTimestamp == want },
 		func(off, t int64) bool { return t == want && off >= l.logStart })
 	if err != nil || found {
 		return r, err
@@ -89,13 +89,14 @@ func (l *Log) maxTimestampOffset() (TimestampOffset, error) {
 // scanForTimestamp walks the batches of s from the one holding offset
 // from, finds the first batch matching batchOK, and inside it the first
 // record matching recordOK.
-func (l *Log) scanForTimestamp(s *segment, from int64, batchOK func(*wire.BatchHeader) bool, recordOK func(off, ts int64) bool) (TimestampOffset, bool, error) {
+func (l *Log) scanForTimestamp(i int, from int64, batchOK func(*wire.BatchHeader) bool, recordOK func(off, ts int64) bool) (TimestampOffset, bool, error) {
+	s := l.segs[i]
 	h, err := l.d.cache.acquire(s.logPath)
 	if err != nil {
 		return TimestampOffset{}, false, err
 	}
 	defer h.release()
-	pos, _, found, err := s.locate(h.f, from)
+	pos, found, err := l.locateChecked(i, h, from)
 	if err != nil || !found {
 		return TimestampOffset{}, false, err
 	}

@@ -211,23 +211,31 @@ func (l *Log) loadClean(rep *RecoveryReport) error {
 	}
 	defer h.release()
 	from := int64(0)
-	if err := s.loadIndexes(l.d.fs, -1); err != nil {
-		l.d.logger.Warn("segment: rebuilding damaged index", "partition", l.tp.String(), "segment", s.base, "err", err)
-		s.idx, s.tidx = nil, nil
-		rep.IndexesRebuilt++
-	} else if n := len(s.idx); n > 0 {
-		from = int64(s.idx[n-1].pos)
-		s.idx = s.idx[:n-1] // the scan re-adds it
-		s.sinceIndex = int64(l.cfg.IndexIntervalBytes)
+	err = s.loadIndexes(l.d.fs, -1)
+	if n := len(s.idx); err == nil && n > 0 {
+		// The scan starts at the last entry's batch: it must be the
+		// batch the entry names, or the index cannot be trusted.
+		e := s.idx[n-1]
 		var hb [wire.BatchHeaderSize]byte
-		hdr, err := readHeader(h.f, from, &hb)
-		if err != nil {
-			return &CorruptionError{Path: s.logPath, Position: from, Offset: -1, Err: err}
+		hdr, herr := readHeader(h.f, int64(e.pos), &hb)
+		if herr != nil {
+			err = s.badHeader(int64(e.pos), herr)
+		} else {
+			err = s.named(&hdr, e)
 		}
-		s.next = hdr.BaseOffset
-		if s.next < s.base {
-			return &CorruptionError{Path: s.logPath, Position: from, Offset: -1, Err: errIndexMismatch}
+		if err == nil {
+			from = int64(e.pos)
+			s.idx = s.idx[:n-1] // the scan re-adds it
+			s.sinceIndex = int64(l.cfg.IndexIntervalBytes)
+			s.next = hdr.BaseOffset
+		} else if !errors.Is(err, errIndexMismatch) {
+			return err
 		}
+	}
+	if err != nil {
+		l.d.logger.Warn("segment: rebuilding damaged index", "partition", l.tp.String(), "segment", s.base, "err", err)
+		s.idx, s.tidx, s.maxTs, s.maxTsOffset = nil, nil, -1, -1
+		rep.IndexesRebuilt++
 	}
 	size := s.size
 	s.size = from

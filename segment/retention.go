@@ -139,8 +139,13 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 		return 0, l.fail(err)
 	}
 	defer h.release()
-	pos, hdr, found, err := s.locate(h.f, offset)
-	if err != nil {
+	var pos int64
+	var hdr batchSpan
+	var found bool
+	if err := l.withIndexCheck(i, func() (err error) {
+		pos, hdr, found, err = s.locate(h.f, offset)
+		return err
+	}); err != nil {
 		return 0, err
 	}
 	var newEnd int64
