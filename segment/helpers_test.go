@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -17,12 +18,22 @@ import (
 // values are valueSize bytes derived from seed; record i has timestamp
 // ts+i. The base offset is 0, as a producer sends it.
 func makeBatch(n, valueSize int, ts int64, seed uint64) []byte {
+	deltas := make([]int64, n)
+	for i := range deltas {
+		deltas[i] = int64(i)
+	}
+	return makeBatchTs(ts, deltas, valueSize, seed)
+}
+
+// makeBatchTs is makeBatch with record i's timestamp ts+deltas[i].
+func makeBatchTs(ts int64, deltas []int64, valueSize int, seed uint64) []byte {
 	rng := rand.New(rand.NewPCG(seed, 7))
+	n := len(deltas)
 	var recs []byte
 	for i := range n {
 		var rec []byte
 		rec = append(rec, 0) // attributes
-		rec = binary.AppendVarint(rec, int64(i))
+		rec = binary.AppendVarint(rec, deltas[i])
 		rec = binary.AppendVarint(rec, int64(i))
 		rec = binary.AppendVarint(rec, -1) // null key
 		rec = binary.AppendVarint(rec, int64(valueSize))
@@ -40,7 +51,7 @@ func makeBatch(n, valueSize int, ts int64, seed uint64) []byte {
 	b[wire.BatchMagicPos] = 2
 	be.PutUint32(b[wire.BatchLastOffsetDeltaPos:], uint32(n-1))
 	be.PutUint64(b[wire.BatchBaseTimestampPos:], uint64(ts))
-	be.PutUint64(b[wire.BatchMaxTimestampPos:], uint64(ts+int64(n-1)))
+	be.PutUint64(b[wire.BatchMaxTimestampPos:], uint64(ts+slices.Max(deltas)))
 	be.PutUint64(b[wire.BatchProducerIDPos:], 0xffffffffffffffff)
 	be.PutUint16(b[wire.BatchProducerEpochPos:], 0xffff)
 	be.PutUint32(b[wire.BatchBaseSequencePos:], 0xffffffff)

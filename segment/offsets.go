@@ -86,9 +86,12 @@ func (l *Log) maxTimestampOffset() (TimestampOffset, error) {
 	return TimestampOffset{Offset: -1, Timestamp: -1}, nil
 }
 
-// scanForTimestamp walks the batches of s from the one holding offset
-// from, finds the first batch matching batchOK, and inside it the first
-// record matching recordOK.
+// scanForTimestamp walks the batches of segs[i] from the one holding
+// offset from, finds the first batch matching batchOK, and inside it the
+// first record matching recordOK. Every record of the batch holding from
+// is considered, not only those at or after it: from comes from an entry
+// naming a batch by its last offset (the time index, maxTsOffset), and
+// the record with the entry's timestamp can be anywhere in that batch.
 func (l *Log) scanForTimestamp(i int, from int64, batchOK func(*wire.BatchHeader) bool, recordOK func(off, ts int64) bool) (TimestampOffset, bool, error) {
 	s := l.segs[i]
 	h, err := l.d.cache.acquire(s.logPath)
@@ -106,9 +109,9 @@ func (l *Log) scanForTimestamp(i int, from int64, batchOK func(*wire.BatchHeader
 		if err != nil {
 			return TimestampOffset{}, false, &CorruptionError{Path: s.logPath, Position: pos, Offset: -1, Err: err}
 		}
-		if hdr.LastOffset() >= from && batchOK(&hdr) {
+		if batchOK(&hdr) {
 			if hdr.Attributes&wire.AttrTimestampLogTime != 0 || hdr.Codec() != wire.CodecNone {
-				return TimestampOffset{Offset: max(hdr.BaseOffset, from), Timestamp: hdr.MaxTimestamp, Found: true}, true, nil
+				return TimestampOffset{Offset: max(hdr.BaseOffset, l.logStart), Timestamp: hdr.MaxTimestamp, Found: true}, true, nil
 			}
 			batch := make([]byte, hdr.Size())
 			if n, err := h.f.ReadAt(batch, pos); n < len(batch) {
@@ -119,7 +122,7 @@ func (l *Log) scanForTimestamp(i int, from int64, batchOK func(*wire.BatchHeader
 			}
 			var out TimestampOffset
 			recordTimestamps(batch, hdr, func(off, ts int64) bool {
-				if off >= from && recordOK(off, ts) {
+				if recordOK(off, ts) {
 					out = TimestampOffset{Offset: off, Timestamp: ts, Found: true}
 					return false
 				}

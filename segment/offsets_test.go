@@ -250,3 +250,34 @@ func TestConfigDefaultsAndPolicyNames(t *testing.T) {
 		t.Fatalf("config %+v", l.Config())
 	}
 }
+
+// ListOffsets MAX_TIMESTAMP answers the record with the largest
+// timestamp, wherever it sits in its batch (the index knows only the
+// batch, by its last offset), also after the indexes come back from disk
+// and when the log start is inside that batch.
+func TestMaxTimestampInsideItsBatch(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{IndexIntervalBytes: 100})
+	mustAppend(t, l, makeBatch(3, 20, 1000, 1), 0)                          // 0..2
+	mustAppend(t, l, makeBatchTs(2000, []int64{5, 90, 3, 40}, 20, 2), 0)    // 3..6, max 2090 at 4
+	mustAppend(t, l, makeBatchTs(1500, []int64{0, 1, 2}, 20, 3), 0)         // 7..9
+	mustAppend(t, l, makeBatchTs(1900, []int64{0, 100, 190, 50}, 20, 4), 0) // 10..13, max 2090 at 12: later
+	check := func(l *Log, what string, off, ts int64) {
+		t.Helper()
+		got, err := l.OffsetForTimestamp(MaxTimestamp)
+		if err != nil || !got.Found || got.Offset != off || got.Timestamp != ts {
+			t.Fatalf("%s: MAX_TIMESTAMP = %+v %v, want offset %d timestamp %d", what, got, err, off, ts)
+		}
+	}
+	check(l, "live", 4, 2090)
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, _ = openLog(t, testDir(t, mem), Config{IndexIntervalBytes: 100})
+	check(l, "after a clean restart", 4, 2090)
+	if _, err := l.DeleteRecordsBefore(5); err != nil {
+		t.Fatal(err)
+	}
+	check(l, "with the log start past it", 12, 2090)
+}
