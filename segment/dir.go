@@ -104,10 +104,12 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 		cache:   newFileCache(opts.FS, opts.MaxOpenFiles),
 		logs:    map[TopicPartition]*Log{}, clean: map[TopicPartition]bool{}}
 	var err error
-	if d.recovery, err = readOffsetCheckpoint(d.fs, path+"/"+RecoveryPointFile); err != nil {
+	if d.recovery, err = readOffsetCheckpoint(d.fs, path+"/"+RecoveryPointFile, d.logger,
+		"logs not shut down cleanly are recovered from their first segment"); err != nil {
 		return nil, err
 	}
-	if d.logStart, err = readOffsetCheckpoint(d.fs, path+"/"+LogStartFile); err != nil {
+	if d.logStart, err = readOffsetCheckpoint(d.fs, path+"/"+LogStartFile, d.logger,
+		"each log starts at its first segment: records deleted with DeleteRecords there are readable again until retention removes them"); err != nil {
 		return nil, err
 	}
 	d.checkpointed = map[TopicPartition]int64{}

@@ -142,6 +142,12 @@
 //     made again. After a clean shutdown the active segment's last entry
 //     is checked before its tail is scanned from it.
 //  5. What recovery kept is fsynced before it counts as durable.
+//  6. A damaged recovery-point or log-start-offset checkpoint is ignored
+//     with a warning (every log is then scanned from its first segment
+//     after a crash, and starts at its first segment); a missing or
+//     damaged leader-epoch-checkpoint of a non-empty log is rebuilt from
+//     the batch headers (the epoch in force at the log start starts
+//     there). An error reading any of them is returned.
 //
 // Invariants that make rule 3 safe: the recovery point only counts fsynced
 // data; a rolled segment's indexes are fsynced before the recovery point

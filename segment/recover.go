@@ -1,9 +1,11 @@
 package segment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strings"
 
@@ -94,7 +96,8 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 		s.size = st.Size
 		l.segs = append(l.segs, s)
 	}
-	if l.epochs, err = loadEpochCache(d.fs, dir+"/"+LeaderEpochFile); err != nil {
+	var epochsLost error
+	if l.epochs, epochsLost, err = loadEpochCache(d.fs, dir+"/"+LeaderEpochFile); err != nil {
 		return nil, rep, err
 	}
 	if len(l.segs) == 0 {
@@ -124,13 +127,29 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 	if logStart > l.logStart {
 		l.logStart = min(logStart, end)
 	}
+	l.fl = newFlusher(d.fs, d.clock, d.pool, l.cfg, end, d.gatherMax)
+	if epochsLost != nil && end > l.logStart {
+		// Left empty, the cache would take the next leader's epoch as
+		// starting at the log end, and OffsetForLeaderEpoch would send
+		// followers to truncate by a wrong boundary.
+		msg, level := "segment: leader-epoch-checkpoint damaged; rebuilding it from the batch headers", slog.LevelWarn
+		if errors.Is(epochsLost, fs.ErrNotExist) {
+			msg, level = "segment: leader-epoch-checkpoint missing; rebuilding it from the batch headers", slog.LevelInfo
+		}
+		d.logger.Log(context.Background(), level, msg, "partition", tp.String(), "err", epochsLost)
+		if err := l.epochs.rebuildFrom(l, l.logStart); err != nil {
+			l.fl.close()
+			return nil, rep, err
+		}
+	}
 	if err := l.epochs.truncateFromEnd(end); err != nil {
+		l.fl.close()
 		return nil, rep, err
 	}
 	if err := l.epochs.truncateFromStart(l.logStart); err != nil {
+		l.fl.close()
 		return nil, rep, err
 	}
-	l.fl = newFlusher(d.fs, d.clock, d.pool, l.cfg, end, d.gatherMax)
 	l.publish()
 	return l, rep, nil
 }
