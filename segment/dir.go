@@ -216,10 +216,45 @@ func (d *Dir) forgetLog(l *Log, clean bool) {
 
 // Checkpoint writes the recovery-point and log-start-offset checkpoint
 // files from the current state of every log (call it periodically, as
-// Kafka does every minute).
+// Kafka does every minute). Each log also writes them itself after a
+// segment roll, once the rolled segment is fsynced.
 func (d *Dir) Checkpoint() error {
 	d.ckMu.Lock()
 	defer d.ckMu.Unlock()
+	return d.checkpointLocked()
+}
+
+// checkpointAfterRoll writes the checkpoints once a log's rolled segment
+// is fsynced (the flusher calls it), so a crash rescans from the active
+// segment instead of from wherever the last periodic checkpoint left
+// the recovery point (a minute of appends by default). A failure costs
+// only that and is logged; the next checkpoint tries again.
+func (d *Dir) checkpointAfterRoll() {
+	if err := d.Checkpoint(); err != nil {
+		d.logger.Warn("segment: recovery checkpoint after a segment roll not written; a crash now would rescan more of the log",
+			"dir", d.path, "err", err)
+	}
+}
+
+// checkpointIfAbove rewrites the checkpoints if the recovery point on
+// disk for tp is above offset, or always with force. The check and the
+// write happen under the checkpoint lock, so a checkpoint that read tp's
+// recovery point before the caller lowered it has finished (and is
+// seen) before the check: it cannot land after the caller's cut.
+func (d *Dir) checkpointIfAbove(tp TopicPartition, offset int64, force bool) error {
+	d.ckMu.Lock()
+	defer d.ckMu.Unlock()
+	d.mu.Lock()
+	v, ok := d.checkpointed[tp]
+	d.mu.Unlock()
+	if !force && (!ok || v <= offset) {
+		return nil
+	}
+	return d.checkpointLocked()
+}
+
+// checkpointLocked is Checkpoint; the caller holds ckMu.
+func (d *Dir) checkpointLocked() error {
 	d.mu.Lock()
 	rps := map[TopicPartition]int64{}
 	starts := map[TopicPartition]int64{}
@@ -246,15 +281,6 @@ func (d *Dir) Checkpoint() error {
 	d.checkpointed = rps
 	d.mu.Unlock()
 	return nil
-}
-
-// checkpointedAbove reports whether the recovery point on disk for tp is
-// above offset (a truncation must lower it first).
-func (d *Dir) checkpointedAbove(tp TopicPartition, offset int64) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	v, ok := d.checkpointed[tp]
-	return ok && v > offset
 }
 
 // Partitions lists the partition directories present on disk.

@@ -152,7 +152,11 @@
 // Invariants that make rule 3 safe: the recovery point only counts fsynced
 // data; a rolled segment's indexes are fsynced before the recovery point
 // passes it; a truncation lowers the recovery-point checkpoint before it
-// cuts and is fsynced before it returns.
+// cuts (under the checkpoint lock, so no checkpoint that read the old
+// point lands after the cut) and is fsynced before it returns. The
+// checkpoint files are written by Dir.Checkpoint (the broker calls it
+// periodically) and after every roll once the rolled segment is fsynced,
+// so a crash rescans little more than the active segment.
 //
 // Time: the package never reads the clock in its logic; appends and
 // retention take now (milliseconds) as an argument and the FlushInterval

@@ -128,6 +128,7 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 		l.logStart = min(logStart, end)
 	}
 	l.fl = newFlusher(d.fs, d.clock, d.pool, l.cfg, end, d.gatherMax)
+	l.fl.onRolled = d.checkpointAfterRoll
 	if epochsLost != nil && end > l.logStart {
 		// Left empty, the cache would take the next leader's epoch as
 		// starting at the log end, and OffsetForLeaderEpoch would send
@@ -207,6 +208,8 @@ func (l *Log) checkClosedIndexes(upTo int, rep *RecoveryReport) error {
 		if l.indexFilesPlausible(l.segs[i]) {
 			continue
 		}
+		l.d.logger.Warn("segment: index files missing or malformed; rebuilding them from the log",
+			"partition", l.tp.String(), "segment", l.segs[i].base)
 		if err := l.rebuildClosed(i); err != nil {
 			return err
 		}

@@ -189,7 +189,15 @@ func TestUncleanOpenDeletesSegmentsAfterAGap(t *testing.T) {
 		t.Fatalf("%d segments", len(segs))
 	}
 	// Cut the middle of segment 1 as a lost write would; segment 2 then
-	// starts after a hole and must go.
+	// starts after a hole and must go. A lost write lies above the
+	// recovery point: the rolls' checkpoints (done once Flush returns)
+	// go, as after a crash before any checkpoint.
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Remove("/data/" + RecoveryPointFile); err != nil {
+		t.Fatal(err)
+	}
 	f, _ := mem.OpenReadWrite(segs[1].Path)
 	if err := f.Truncate(segs[1].Size - 100); err != nil {
 		t.Fatal(err)
@@ -312,5 +320,50 @@ func TestRecoveryReportsTheWholeRangeItCut(t *testing.T) {
 	want := fmt.Sprintf("bytes=%d from_offset=%d to_offset=%d deleted_segments=%d", rep.TruncatedBytes, from, leo-1, len(segs)-2)
 	if out := lines.String(); !strings.Contains(out, want) {
 		t.Fatalf("log does not say %q:\n%s", want, out)
+	}
+}
+
+// A roll writes the recovery checkpoint once the rolled segment is
+// fsynced, so a crash long before the next periodic checkpoint rescans
+// the active segment only, not every segment since the last one.
+func TestRollCheckpointsTheRecoveryPoint(t *testing.T) {
+	cfg := Config{SegmentBytes: 2000, FlushPolicy: FlushNever}
+	mem, _, l, _ := filledLog(t, cfg, 30, 4) // no Checkpoint call
+	if err := l.Flush(); err != nil {        // the rolls' fsyncs, and what follows them, are done
+		t.Fatal(err)
+	}
+	segs := l.Segments()
+	active := segs[len(segs)-1].BaseOffset
+	ck, err := vfs.ReadFile(mem, "/data/"+RecoveryPointFile)
+	if err != nil {
+		t.Fatalf("no recovery checkpoint after %d rolls: %v", len(segs)-1, err)
+	}
+	rps, err := parseOffsetCheckpoint(ck)
+	if rp := rps[TopicPartition{"topic", 0}]; err != nil || rp < active {
+		t.Fatalf("recovery checkpoint %q (%v): below the active segment's base %d", ck, err, active)
+	}
+	_, rep := openLog(t, testDir(t, mem.CrashClone(nil)), cfg)
+	if rep.SegmentsScanned != 1 {
+		t.Fatalf("a crash after the rolls scanned %d segments: %+v", rep.SegmentsScanned, rep)
+	}
+}
+
+// Rebuilding a closed segment's missing index is logged, not only counted.
+func TestMissingIndexRebuildIsLogged(t *testing.T) {
+	cfg := Config{SegmentBytes: 2000}
+	mem, d, l, _ := filledLog(t, cfg, 12, 3)
+	old := l.Segments()[1]
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Remove(strings.TrimSuffix(old.Path, LogSuffix) + IndexSuffix); err != nil {
+		t.Fatal(err)
+	}
+	logger, lines := captureLog()
+	if _, rep := openLog(t, testDirLog(t, mem, logger), cfg); rep.IndexesRebuilt != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	if out := lines.String(); !strings.Contains(out, "rebuilding them from the log") || !strings.Contains(out, fmt.Sprintf("segment=%d", old.BaseOffset)) {
+		t.Fatalf("no log line for the rebuilt index:\n%s", out)
 	}
 }

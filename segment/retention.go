@@ -174,10 +174,8 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 		l.logStart = newEnd
 		l.pubLogStart.Store(newEnd)
 	}
-	if lowerStart || l.d.checkpointedAbove(l.tp, newEnd) {
-		if err := l.d.Checkpoint(); err != nil {
-			return 0, fl.finish(-1, err, -1)
-		}
+	if err := l.d.checkpointIfAbove(l.tp, newEnd, lowerStart); err != nil {
+		return 0, fl.finish(-1, err, -1)
 	}
 	for _, later := range l.segs[i+1:] {
 		if err := l.removeSegmentFiles(later); err != nil {
