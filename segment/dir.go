@@ -196,6 +196,15 @@ func (d *Dir) openPartition(tp TopicPartition, cfg Config, clean bool, rp, ls in
 		if err := d.fs.SyncDir(d.path); err != nil {
 			return nil, RecoveryReport{}, err
 		}
+		// A new log: checkpoint entries under its name are left by a
+		// deleted one whose removal could not rewrite the checkpoints
+		// (or the directory was lost, which Kafka too answers with a
+		// new log).
+		if rp > 0 || ls > 0 {
+			d.logger.Warn("segment: checkpoints name a partition that has no directory; creating an empty log and ignoring them",
+				"partition", tp.String(), "recovery_point", rp, "log_start", ls)
+		}
+		rp, ls = -1, -1
 	} else if err != nil {
 		return nil, RecoveryReport{}, err
 	}
@@ -308,7 +317,11 @@ func (d *Dir) Partitions() ([]TopicPartition, error) {
 }
 
 // Remove deletes a partition's files (DeleteTopics). An open log of it is
-// closed first without flushing; its readers' regions stay valid.
+// closed first without flushing; its readers' regions stay valid. Nothing
+// is written, so a full disk does not stop it: the checkpoints are then
+// rewritten without the partition, and if that fails (logged) the stale
+// entries do no harm, because a log created later under the same name
+// ignores them.
 func (d *Dir) Remove(topic string, partition int32) error {
 	tp := TopicPartition{topic, partition}
 	d.mu.Lock()
@@ -332,7 +345,11 @@ func (d *Dir) Remove(topic string, partition int32) error {
 	if err := d.fs.SyncDir(d.path); err != nil {
 		return err
 	}
-	return d.Checkpoint()
+	if err := d.Checkpoint(); err != nil {
+		d.logger.Warn("segment: checkpoints not rewritten after deleting a partition; its entries stay until the next checkpoint",
+			"partition", tp.String(), "err", err)
+	}
+	return nil
 }
 
 // Close closes every log still open (their owners must have stopped
