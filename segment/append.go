@@ -114,15 +114,16 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 	if end := s.size + int64(len(b)); end > s.reservedTo {
 		l.d.reserve.ahead(s, h.f, end)
 	}
-	if n, err := h.f.WriteAt(b, s.size); err != nil {
+	if _, err := h.f.WriteAt(b, s.size); err != nil {
 		// Undo a partial write so the log stays a sequence of whole
-		// batches; if even that fails, the log cannot be trusted.
-		if n > 0 {
-			if terr := h.f.Truncate(s.size); terr != nil {
-				return AppendResult{}, l.fail(fmt.Errorf("write failed (%v), then truncate failed: %w", err, terr))
-			}
-			s.reservedTo = 0 // the truncation gave back every reserved block
+		// batches. Whatever n says: os.File.WriteAt reports 0 when a
+		// short pwrite is followed by a failing one, so bytes may have
+		// landed even then. If the truncation fails too, the file holds
+		// junk past the log end and the log cannot be trusted.
+		if terr := h.f.Truncate(s.size); terr != nil {
+			return AppendResult{}, l.fail(fmt.Errorf("write failed (%v), then truncate failed: %w", err, terr))
 		}
+		s.reservedTo = 0 // the truncation gave back every reserved block
 		return AppendResult{}, fmt.Errorf("segment: append to %s: %w", s.logPath, err)
 	}
 	if s.size == 0 {

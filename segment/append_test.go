@@ -31,15 +31,7 @@ func TestAppendAssignsOffsetsAndReadsBack(t *testing.T) {
 		}
 		want = append(want, b)
 	}
-	got := readAll(t, l, 0)
-	if len(got) != len(want) {
-		t.Fatalf("read %d batches, want %d", len(got), len(want))
-	}
-	for i := range want {
-		if !equalBatches(got[i], want[i]) {
-			t.Fatalf("batch %d differs", i)
-		}
-	}
+	requireBatches(t, l, 0, want, "after 50 appends")
 	if len(l.active().idx) == 0 {
 		t.Fatal("no offset index entries after 50 appends with a 256-byte interval")
 	}
@@ -187,4 +179,55 @@ func TestAppendOutOfSpaceAndTornWriteLeaveLogUnchanged(t *testing.T) {
 	if l.Failure() != nil {
 		t.Fatalf("log failed: %v", l.Failure())
 	}
+}
+
+// A full disk as the operating system presents it: os.File.WriteAt
+// reports n == 0 from a write that put part of its bytes down before the
+// disk filled, so the append must undo the write without trusting n.
+// Junk left past the log end would make the next clean open refuse the
+// log (no reservation here, so nothing else trims the file) and a crash
+// recovery report never-acknowledged bytes as lost.
+func TestAppendOnFullDiskReportingZeroLeavesNoJunk(t *testing.T) {
+	mem := vfs.NewMemFS()
+	efs := vfs.NewErrorFS(mem, true)
+	open := func(fs vfs.FS) *Dir {
+		d, err := OpenDir("/data", Options{FS: fs, FlushWorkers: 1, Logger: quietLogger, ReserveBytes: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := open(efs)
+	l, _ := openLog(t, d, Config{})
+	want := fillLog(t, l, 3)
+	size := l.Size()
+	big := makeBatch(10, 200, 1, 9)
+	efs.SetFault(vfs.NoSpaceAfter(int64(len(big) / 2)))
+	for i := range 3 {
+		if _, err := l.Append(big, 1, 0); !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("append %d on a full disk: %v", i, err)
+		}
+		if st, _ := mem.Stat(activeLog); st.Size != size {
+			t.Fatalf("rejected append %d left %d bytes past the log end", i, st.Size-size)
+		}
+	}
+	efs.SetFault(nil)
+	small := makeBatch(1, 10, 1, 10)
+	mustAppend(t, l, small, 0) // shorter than the junk a partial write would leave
+	want = append(want, small)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A crash now: what was fsynced is whole batches, nothing to cut.
+	_, rep := openLog(t, open(mem.CrashClone(nil)), Config{})
+	if rep.TruncatedBytes != 0 || rep.LostFromOffset != -1 {
+		t.Fatalf("recovery after a crash cut bytes no append wrote: %+v", rep)
+	}
+	// A clean restart opens the log as it was.
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l2, _ := openLog(t, open(mem), Config{})
+	requireBatches(t, l2, 0, want, "after a clean restart")
 }

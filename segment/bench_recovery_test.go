@@ -53,7 +53,7 @@ func BenchmarkRecoveryScan(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if rep.Clean || rep.BytesScanned != size || rep.Lost() {
+		if rep.Clean || rep.BytesScanned != size || rep.Cut() {
 			b.Fatalf("not a full scan: %+v", rep)
 		}
 		d.Close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,9 +95,12 @@ func parseOffsetCheckpoint(data []byte) (map[TopicPartition]int64, error) {
 }
 
 // readOffsetCheckpoint reads a checkpoint file; a missing file is empty.
-// A damaged one is a CorruptionError: it is written atomically, so damage
-// means the disk is not doing what it promised.
-func readOffsetCheckpoint(fsys vfs.FS, path string) (map[TopicPartition]int64, error) {
+// A damaged one (it is written atomically, so the disk or a person broke
+// it) is logged with what ignoring it costs (effect) and read as empty,
+// as Kafka does: both offset checkpoints only save work or hide deleted
+// records, and refusing to start over them would take every partition
+// of the directory offline. An error reading the file is returned.
+func readOffsetCheckpoint(fsys vfs.FS, path string, logger *slog.Logger, effect string) (map[TopicPartition]int64, error) {
 	data, err := vfs.ReadFile(fsys, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[TopicPartition]int64{}, nil
@@ -106,7 +110,8 @@ func readOffsetCheckpoint(fsys vfs.FS, path string) (map[TopicPartition]int64, e
 	}
 	m, err := parseOffsetCheckpoint(data)
 	if err != nil {
-		return nil, &CorruptionError{Path: path, Offset: -1, Err: err}
+		logger.Warn("segment: damaged checkpoint file ignored", "file", path, "err", err, "effect", effect)
+		return map[TopicPartition]int64{}, nil
 	}
 	return m, nil
 }

@@ -296,7 +296,7 @@ workload:
 				}
 				return fmt.Errorf("reopen after clean close: %w", err)
 			}
-			if !rep.Clean || rep.Lost() {
+			if !rep.Clean || rep.Cut() {
 				return fmt.Errorf("reopen after clean close: %+v", rep)
 			}
 			l.Store(lg)
@@ -334,7 +334,7 @@ func verifyRecovered(s *crashSnapshot, m *crashModel, cfg Config, openDir func(v
 	if err != nil {
 		return fmt.Errorf("recover: %w (report %+v)", err, rep)
 	}
-	if rep.Lost() {
+	if rep.Cut() {
 		st.lost++
 	}
 	if rep.Clean {

@@ -104,10 +104,12 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 		cache:   newFileCache(opts.FS, opts.MaxOpenFiles),
 		logs:    map[TopicPartition]*Log{}, clean: map[TopicPartition]bool{}}
 	var err error
-	if d.recovery, err = readOffsetCheckpoint(d.fs, path+"/"+RecoveryPointFile); err != nil {
+	if d.recovery, err = readOffsetCheckpoint(d.fs, path+"/"+RecoveryPointFile, d.logger,
+		"logs not shut down cleanly are recovered from their first segment"); err != nil {
 		return nil, err
 	}
-	if d.logStart, err = readOffsetCheckpoint(d.fs, path+"/"+LogStartFile); err != nil {
+	if d.logStart, err = readOffsetCheckpoint(d.fs, path+"/"+LogStartFile, d.logger,
+		"each log starts at its first segment: records deleted with DeleteRecords there are readable again until retention removes them"); err != nil {
 		return nil, err
 	}
 	d.checkpointed = map[TopicPartition]int64{}
@@ -194,6 +196,15 @@ func (d *Dir) openPartition(tp TopicPartition, cfg Config, clean bool, rp, ls in
 		if err := d.fs.SyncDir(d.path); err != nil {
 			return nil, RecoveryReport{}, err
 		}
+		// A new log: checkpoint entries under its name are left by a
+		// deleted one whose removal could not rewrite the checkpoints
+		// (or the directory was lost, which Kafka too answers with a
+		// new log).
+		if rp > 0 || ls > 0 {
+			d.logger.Warn("segment: checkpoints name a partition that has no directory; creating an empty log and ignoring them",
+				"partition", tp.String(), "recovery_point", rp, "log_start", ls)
+		}
+		rp, ls = -1, -1
 	} else if err != nil {
 		return nil, RecoveryReport{}, err
 	}
@@ -214,10 +225,45 @@ func (d *Dir) forgetLog(l *Log, clean bool) {
 
 // Checkpoint writes the recovery-point and log-start-offset checkpoint
 // files from the current state of every log (call it periodically, as
-// Kafka does every minute).
+// Kafka does every minute). Each log also writes them itself after a
+// segment roll, once the rolled segment is fsynced.
 func (d *Dir) Checkpoint() error {
 	d.ckMu.Lock()
 	defer d.ckMu.Unlock()
+	return d.checkpointLocked()
+}
+
+// checkpointAfterRoll writes the checkpoints once a log's rolled segment
+// is fsynced (the flusher calls it), so a crash rescans from the active
+// segment instead of from wherever the last periodic checkpoint left
+// the recovery point (a minute of appends by default). A failure costs
+// only that and is logged; the next checkpoint tries again.
+func (d *Dir) checkpointAfterRoll() {
+	if err := d.Checkpoint(); err != nil {
+		d.logger.Warn("segment: recovery checkpoint after a segment roll not written; a crash now would rescan more of the log",
+			"dir", d.path, "err", err)
+	}
+}
+
+// checkpointIfAbove rewrites the checkpoints if the recovery point on
+// disk for tp is above offset, or always with force. The check and the
+// write happen under the checkpoint lock, so a checkpoint that read tp's
+// recovery point before the caller lowered it has finished (and is
+// seen) before the check: it cannot land after the caller's cut.
+func (d *Dir) checkpointIfAbove(tp TopicPartition, offset int64, force bool) error {
+	d.ckMu.Lock()
+	defer d.ckMu.Unlock()
+	d.mu.Lock()
+	v, ok := d.checkpointed[tp]
+	d.mu.Unlock()
+	if !force && (!ok || v <= offset) {
+		return nil
+	}
+	return d.checkpointLocked()
+}
+
+// checkpointLocked is Checkpoint; the caller holds ckMu.
+func (d *Dir) checkpointLocked() error {
 	d.mu.Lock()
 	rps := map[TopicPartition]int64{}
 	starts := map[TopicPartition]int64{}
@@ -246,15 +292,6 @@ func (d *Dir) Checkpoint() error {
 	return nil
 }
 
-// checkpointedAbove reports whether the recovery point on disk for tp is
-// above offset (a truncation must lower it first).
-func (d *Dir) checkpointedAbove(tp TopicPartition, offset int64) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	v, ok := d.checkpointed[tp]
-	return ok && v > offset
-}
-
 // Partitions lists the partition directories present on disk.
 func (d *Dir) Partitions() ([]TopicPartition, error) {
 	names, err := d.fs.List(d.path)
@@ -280,7 +317,11 @@ func (d *Dir) Partitions() ([]TopicPartition, error) {
 }
 
 // Remove deletes a partition's files (DeleteTopics). An open log of it is
-// closed first without flushing; its readers' regions stay valid.
+// closed first without flushing; its readers' regions stay valid. Nothing
+// is written, so a full disk does not stop it: the checkpoints are then
+// rewritten without the partition, and if that fails (logged) the stale
+// entries do no harm, because a log created later under the same name
+// ignores them.
 func (d *Dir) Remove(topic string, partition int32) error {
 	tp := TopicPartition{topic, partition}
 	d.mu.Lock()
@@ -304,7 +345,11 @@ func (d *Dir) Remove(topic string, partition int32) error {
 	if err := d.fs.SyncDir(d.path); err != nil {
 		return err
 	}
-	return d.Checkpoint()
+	if err := d.Checkpoint(); err != nil {
+		d.logger.Warn("segment: checkpoints not rewritten after deleting a partition; its entries stay until the next checkpoint",
+			"partition", tp.String(), "err", err)
+	}
+	return nil
 }
 
 // Close closes every log still open (their owners must have stopped

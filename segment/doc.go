@@ -81,9 +81,12 @@
 // Policies (Config.FlushPolicy): group (default: acknowledge after fsync),
 // always (fsync inside Append), interval (fsync within flush.ms, acknowledge
 // at once), never (fsync only on roll and close, acknowledge at once). A
-// failed fsync or write fails the log for good: every waiter gets the
-// error, appends return ErrLogFailed wrapping the cause; the log is never
-// fsynced again and carried on.
+// failed fsync fails the log for good: every waiter gets the error,
+// appends return ErrLogFailed wrapping the cause; the log is never
+// fsynced again and carried on. A failed append write (a full disk) fails
+// only that append: the file is truncated back to its last whole batch,
+// whatever count the write reported, and only if that truncation fails
+// does the log fail.
 //
 // File handles: every segment .log file, the active one included, is
 // opened through a bounded LRU cache shared by all logs of a Dir
@@ -122,96 +125,45 @@
 //     increasing offsets) and its indexes rebuilt. The first invalid byte
 //     at or after the recovery point ends the log: the tail is truncated,
 //     later segments are deleted, and the RecoveryReport says how many
-//     bytes and which offsets were lost. An invalid byte before the
-//     recovery point, or a log ending below it, is a CorruptionError, never
-//     a silent cut.
+//     bytes and which offsets were cut (up to the last offset of the
+//     deleted segments and of any whole batches found past the damage).
+//     A cut that is only an incomplete write at the very end of the log
+//     (no whole batch after it) is a torn tail: never fsynced, so never
+//     acknowledged under the group and always policies, and reported as
+//     such (TornTail, logged at info); anything else is loss (Lost,
+//     logged as a warning). An invalid byte before the recovery point,
+//     or a log ending below it, is a CorruptionError, never a silent cut.
 //  4. Closed segments' index files that are missing or malformed are
-//     rebuilt from the log; those that look sane are checked fully on
-//     first use and rebuilt if they fail.
+//     rebuilt from the log; those that look sane are checked against the
+//     log as they are used: the batch at an entry's position must be the
+//     one the entry names, and each batch read on from there must follow
+//     the one before. On a mismatch the index is rebuilt from the log
+//     (logged; corruption of the log itself shows up then) and the lookup
+//     made again. After a clean shutdown the active segment's last entry
+//     is checked before its tail is scanned from it.
 //  5. What recovery kept is fsynced before it counts as durable.
+//  6. A damaged recovery-point or log-start-offset checkpoint is ignored
+//     with a warning (every log is then scanned from its first segment
+//     after a crash, and starts at its first segment); a missing or
+//     damaged leader-epoch-checkpoint of a non-empty log is rebuilt from
+//     the batch headers (the epoch in force at the log start starts
+//     there). An error reading any of them is returned.
 //
 // Invariants that make rule 3 safe: the recovery point only counts fsynced
 // data; a rolled segment's indexes are fsynced before the recovery point
 // passes it; a truncation lowers the recovery-point checkpoint before it
-// cuts and is fsynced before it returns.
+// cuts (under the checkpoint lock, so no checkpoint that read the old
+// point lands after the cut) and is fsynced before it returns. The
+// checkpoint files are written by Dir.Checkpoint (the broker calls it
+// periodically) and after every roll once the rolled segment is fsynced,
+// so a crash rescans little more than the active segment.
 //
 // Time: the package never reads the clock in its logic; appends and
 // retention take now (milliseconds) as an argument and the FlushInterval
 // timer comes from Options.Clock.
-
-// # Performance
 //
-// BenchmarkAppend (bench_append_test.go) runs the log under each policy
-// side by side with a raw baseline: positional writes of the same bytes to
-// one file with the same fsync schedule, alternating every MiB (every 64
-// KiB for interval, whose timed fsyncs would otherwise land on one side's
-// turns; 16 MiB for group) and swapping which goes first, so both meet the
-// same disk and page-cache state. log/raw is the figure that matters;
-// control-raw-vs-raw puts a second raw writer in the log's place to show
-// the machine's own noise. With 8 appenders the producers reach the log
-// through one owning goroutine, as the partition actor does; each has one
-// append outstanding, or, pipelined, up to 128 KiB (the eight together at
-// most the 1 MiB the raw side leaves unsynced), as a producer keeps
-// several requests in flight. BenchmarkAppendOverhead (bench_cpu_test.go)
-// is an append's CPU cost alone, on a filesystem that drops the writes.
-//
-//	go test -run '^$' -bench 'BenchmarkAppend$' -count 4 ./segment/
-//	go test -run '^$' -bench AppendOverhead -count 3 ./segment/
-//
-// Measured 2026-11-30 11:44-11:48 UTC on 2 shared vCPUs (AMD EPYC, ext4
-// on virtio), four runs: log/raw range (median).
-//
-//	                          1 KiB                 64 KiB
-//	never                     0.87 - 0.91 (0.905)   1.00 - 1.04 (1.03)
-//	interval (flush.ms=100)   0.85 - 1.00 (0.91)    0.95 - 1.36 (1.33)
-//	always                    1.05 - 1.20           0.93 - 1.04
-//	group, 1 appender         0.008 - 0.014         0.13 - 0.19
-//	group, 8 appenders        0.06 - 0.08           0.68 - 0.74 (0.72)
-//	group, 8 pipelined        0.79 - 0.92 (0.82)    0.72 - 0.81 (0.78)
-//	control raw vs raw        0.99 - 1.02           0.99 - 1.01
-//	control, interval fsyncs  0.88 - 1.05 (0.94)    0.85 - 1.46 (1.04)
-//	AppendOverhead            192 - 219 ns          3.36 - 3.40 us
-//
-// Batches per fsync: 1 with one appender, 8 with eight, 575 - 612 (1 KiB)
-// and 14 (64 KiB) pipelined. The interval rows are as noisy as their
-// control: each side's fsync every 100 ms slows whatever meets it. The
-// log's timer starts at the first append after a flush, so while fsyncs
-// take longer than the interval (64 KiB) it syncs less often than the
-// raw side's ticker, hence ratios above 1.
-//
-// Reads and recovery (go test -run '^$' -bench
-// 'BenchmarkRead|RecoveryScan|OpenClean' -count 2 ./segment/, 12:30 UTC):
-// 1 MiB fetches sent as file regions with sendfile 1,484 - 1,690 MB/s,
-// 1.20 - 1.39 x pread+write of the same bytes, the copying read 1.02 -
-// 1.15 x; recovery scan after an unclean shutdown 4,600 - 5,000 MB/s
-// (page cache warm); open after a clean shutdown 0.80 - 0.83 ms at 16
-// and 128 MiB, 1.03 - 1.07 ms at 1 GiB (SEGMENT_BENCH_1GIB=1).
-//
-// Reserving space ahead of the active segment (reserve.go) is most of the
-// difference from earlier figures. Against the same benchmark without it,
-// in turns, three runs each: never 0.87 - 0.91 against 0.85 - 0.89 at
-// 1 KiB and 1.01 - 1.06 against 0.87 - 0.90 at 64 KiB; interval at 1 KiB
-// 0.89 - 0.92 against 0.78 - 0.85 (then still alternating every MiB).
-//
-// What bounds them:
-//
-//   - never and interval at 1 KiB: the CRC-32C check that Append must
-//     make (about 95 ns of 1 KiB hot, roughly 150 ns after a pwrite has
-//     cooled the caches: with the check removed, as an experiment only,
-//     never measured 0.89 - 0.94). Interval adds a lock per append to
-//     record what its timer must fsync (with the timer pushed past the
-//     run, so no fsync happened, interval measured 0.89 - 0.90 against
-//     never's 0.91 - 0.93), and the fsync every 100 ms slows the appends
-//     that meet it. At 64 KiB the CRC is 3.2 us, the hardware CRC32
-//     instruction's rate, and the reservation saves more than that.
-//   - group with 8 appenders and one append each outstanding: an fsync
-//     covers at most 8 batches (8 KiB at 1 KiB, 512 KiB at 64 KiB) where
-//     the raw baseline fsyncs once per MiB, and the appends a group commit
-//     waits for cannot overlap that fsync (they are its content). On this
-//     disk an fsync costs about 0.5 ms plus 35 us per 64 KiB, which puts
-//     the ceiling near 0.72 at 64 KiB and 0.06 at 1 KiB. Pipelined, the
-//     appends made while one fsync runs share the next, and the ratio
-//     reaches 0.72 - 0.89.
+// Benchmarks of append, read and recovery, what they measure and the
+// latest figures: docs/performance.md, "Segment benchmarks".
 //
 // Format version: the layouts above are Kafka's (magic 2 batches, version
 // 0 checkpoints). A future change must bump the checkpoint version line

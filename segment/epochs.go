@@ -5,6 +5,7 @@ import (
 	"io/fs"
 
 	"github.com/samsa-io/samsa/segment/vfs"
+	"github.com/samsa-io/samsa/wire"
 )
 
 // epochCache is the leader epoch cache of a partition: which leader epoch
@@ -16,21 +17,41 @@ type epochCache struct {
 	entries []epochEntry
 }
 
-func loadEpochCache(fsys vfs.FS, path string) (*epochCache, error) {
-	c := &epochCache{fs: fsys, path: path}
+// loadEpochCache reads leader-epoch-checkpoint. When the file is missing
+// or damaged the cache is empty and lost says why: the log's batch
+// headers carry every epoch, so the caller rebuilds it (rebuildFrom).
+func loadEpochCache(fsys vfs.FS, path string) (c *epochCache, lost error, err error) {
+	c = &epochCache{fs: fsys, path: path}
 	data, err := vfs.ReadFile(fsys, path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
+		return c, err, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	entries, err := parseEpochCheckpoint(data)
 	if err != nil {
-		return nil, &CorruptionError{Path: path, Offset: -1, Err: err}
+		return c, err, nil
 	}
 	c.entries = entries
-	return c, nil
+	return c, nil, nil
+}
+
+// rebuildFrom replaces the cache with the epochs the log's batch headers
+// carry from offset from on (each epoch starts at the first batch that
+// has it) and saves it.
+func (c *epochCache) rebuildFrom(l *Log, from int64) error {
+	c.entries = nil
+	err := l.ScanBatches(from, func(h *wire.BatchHeader) error {
+		if last, ok := c.latest(); h.LeaderEpoch >= 0 && (!ok || h.LeaderEpoch > last.Epoch) {
+			c.entries = append(c.entries, epochEntry{h.LeaderEpoch, h.BaseOffset})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.save()
 }
 
 func (c *epochCache) save() error {

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,11 @@ type flusher struct {
 	gatherCh     chan struct{} // closed to end a gather in progress
 	gatherTarget int64         // appends that end it
 	urgent       int           // callers waiting for flushMu who must not wait for a gather
+
+	// onRolled runs after a flush that made a rolled segment durable,
+	// still under flushMu (so a Flush that returns has seen it done):
+	// the directory writes its checkpoints. Set before the log is used.
+	onRolled func()
 }
 
 func newFlusher(fsys vfs.FS, clock Clock, pool *flushPool, cfg Config, durable int64, gatherMax time.Duration) *flusher {
@@ -174,8 +180,14 @@ func (f *flusher) flushAfter(gather bool) error {
 		return failed
 	}
 	upto, err := f.runOps(ops)
-	return f.finish(upto, err, -1)
+	if err = f.finish(upto, err, -1); err == nil && f.onRolled != nil && slices.ContainsFunc(ops, isRollOp) {
+		f.onRolled()
+	}
+	return err
 }
+
+// isRollOp reports whether op is the directory fsync a roll records.
+func isRollOp(op syncOp) bool { return op.h == nil }
 
 // gather waits, before a background flush, until the appenders that the
 // previous flush acknowledged have appended again (as many appends since

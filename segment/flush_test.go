@@ -64,7 +64,7 @@ func TestGroupCommitAcknowledgesAfterFsync(t *testing.T) {
 	mem.SetFault(nil)
 	d2 := testDir(t, mem.CrashClone(nil))
 	l2, rep := openLog(t, d2, Config{})
-	if l2.LogEndOffset() != n || rep.Lost() {
+	if l2.LogEndOffset() != n || rep.Cut() {
 		t.Fatalf("after crash: leo %d, report %+v", l2.LogEndOffset(), rep)
 	}
 }

@@ -93,7 +93,7 @@ func FuzzRecovery(f *testing.F) {
 			}
 			return
 		}
-		if rep.Clean && rep.Lost() {
+		if rep.Clean && rep.Cut() {
 			t.Fatalf("clean open cut data: %+v", rep)
 		}
 		prev := int64(-1)

@@ -29,23 +29,17 @@ type timeEntry struct {
 // offsetIndex is a segment's sparse offset index, kept in memory.
 type offsetIndex []offsetEntry
 
-// floor returns the position of the last entry whose offset is <= rel, or
-// 0 when every entry is larger. Scanning the log from there finds rel.
-func (x offsetIndex) floor(rel uint32) int64 {
-	i := sort.Search(len(x), func(i int) bool { return x[i].rel > rel })
-	if i == 0 {
-		return 0
-	}
-	return int64(x[i-1].pos)
+// floorIndex returns the index of the last entry whose offset is <= rel,
+// or -1 when every entry is larger (scan from the segment's start).
+// Scanning the log from there finds rel.
+func (x offsetIndex) floorIndex(rel uint32) int {
+	return sort.Search(len(x), func(i int) bool { return x[i].rel > rel }) - 1
 }
 
-// floorPos returns the largest indexed batch position <= pos, or 0.
-func (x offsetIndex) floorPos(pos int64) int64 {
-	i := sort.Search(len(x), func(i int) bool { return int64(x[i].pos) > pos })
-	if i == 0 {
-		return 0
-	}
-	return int64(x[i-1].pos)
+// floorPosIndex returns the index of the last entry whose position is
+// <= pos, or -1.
+func (x offsetIndex) floorPosIndex(pos int64) int {
+	return sort.Search(len(x), func(i int) bool { return int64(x[i].pos) > pos }) - 1
 }
 
 // truncate drops entries for batches at or after byte position pos.

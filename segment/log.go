@@ -2,6 +2,7 @@ package segment
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -176,6 +177,67 @@ func (l *Log) ensureLoaded(i int) error {
 	}
 	l.d.logger.Warn("segment: rebuilding damaged index", "partition", l.tp.String(), "segment", s.base, "err", err)
 	return l.rebuildClosed(i)
+}
+
+// withIndexCheck runs op, which finds batches of segs[i] through its
+// offset index and must have no effect when it fails. When what the log
+// holds does not match what the index said (errIndexMismatch: a wrong
+// position would otherwise read from the middle of a batch and skip
+// records without an error), the index is rebuilt from the log, which
+// is logged, and op runs once more; a second mismatch is corruption.
+func (l *Log) withIndexCheck(i int, op func() error) error {
+	err := op()
+	if !errors.Is(err, errIndexMismatch) {
+		return err
+	}
+	s := l.segs[i]
+	l.d.logger.Warn("segment: offset index does not match the log; rebuilding it from the log",
+		"partition", l.tp.String(), "segment", s.base, "err", err)
+	if i < len(l.segs)-1 {
+		err = l.rebuildClosed(i)
+	} else {
+		err = l.rescanActive()
+	}
+	if err != nil {
+		return err
+	}
+	if err = op(); errors.Is(err, errIndexMismatch) {
+		return &CorruptionError{Path: s.logPath, Position: -1, Offset: -1, Err: err}
+	}
+	return err
+}
+
+// locateChecked is segs[i].locate under withIndexCheck, for callers that
+// need only the position of the batch holding offset (or the next one).
+func (l *Log) locateChecked(i int, h *handle, offset int64) (pos int64, found bool, err error) {
+	err = l.withIndexCheck(i, func() (err error) {
+		pos, _, found, err = l.segs[i].locate(h.f, offset)
+		return err
+	})
+	return pos, found, err
+}
+
+// rescanActive rebuilds the active segment's in-memory indexes from its
+// file (they came from disk after a clean shutdown). The segment must be
+// whole: any invalid byte is corruption, and fails the log.
+func (l *Log) rescanActive() error {
+	s := l.active()
+	h, err := l.d.cache.acquire(s.logPath)
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	size, next := s.size, s.next
+	s.idx, s.tidx, s.next, s.size, s.sinceIndex, s.maxTs, s.maxTsOffset = nil, nil, s.base, 0, 0, -1, -1
+	res, _ := s.scan(h.f, 0, size, l.cfg.IndexIntervalBytes, make([]byte, min(scanBufSize, size+1)))
+	if res.stopErr != nil || s.next != next {
+		err := res.stopErr
+		if err == nil {
+			err = fmt.Errorf("the log ends at offset %d, not %d", s.next, next)
+		}
+		return l.fail(&CorruptionError{Path: s.logPath, Position: res.validSize, Offset: s.next, Err: err})
+	}
+	return nil
 }
 
 // rebuildClosed rescans a closed segment that must be whole and rewrites

@@ -54,7 +54,7 @@ func (l *Log) OffsetForTimestamp(ts int64) (TimestampOffset, error) {
 		if ok {
 			from = s.base + int64(startRel)
 		}
-		r, found, err := l.scanForTimestamp(s, max(from, l.logStart), func(h *wire.BatchHeader) bool { return h.MaxTimestamp >= ts },
+		r, found, err := l.scanForTimestamp(i, max(from, l.logStart), func(h *wire.BatchHeader) bool { return h.MaxTimestamp >= ts },
 			func(off, t int64) bool { return t >= ts && off >= l.logStart })
 		if err != nil || found {
 			return r, err
@@ -78,7 +78,7 @@ func (l *Log) maxTimestampOffset() (TimestampOffset, error) {
 	}
 	s := l.segs[best]
 	want := s.maxTs
-	r, found, err := l.scanForTimestamp(s, max(s.maxTsOffset, l.logStart), func(h *wire.BatchHeader) bool { return h.MaxTimestamp == want },
+	r, found, err := l.scanForTimestamp(best, max(s.maxTsOffset, l.logStart), func(h *wire.BatchHeader) bool { return h.MaxTimestamp == want },
 		func(off, t int64) bool { return t == want && off >= l.logStart })
 	if err != nil || found {
 		return r, err
@@ -86,16 +86,20 @@ func (l *Log) maxTimestampOffset() (TimestampOffset, error) {
 	return TimestampOffset{Offset: -1, Timestamp: -1}, nil
 }
 
-// scanForTimestamp walks the batches of s from the one holding offset
-// from, finds the first batch matching batchOK, and inside it the first
-// record matching recordOK.
-func (l *Log) scanForTimestamp(s *segment, from int64, batchOK func(*wire.BatchHeader) bool, recordOK func(off, ts int64) bool) (TimestampOffset, bool, error) {
+// scanForTimestamp walks the batches of segs[i] from the one holding
+// offset from, finds the first batch matching batchOK, and inside it the
+// first record matching recordOK. Every record of the batch holding from
+// is considered, not only those at or after it: from comes from an entry
+// naming a batch by its last offset (the time index, maxTsOffset), and
+// the record with the entry's timestamp can be anywhere in that batch.
+func (l *Log) scanForTimestamp(i int, from int64, batchOK func(*wire.BatchHeader) bool, recordOK func(off, ts int64) bool) (TimestampOffset, bool, error) {
+	s := l.segs[i]
 	h, err := l.d.cache.acquire(s.logPath)
 	if err != nil {
 		return TimestampOffset{}, false, err
 	}
 	defer h.release()
-	pos, _, found, err := s.locate(h.f, from)
+	pos, found, err := l.locateChecked(i, h, from)
 	if err != nil || !found {
 		return TimestampOffset{}, false, err
 	}
@@ -105,9 +109,9 @@ func (l *Log) scanForTimestamp(s *segment, from int64, batchOK func(*wire.BatchH
 		if err != nil {
 			return TimestampOffset{}, false, &CorruptionError{Path: s.logPath, Position: pos, Offset: -1, Err: err}
 		}
-		if hdr.LastOffset() >= from && batchOK(&hdr) {
+		if batchOK(&hdr) {
 			if hdr.Attributes&wire.AttrTimestampLogTime != 0 || hdr.Codec() != wire.CodecNone {
-				return TimestampOffset{Offset: max(hdr.BaseOffset, from), Timestamp: hdr.MaxTimestamp, Found: true}, true, nil
+				return TimestampOffset{Offset: max(hdr.BaseOffset, l.logStart), Timestamp: hdr.MaxTimestamp, Found: true}, true, nil
 			}
 			batch := make([]byte, hdr.Size())
 			if n, err := h.f.ReadAt(batch, pos); n < len(batch) {
@@ -118,7 +122,7 @@ func (l *Log) scanForTimestamp(s *segment, from int64, batchOK func(*wire.BatchH
 			}
 			var out TimestampOffset
 			recordTimestamps(batch, hdr, func(off, ts int64) bool {
-				if off >= from && recordOK(off, ts) {
+				if recordOK(off, ts) {
 					out = TimestampOffset{Offset: off, Timestamp: ts, Found: true}
 					return false
 				}

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -132,16 +133,105 @@ func TestCheckpointFormat(t *testing.T) {
 	if _, err := parseEpochCheckpoint([]byte("0\n2\n3 10\n2 20\n")); err == nil {
 		t.Error("accepted decreasing epochs")
 	}
-	// A damaged checkpoint stops the directory from opening.
+}
+
+// Garbage in either offset checkpoint costs what the file saves (a
+// shorter recovery scan, the raised log start) and nothing more: the
+// directory opens, says what it ignored, and the logs recover in full.
+func TestDamagedOffsetCheckpointsAreIgnoredWithAWarning(t *testing.T) {
+	cfg := Config{SegmentBytes: 2000}
+	mem, d, l, batches := filledLog(t, cfg, 12, 3)
+	if _, err := l.DeleteRecordsBefore(5); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	segs := l.Segments()
+	crashed := mem.CrashClone(nil) // unclean: the recovery point would matter
+	for _, f := range []string{RecoveryPointFile, LogStartFile} {
+		if err := vfs.WriteFileAtomic(crashed, "/data/"+f, []byte("0\n5\nthis is not\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logger, lines := captureLog()
+	l2, rep := openLog(t, testDirLog(t, crashed, logger), cfg)
+	if rep.Clean || rep.SegmentsScanned != len(segs) || rep.Cut() {
+		t.Fatalf("without a recovery point every segment is scanned: %+v", rep)
+	}
+	if l2.LogStartOffset() != 0 || l2.LogEndOffset() != l.LogEndOffset() {
+		t.Fatalf("log [%d, %d), want [0, %d)", l2.LogStartOffset(), l2.LogEndOffset(), l.LogEndOffset())
+	}
+	requireBatches(t, l2, 0, batches, "after ignoring both checkpoints")
+	for _, f := range []string{RecoveryPointFile, LogStartFile} {
+		if out := lines.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, f) {
+			t.Fatalf("no warning naming %s:\n%s", f, out)
+		}
+	}
+}
+
+// leader-epoch-checkpoint is a cache of what the batch headers say: a
+// damaged one must not take the partition offline, and a missing one must
+// not come back as "the current epoch starts at the log end".
+func TestLeaderEpochCheckpointRebuiltFromBatches(t *testing.T) {
 	mem := vfs.NewMemFS()
-	if err := mem.MkdirAll("/data"); err != nil {
+	d := testDir(t, mem)
+	cfg := Config{SegmentBytes: 300}
+	l, _ := openLog(t, d, cfg)
+	for i, epoch := range []int32{0, 0, 3, 3, 5, 5, 5} {
+		if _, err := l.Append(makeBatch(2, 40, 1, uint64(i)), epoch, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.DeleteRecordsBefore(3); err != nil { // inside epoch 0's second batch
 		t.Fatal(err)
 	}
-	if err := vfs.WriteFileAtomic(mem, "/data/"+RecoveryPointFile, []byte("0\n5\n")); err != nil {
+	want := l.Epochs()
+	if len(want) != 3 || want[0] != [2]int64{0, 3} || want[2] != [2]int64{5, 8} {
+		t.Fatalf("epochs %v", want)
+	}
+	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenDir("/data", Options{FS: mem}); !errors.Is(err, ErrCorruption) {
-		t.Fatalf("damaged checkpoint: %v", err)
+	ckPath := "/data/topic-0/" + LeaderEpochFile
+	good, _ := vfs.ReadFile(mem, ckPath)
+	for _, damage := range []struct {
+		what  string
+		apply func() error
+	}{
+		{"garbage", func() error { return vfs.WriteFileAtomic(mem, ckPath, []byte("0\n2\n7 x\n")) }},
+		{"deleted", func() error { return mem.Remove(ckPath) }},
+	} {
+		if err := damage.apply(); err != nil {
+			t.Fatal(err)
+		}
+		logger, lines := captureLog()
+		d := testDirLog(t, mem, logger)
+		l, _, err := d.Open("topic", 0, cfg)
+		if err != nil {
+			t.Fatalf("%s leader-epoch-checkpoint: %v", damage.what, err)
+		}
+		if got := l.Epochs(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s leader-epoch-checkpoint: rebuilt %v, want %v", damage.what, got, want)
+		}
+		if err := l.AssignEpoch(5, l.LogEndOffset()); err != nil { // what a leader does on open
+			t.Fatal(err)
+		}
+		if e, end := l.EndOffsetForEpoch(3); e != 3 || end != 8 {
+			t.Fatalf("%s: EndOffsetForEpoch(3) = %d, %d", damage.what, e, end)
+		}
+		if got, _ := vfs.ReadFile(mem, ckPath); !equalBatches(got, good) {
+			t.Fatalf("%s: file %q after the rebuild, want %q", damage.what, got, good)
+		}
+		if !strings.Contains(lines.String(), "rebuilding it from the batch headers") {
+			t.Fatalf("%s: no log line:\n%s", damage.what, lines)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -249,4 +339,35 @@ func TestConfigDefaultsAndPolicyNames(t *testing.T) {
 	if l.Config().MaxMessageBytes != 100 || l.Config().SegmentBytes != DefaultSegmentBytes {
 		t.Fatalf("config %+v", l.Config())
 	}
+}
+
+// ListOffsets MAX_TIMESTAMP answers the record with the largest
+// timestamp, wherever it sits in its batch (the index knows only the
+// batch, by its last offset), also after the indexes come back from disk
+// and when the log start is inside that batch.
+func TestMaxTimestampInsideItsBatch(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, Config{IndexIntervalBytes: 100})
+	mustAppend(t, l, makeBatch(3, 20, 1000, 1), 0)                          // 0..2
+	mustAppend(t, l, makeBatchTs(2000, []int64{5, 90, 3, 40}, 20, 2), 0)    // 3..6, max 2090 at 4
+	mustAppend(t, l, makeBatchTs(1500, []int64{0, 1, 2}, 20, 3), 0)         // 7..9
+	mustAppend(t, l, makeBatchTs(1900, []int64{0, 100, 190, 50}, 20, 4), 0) // 10..13, max 2090 at 12: later
+	check := func(l *Log, what string, off, ts int64) {
+		t.Helper()
+		got, err := l.OffsetForTimestamp(MaxTimestamp)
+		if err != nil || !got.Found || got.Offset != off || got.Timestamp != ts {
+			t.Fatalf("%s: MAX_TIMESTAMP = %+v %v, want offset %d timestamp %d", what, got, err, off, ts)
+		}
+	}
+	check(l, "live", 4, 2090)
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, _ = openLog(t, testDir(t, mem), Config{IndexIntervalBytes: 100})
+	check(l, "after a clean restart", 4, 2090)
+	if _, err := l.DeleteRecordsBefore(5); err != nil {
+		t.Fatal(err)
+	}
+	check(l, "with the log start past it", 12, 2090)
 }

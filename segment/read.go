@@ -108,29 +108,18 @@ func (l *Log) readSegment(i int, offset *int64, maxOffset int64, req ReadRequest
 			h.release()
 		}
 	}()
-	pos, first, found, err := s.locate(h.f, *offset)
-	if err != nil || !found {
+	var r region
+	err = l.withIndexCheck(i, func() (err error) {
+		r, err = l.findRegion(s, h, *offset, maxOffset, req.MaxBytes-res.Bytes, req.MinOneBatch && res.Bytes == 0)
+		return err
+	})
+	if err != nil || !r.found {
 		return err != nil, err
 	}
-	if first.last >= maxOffset {
+	if r.empty {
 		return true, nil
 	}
-	budget := req.MaxBytes - res.Bytes
-	limit := min(s.size, pos+max(budget, 0))
-	endPos, err := s.boundaryAtOrBefore(h.f, pos, limit, maxOffset)
-	if err != nil {
-		return true, err
-	}
-	if endPos == pos {
-		if res.Bytes > 0 || !req.MinOneBatch {
-			return true, nil
-		}
-		endPos = pos + first.size
-	}
-	next, err := l.offsetAt(s, h, endPos)
-	if err != nil {
-		return true, err
-	}
+	pos, endPos, first, next := r.pos, r.end, r.first, r.next
 	if res.FirstOffset < 0 {
 		res.FirstOffset = first.base
 	}
@@ -141,6 +130,43 @@ func (l *Log) readSegment(i int, offset *int64, maxOffset int64, req ReadRequest
 	res.NextOffset = next
 	*offset = next
 	return endPos < s.size, nil
+}
+
+// region is what findRegion found in a segment.
+type region struct {
+	found    bool      // the segment holds offset or a batch after it
+	empty    bool      // found, but nothing fits the budget or the bound
+	pos, end int64     // the byte range, whole batches
+	first    batchSpan // the batch at pos
+	next     int64     // the offset after the range
+}
+
+// findRegion finds the whole batches of s from the one holding offset on
+// that fit in budget bytes (the first one whatever its size with
+// minOne) and end below maxOffset. It changes nothing, so it can be
+// retried after an index rebuild.
+func (l *Log) findRegion(s *segment, h *handle, offset, maxOffset, budget int64, minOne bool) (region, error) {
+	pos, first, found, err := s.locate(h.f, offset)
+	if err != nil || !found {
+		return region{}, err
+	}
+	r := region{found: true, empty: true, pos: pos, first: first}
+	if first.last >= maxOffset {
+		return r, nil
+	}
+	limit := min(s.size, pos+max(budget, 0))
+	if r.end, err = s.boundaryAtOrBefore(h.f, pos, limit, maxOffset); err != nil {
+		return r, err
+	}
+	if r.end == pos {
+		if !minOne {
+			return r, nil
+		}
+		r.end = pos + first.size
+	}
+	r.empty = false
+	r.next, err = l.offsetAt(s, h, r.end)
+	return r, err
 }
 
 // offsetAt is the first offset of the batch at pos (a batch boundary), or

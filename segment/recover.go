@@ -1,9 +1,11 @@
 package segment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strings"
 
@@ -18,20 +20,33 @@ type RecoveryReport struct {
 	SegmentsScanned int   // segments read batch by batch
 	BytesScanned    int64 // bytes read while scanning
 	IndexesRebuilt  int   // segments whose indexes were rebuilt from the log
-	// TruncatedBytes is the torn or corrupt tail cut off (including whole
-	// segments deleted after it); 0 when nothing was lost.
+	// TruncatedBytes is every byte cut off: the torn or corrupt tail and
+	// the whole segments deleted after it; 0 when nothing was cut.
 	TruncatedBytes int64
 	// LostFromOffset is the first offset no longer in the log (the new
 	// log end offset) when bytes were cut, else -1. LostToOffset is the
-	// last offset the damaged batch header claimed, or -1 when unknown.
+	// last offset of what was cut: the largest of the offsets the damaged
+	// batch claimed, of the valid batches found after it and of the
+	// deleted segments' batches; -1 when none could be read.
 	LostFromOffset  int64
 	LostToOffset    int64
 	DeletedSegments []int64 // base offsets of segments deleted after the cut
 	Reason          string  // why the tail was cut
+	// TornTail says that all that was cut is one incomplete write at the
+	// end of the log: the damaged bytes were the last of the last segment
+	// and no whole batch followed them. No fsync completed for them, so
+	// under the group and always flush policies no producer was told they
+	// were durable: nothing acknowledged was lost. (Under interval and
+	// never, acknowledgements do not wait for fsync.)
+	TornTail bool
 }
 
-// Lost reports whether recovery cut anything.
-func (r *RecoveryReport) Lost() bool { return r.TruncatedBytes > 0 || len(r.DeletedSegments) > 0 }
+// Cut reports whether recovery cut anything.
+func (r *RecoveryReport) Cut() bool { return r.TruncatedBytes > 0 || len(r.DeletedSegments) > 0 }
+
+// Lost reports whether recovery cut records that may have been
+// acknowledged: anything but a torn tail.
+func (r *RecoveryReport) Lost() bool { return r.Cut() && !r.TornTail }
 
 // leftoverSuffixes are temporary files a crash may leave; they are
 // deleted on open (".deleted", ".cleaned", ".swap" as Kafka names them).
@@ -81,7 +96,8 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 		s.size = st.Size
 		l.segs = append(l.segs, s)
 	}
-	if l.epochs, err = loadEpochCache(d.fs, dir+"/"+LeaderEpochFile); err != nil {
+	var epochsLost error
+	if l.epochs, epochsLost, err = loadEpochCache(d.fs, dir+"/"+LeaderEpochFile); err != nil {
 		return nil, rep, err
 	}
 	if len(l.segs) == 0 {
@@ -111,13 +127,30 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 	if logStart > l.logStart {
 		l.logStart = min(logStart, end)
 	}
+	l.fl = newFlusher(d.fs, d.clock, d.pool, l.cfg, end, d.gatherMax)
+	l.fl.onRolled = d.checkpointAfterRoll
+	if epochsLost != nil && end > l.logStart {
+		// Left empty, the cache would take the next leader's epoch as
+		// starting at the log end, and OffsetForLeaderEpoch would send
+		// followers to truncate by a wrong boundary.
+		msg, level := "segment: leader-epoch-checkpoint damaged; rebuilding it from the batch headers", slog.LevelWarn
+		if errors.Is(epochsLost, fs.ErrNotExist) {
+			msg, level = "segment: leader-epoch-checkpoint missing; rebuilding it from the batch headers", slog.LevelInfo
+		}
+		d.logger.Log(context.Background(), level, msg, "partition", tp.String(), "err", epochsLost)
+		if err := l.epochs.rebuildFrom(l, l.logStart); err != nil {
+			l.fl.close()
+			return nil, rep, err
+		}
+	}
 	if err := l.epochs.truncateFromEnd(end); err != nil {
+		l.fl.close()
 		return nil, rep, err
 	}
 	if err := l.epochs.truncateFromStart(l.logStart); err != nil {
+		l.fl.close()
 		return nil, rep, err
 	}
-	l.fl = newFlusher(d.fs, d.clock, d.pool, l.cfg, end, d.gatherMax)
 	l.publish()
 	return l, rep, nil
 }
@@ -175,6 +208,8 @@ func (l *Log) checkClosedIndexes(upTo int, rep *RecoveryReport) error {
 		if l.indexFilesPlausible(l.segs[i]) {
 			continue
 		}
+		l.d.logger.Warn("segment: index files missing or malformed; rebuilding them from the log",
+			"partition", l.tp.String(), "segment", l.segs[i].base)
 		if err := l.rebuildClosed(i); err != nil {
 			return err
 		}
@@ -198,23 +233,31 @@ func (l *Log) loadClean(rep *RecoveryReport) error {
 	}
 	defer h.release()
 	from := int64(0)
-	if err := s.loadIndexes(l.d.fs, -1); err != nil {
-		l.d.logger.Warn("segment: rebuilding damaged index", "partition", l.tp.String(), "segment", s.base, "err", err)
-		s.idx, s.tidx = nil, nil
-		rep.IndexesRebuilt++
-	} else if n := len(s.idx); n > 0 {
-		from = int64(s.idx[n-1].pos)
-		s.idx = s.idx[:n-1] // the scan re-adds it
-		s.sinceIndex = int64(l.cfg.IndexIntervalBytes)
+	err = s.loadIndexes(l.d.fs, -1)
+	if n := len(s.idx); err == nil && n > 0 {
+		// The scan starts at the last entry's batch: it must be the
+		// batch the entry names, or the index cannot be trusted.
+		e := s.idx[n-1]
 		var hb [wire.BatchHeaderSize]byte
-		hdr, err := readHeader(h.f, from, &hb)
-		if err != nil {
-			return &CorruptionError{Path: s.logPath, Position: from, Offset: -1, Err: err}
+		hdr, herr := readHeader(h.f, int64(e.pos), &hb)
+		if herr != nil {
+			err = s.badHeader(int64(e.pos), herr)
+		} else {
+			err = s.named(&hdr, e)
 		}
-		s.next = hdr.BaseOffset
-		if s.next < s.base {
-			return &CorruptionError{Path: s.logPath, Position: from, Offset: -1, Err: errIndexMismatch}
+		if err == nil {
+			from = int64(e.pos)
+			s.idx = s.idx[:n-1] // the scan re-adds it
+			s.sinceIndex = int64(l.cfg.IndexIntervalBytes)
+			s.next = hdr.BaseOffset
+		} else if !errors.Is(err, errIndexMismatch) {
+			return err
 		}
+	}
+	if err != nil {
+		l.d.logger.Warn("segment: rebuilding damaged index", "partition", l.tp.String(), "segment", s.base, "err", err)
+		s.idx, s.tidx, s.maxTs, s.maxTsOffset = nil, nil, -1, -1
+		rep.IndexesRebuilt++
 	}
 	size := s.size
 	s.size = from
@@ -294,9 +337,20 @@ func (l *Log) recover(recoveryPoint int64, rep *RecoveryReport) error {
 		rep.TruncatedBytes += fileSize - res.validSize
 		if res.stopErr != nil {
 			rep.Reason = res.stopErr.Error()
-			if res.stopHdr != nil && res.stopHdr.LastOffset() >= s.next {
-				rep.LostToOffset = res.stopHdr.LastOffset()
+			if hd := res.stopHdr; hd != nil && hd.Magic == 2 && hd.BaseOffset >= s.next && hd.LastOffset() >= hd.BaseOffset {
+				rep.LostToOffset = hd.LastOffset()
 			}
+			// Whole batches after the damage make it corruption inside
+			// the log, not a write the crash tore off its end.
+			var found int
+			var last int64
+			found, last, _, err = findBatches(h.f, res.validSize+1, fileSize, maxCandidateBatch(l.cfg), buf)
+			if err != nil {
+				h.release()
+				return err
+			}
+			rep.LostToOffset = max(rep.LostToOffset, last)
+			rep.TornTail = found == 0 && i == len(l.segs)-1
 		} else {
 			rep.Reason = fmt.Sprintf("segment %d ends at offset %d but the next segment starts at %d", s.base, s.next, nb)
 		}
@@ -308,20 +362,30 @@ func (l *Log) recover(recoveryPoint int64, rep *RecoveryReport) error {
 		}
 		h.release()
 		scanned = append(scanned, s)
-		for _, later := range l.segs[i+1:] {
-			rep.DeletedSegments = append(rep.DeletedSegments, later.base)
-			rep.TruncatedBytes += later.size
-			if err := l.removeSegmentFiles(later); err != nil {
+		later := l.segs[i+1:]
+		for j := len(later) - 1; j >= 0; j-- {
+			// The newest readable segment holds the last offset cut.
+			if last := lastOffsetIn(l.d.fs, later[j], l.nextBase(i+1+j)); last >= 0 {
+				rep.LostToOffset = max(rep.LostToOffset, last)
+				break
+			}
+		}
+		for _, ls := range later {
+			rep.DeletedSegments = append(rep.DeletedSegments, ls.base)
+			rep.TruncatedBytes += ls.size
+			if err := l.removeSegmentFiles(ls); err != nil {
 				return err
 			}
 		}
 		l.segs = l.segs[:i+1]
 		break
 	}
-	if rep.Lost() {
-		l.d.logger.Warn("segment: recovery cut the log", "partition", l.tp.String(),
-			"bytes", rep.TruncatedBytes, "from_offset", rep.LostFromOffset, "to_offset", rep.LostToOffset,
-			"deleted_segments", len(rep.DeletedSegments), "reason", rep.Reason)
+	switch attrs := []any{"partition", l.tp.String(), "bytes", rep.TruncatedBytes, "from_offset", rep.LostFromOffset,
+		"to_offset", rep.LostToOffset, "deleted_segments", len(rep.DeletedSegments), "reason", rep.Reason}; {
+	case rep.Lost():
+		l.d.logger.Warn("segment: recovery cut the log; records there may have been acknowledged", attrs...)
+	case rep.TornTail:
+		l.d.logger.Info("segment: recovery cut an incomplete write off the log end (never fsynced)", attrs...)
 	}
 	// What survived a crash may still sit only in the page cache: make it
 	// durable before it counts as below the recovery point.

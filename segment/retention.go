@@ -139,8 +139,13 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 		return 0, l.fail(err)
 	}
 	defer h.release()
-	pos, hdr, found, err := s.locate(h.f, offset)
-	if err != nil {
+	var pos int64
+	var hdr batchSpan
+	var found bool
+	if err := l.withIndexCheck(i, func() (err error) {
+		pos, hdr, found, err = s.locate(h.f, offset)
+		return err
+	}); err != nil {
 		return 0, err
 	}
 	var newEnd int64
@@ -169,10 +174,8 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 		l.logStart = newEnd
 		l.pubLogStart.Store(newEnd)
 	}
-	if lowerStart || l.d.checkpointedAbove(l.tp, newEnd) {
-		if err := l.d.Checkpoint(); err != nil {
-			return 0, fl.finish(-1, err, -1)
-		}
+	if err := l.d.checkpointIfAbove(l.tp, newEnd, lowerStart); err != nil {
+		return 0, fl.finish(-1, err, -1)
 	}
 	for _, later := range l.segs[i+1:] {
 		if err := l.removeSegmentFiles(later); err != nil {

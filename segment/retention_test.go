@@ -148,7 +148,7 @@ func TestTruncateTo(t *testing.T) {
 	}
 	d2 := testDir(t, mem.CrashClone(nil))
 	l2, rep := openLog(t, d2, Config{})
-	if l2.LogEndOffset() != 11 || rep.Lost() {
+	if l2.LogEndOffset() != 11 || rep.Cut() {
 		t.Fatalf("after crash: leo %d %+v", l2.LogEndOffset(), rep)
 	}
 	if got := readAll(t, l2, 0); !equalBatches(got[2], batches[2]) {
@@ -204,4 +204,36 @@ func TestAppendReplicatedKeepsOffsetsAndEpochs(t *testing.T) {
 	if _, err := follower.AppendReplicated(data, 0); !errors.Is(err, ErrBadOffsets) {
 		t.Fatalf("replay: %v", err)
 	}
+}
+
+// Deleting a partition (DeleteTopics) on a full disk succeeds: removing
+// files needs no space, and the checkpoints it cannot rewrite keep stale
+// entries that a partition created later under the same name ignores.
+func TestRemoveOnAFullDisk(t *testing.T) {
+	mem := vfs.NewMemFS()
+	efs := vfs.NewErrorFS(mem, true)
+	d := testDir(t, efs)
+	l, _ := openLog(t, d, Config{})
+	fillLog(t, l, 5)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Checkpoint(); err != nil { // the partition's recovery point is 15 on disk
+		t.Fatal(err)
+	}
+	efs.SetFault(vfs.NoSpaceAfter(0))
+	if err := d.Remove("topic", 0); err != nil {
+		t.Fatalf("remove on a full disk: %v", err)
+	}
+	if _, err := mem.Stat("/data/topic-0"); err == nil {
+		t.Fatal("partition directory still there")
+	}
+	efs.SetFault(nil)
+	// The next start reads the stale checkpoint; the topic is created again.
+	d2 := testDir(t, mem.CrashClone(nil))
+	l2, rep, err := d2.Open("topic", 0, Config{})
+	if err != nil || l2.LogEndOffset() != 0 || l2.LogStartOffset() != 0 || rep.Cut() {
+		t.Fatalf("a new log under a deleted one's name: %v %+v", err, rep)
+	}
+	mustAppend(t, l2, makeBatch(1, 5, 1, 1), 0)
 }

@@ -23,20 +23,21 @@ func (l *Log) ScanBatches(from int64, fn func(h *wire.BatchHeader) error) error 
 		if err := l.ensureLoaded(i); err != nil {
 			return err
 		}
-		if err := l.scanSegment(s, from, fn, &hb); err != nil {
+		if err := l.scanSegment(i, from, fn, &hb); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (l *Log) scanSegment(s *segment, from int64, fn func(h *wire.BatchHeader) error, hb *[wire.BatchHeaderSize]byte) error {
+func (l *Log) scanSegment(i int, from int64, fn func(h *wire.BatchHeader) error, hb *[wire.BatchHeaderSize]byte) error {
+	s := l.segs[i]
 	h, err := l.d.cache.acquire(s.logPath)
 	if err != nil {
 		return err
 	}
 	defer h.release()
-	pos, _, found, err := s.locate(h.f, from)
+	pos, found, err := l.locateChecked(i, h, from)
 	if err != nil || !found {
 		return err
 	}

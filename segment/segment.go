@@ -243,13 +243,53 @@ func (s *segment) scan(f vfs.File, from, fileSize int64, interval int32, buf []b
 	return res, buf
 }
 
-// errIndexMismatch: an index entry does not point at the batch it names.
-var errIndexMismatch = errors.New("segment: index entry does not match the log")
+// errIndexMismatch: what the log holds where the offset index led does
+// not match what the index said. An index is a cache: the caller
+// rebuilds it from the log (which finds real corruption) and retries.
+var errIndexMismatch = errors.New("segment: offset index does not match the log")
+
+func indexMismatch(s *segment, pos int64, format string, args ...any) error {
+	return fmt.Errorf("%w: %s at byte %d: %s", errIndexMismatch, s.logPath, pos, fmt.Sprintf(format, args...))
+}
+
+// badHeader is the error for a header that cannot be read where a batch
+// should start: a mismatch, since the index led there (the rebuild tells
+// a damaged index from a damaged log); an I/O error stays itself.
+func (s *segment) badHeader(pos int64, err error) error {
+	if errors.Is(err, errShortHeader) || errors.Is(err, wire.ErrBatchLength) {
+		return indexMismatch(s, pos, "%v", err)
+	}
+	return err
+}
+
+// follows checks the header h read at pos while walking s's batches
+// after a batch whose last offset was prev: a batch of s, whole inside
+// the segment, with offsets after prev. Only what the log itself says is
+// used, so walking from a batch the index named correctly never fails
+// on an intact log.
+func (s *segment) follows(h *wire.BatchHeader, pos, prev int64) error {
+	if h.Magic != 2 || pos+h.Size() > s.size || h.BaseOffset <= prev || h.BaseOffset < s.base || h.LastOffset() < h.BaseOffset {
+		return indexMismatch(s, pos, "batch %d..%d (magic %d, %d bytes) does not follow offset %d", h.BaseOffset, h.LastOffset(), h.Magic, h.Size(), prev)
+	}
+	return nil
+}
+
+// named checks that h, read at an index entry's position, is the batch
+// the entry names: its last offset is the entry's.
+func (s *segment) named(h *wire.BatchHeader, e offsetEntry) error {
+	if want := s.base + int64(e.rel); h.Magic != 2 || h.LastOffset() != want {
+		return indexMismatch(s, int64(e.pos), "index names the batch ending at offset %d, the log holds %d..%d (magic %d)", want, h.BaseOffset, h.LastOffset(), h.Magic)
+	}
+	return nil
+}
 
 // locate returns the span of the batch holding offset, or of the first
 // batch after it; found is false when the segment ends before offset (pos
 // is then the segment's size). f is the segment's .log file. Near the end
 // of the active segment the tail answers without reading the file.
+// Otherwise it starts from the offset index and checks every header on
+// the way against the index and the offsets before it; a mismatch is
+// errIndexMismatch.
 func (s *segment) locate(f vfs.File, offset int64) (pos int64, span batchSpan, found bool, err error) {
 	if i, ok := s.tail.locate(s.size, offset); ok {
 		if i == s.tail.n {
@@ -259,23 +299,34 @@ func (s *segment) locate(f vfs.File, offset int64) (pos int64, span batchSpan, f
 		return span.pos, span, true, nil
 	}
 	var hb [wire.BatchHeaderSize]byte
-	rel := offset - s.base
-	if rel < 0 {
-		rel = 0
-	}
+	rel := max(offset-s.base, 0)
+	j := len(s.idx) - 1 // offsets past a uint32 from the base: the last entry
 	if rel <= math.MaxUint32 {
-		pos = s.idx.floor(uint32(rel))
-	} else if n := len(s.idx); n > 0 {
-		pos = int64(s.idx[n-1].pos)
+		j = s.idx.floorIndex(uint32(rel))
+	}
+	prev := s.base - 1
+	if j >= 0 {
+		pos = int64(s.idx[j].pos)
+		prev = -1 // the entry's own check stands in
 	}
 	for pos < s.size {
 		h, err := readHeader(f, pos, &hb)
 		if err != nil {
-			return pos, batchSpan{}, false, &CorruptionError{Path: s.logPath, Position: pos, Offset: offset, Err: err}
+			return pos, batchSpan{}, false, s.badHeader(pos, err)
+		}
+		if j >= 0 {
+			err = s.named(&h, s.idx[j])
+			j = -1
+		} else {
+			err = s.follows(&h, pos, prev)
+		}
+		if err != nil {
+			return pos, batchSpan{}, false, err
 		}
 		if h.LastOffset() >= offset {
 			return pos, batchSpan{base: h.BaseOffset, last: h.LastOffset(), pos: pos, size: h.Size()}, true, nil
 		}
+		prev = h.LastOffset()
 		pos += h.Size()
 	}
 	return pos, batchSpan{}, false, nil
@@ -283,7 +334,8 @@ func (s *segment) locate(f vfs.File, offset int64) (pos int64, span batchSpan, f
 
 // boundaryAtOrBefore returns the start of the last batch that ends at or
 // before limit, scanning from a known batch start from (<= limit).
-// It returns from when the batch at from already crosses limit.
+// It returns from when the batch at from already crosses limit. A jump
+// through the index is checked as in locate.
 func (s *segment) boundaryAtOrBefore(f vfs.File, from, limit, beforeOffset int64) (int64, error) {
 	if i, ok := s.tail.indexOfPos(s.size, from); ok {
 		pos := from
@@ -300,21 +352,36 @@ func (s *segment) boundaryAtOrBefore(f vfs.File, from, limit, beforeOffset int64
 	// Jump ahead with the index: to the last indexed batch that starts
 	// before limit and ends before beforeOffset (entries name a batch's
 	// last offset), if that is past from.
-	jump := s.idx.floorPos(limit)
+	j := s.idx.floorPosIndex(limit)
 	if lastRel := beforeOffset - 1 - s.base; lastRel < 0 {
-		jump = 0
+		j = -1
 	} else if lastRel <= math.MaxUint32 {
-		jump = min(jump, s.idx.floor(uint32(lastRel)))
+		j = min(j, s.idx.floorIndex(uint32(lastRel)))
 	}
-	pos := max(from, jump)
-	for pos < limit {
+	pos, prev := from, int64(-1)
+	if j < 0 || int64(s.idx[j].pos) <= from {
+		j = -1 // no jump: from is a batch start the caller found
+	} else {
+		pos = int64(s.idx[j].pos)
+	}
+	for first := true; pos < limit || first && j >= 0; first = false {
 		h, err := readHeader(f, pos, &hb)
 		if err != nil {
-			return pos, &CorruptionError{Path: s.logPath, Position: pos, Offset: -1, Err: err}
+			return pos, s.badHeader(pos, err)
 		}
-		if pos+h.Size() > limit || h.LastOffset() >= beforeOffset {
+		switch {
+		case first && j >= 0:
+			err = s.named(&h, s.idx[j]) // read even at limit: the boundary must be a batch start
+		case !first:
+			err = s.follows(&h, pos, prev)
+		}
+		if err != nil {
+			return pos, err
+		}
+		if pos >= limit || pos+h.Size() > limit || h.LastOffset() >= beforeOffset {
 			break
 		}
+		prev = h.LastOffset()
 		pos += h.Size()
 	}
 	return pos, nil

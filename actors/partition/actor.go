@@ -172,11 +172,17 @@ func (p *partitionActor) open() {
 		p.log.Error("partition log cannot be opened; the partition is offline", append(p.attrs(), "err", err)...)
 	} else {
 		p.plog, p.openErr = l, nil
+		cut := append(p.attrs(), "truncated_bytes", rep.TruncatedBytes, "cut_from_offset", rep.LostFromOffset,
+			"cut_to_offset", rep.LostToOffset, "deleted_segments", len(rep.DeletedSegments), "reason", rep.Reason,
+			"segments_scanned", rep.SegmentsScanned)
 		switch {
-		case rep.TruncatedBytes > 0:
-			p.log.Warn("partition log recovered with a damaged tail cut off", append(p.attrs(),
-				"truncated_bytes", rep.TruncatedBytes, "lost_from_offset", rep.LostFromOffset, "lost_to_offset", rep.LostToOffset,
-				"reason", rep.Reason, "segments_scanned", rep.SegmentsScanned)...)
+		case rep.Lost():
+			p.log.Warn("partition log recovered with records cut that may have been acknowledged", cut...)
+		case rep.Cut():
+			// Only an incomplete write at the end, never fsynced: under
+			// the group and always policies no producer was told it was
+			// durable.
+			p.log.Info("partition log recovered; an incomplete write at its end was cut", cut...)
 		case !rep.Clean && rep.SegmentsScanned > 0:
 			p.log.Info("partition log recovered", append(p.attrs(), "segments_scanned", rep.SegmentsScanned,
 				"bytes_scanned", rep.BytesScanned, "took", time.Since(start).Round(time.Millisecond))...)

@@ -22,6 +22,11 @@
 //   - CrashPoints runs a function and hands out the crash images of every
 //     point in it (before each operation, and after it returns).
 //
+// ErrorFS wraps either with a fault hook of its own and, as os.File does,
+// can report n == 0 from a write that failed after putting part of its
+// bytes down (a full disk); NoSpaceAfter, FailOp and FirstFault build and
+// compose its faults.
+//
 // Files have no cursor: writes are positional (WriteAt), so a writer and
 // concurrent readers may share one File. Remove follows POSIX: open handles
 // stay readable after the name is gone.
@@ -33,5 +38,5 @@
 // flock on OS, an in-process table on MemFS (a crash clone holds none),
 // so data-directory locking is testable on MemFS too.
 //
-// Threading: both implementations are safe for concurrent use.
+// Threading: all three are safe for concurrent use.
 package vfs
