@@ -75,7 +75,6 @@ var sleepAllowed = map[string]string{
 	// Being moved in the actors/ redesign; remove when they move (the
 	// moved files are checked at their new paths, sleeps fixed there).
 	"actors/broker_test.go":       "being moved in the actors/ redesign; remove when they move",
-	"actors/dispatcher_test.go":   "being moved in the actors/ redesign; remove when they move",
 	"actors/fetch_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
 	"actors/group_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
 	"actors/housekeeping_test.go": "being moved in the actors/ redesign; remove when they move",
