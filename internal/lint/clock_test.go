@@ -78,7 +78,6 @@ var sleepAllowed = map[string]string{
 	"actors/fetch_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
 	"actors/group_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
 	"actors/housekeeping_test.go": "being moved in the actors/ redesign; remove when they move",
-	"actors/supervision_test.go":  "being moved in the actors/ redesign; remove when they move",
 }
 
 // A clockCall is one use of a banned function.
