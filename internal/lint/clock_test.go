@@ -74,7 +74,6 @@ var clockRules = []clockRule{
 var sleepAllowed = map[string]string{
 	// Being moved in the actors/ redesign; remove when they move (the
 	// moved files are checked at their new paths, sleeps fixed there).
-	"actors/fetch_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
 	"actors/group_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
 	"actors/housekeeping_test.go": "being moved in the actors/ redesign; remove when they move",
 }
