@@ -74,8 +74,7 @@ var clockRules = []clockRule{
 var sleepAllowed = map[string]string{
 	// Being moved in the actors/ redesign; remove when they move (the
 	// moved files are checked at their new paths, sleeps fixed there).
-	"actors/group_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
-	"actors/housekeeping_test.go": "being moved in the actors/ redesign; remove when they move",
+	"actors/group_kgo_test.go": "being moved in the actors/ redesign; remove when they move",
 }
 
 // A clockCall is one use of a banned function.
