@@ -42,6 +42,13 @@ type Options struct {
 	// openDir opens a data directory with the options the broker's
 	// configuration gives; tests wrap segment.Dir with it.
 	openDir func(path string, opts segment.Options) (partition.LogDir, error)
+	// housekept, if set, is called on the housekeeping goroutine after
+	// each periodic pass (housekeeping.go): "retention" once every
+	// partition actor has been sent its ApplyRetention, so a message
+	// sent to a partition afterwards is handled after it; "checkpoint"
+	// once every data directory's checkpoints are written. Tests wait on
+	// it instead of sleeping.
+	housekept func(pass string)
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor

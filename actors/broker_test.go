@@ -34,6 +34,19 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 
 func startNode(t *testing.T, dir string, kv ...string) *node {
 	t.Helper()
+	return startNodeWith(t, dir, nodeOptions{}, kv...)
+}
+
+// nodeOptions are startNodeWith's seams; the zero value is startNode's.
+type nodeOptions struct {
+	logger *slog.Logger // default: discard
+	// handler, if set, wraps the broker as netloop's handler (it must
+	// keep the broker's Drain, as embedding *actors.Broker does).
+	handler func(*actors.Broker) netloop.Handler
+}
+
+func startNodeWith(t *testing.T, dir string, opts nodeOptions, kv ...string) *node {
+	t.Helper()
 	vals := map[string]string{"log.dirs": dir, "listeners": "PLAINTEXT://127.0.0.1:0"}
 	for i := 0; i+1 < len(kv); i += 2 {
 		vals[kv[i]] = kv[i+1]
@@ -42,11 +55,19 @@ func startNode(t *testing.T, dir string, kv ...string) *node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := actors.NewBroker(cfg, quietLogger())
+	logger := opts.logger
+	if logger == nil {
+		logger = quietLogger()
+	}
+	b, err := actors.NewBroker(cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := netloop.New(netloop.Config{Listeners: []string{"127.0.0.1:0"}, EventLoops: 1, Logger: quietLogger()}, b)
+	var h netloop.Handler = b
+	if opts.handler != nil {
+		h = opts.handler(b)
+	}
+	srv, err := netloop.New(netloop.Config{Listeners: []string{"127.0.0.1:0"}, EventLoops: 1, Logger: quietLogger()}, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,20 +372,20 @@ func TestInterruptedDeletionResumesOnStart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	n2 := startNode(t, dir)
+	// The metadata actor logs "topic deleted" as it releases the name,
+	// once the files are gone; a CreateTopics sent after that line is
+	// queued behind it.
+	deleted := actors.NewLogWatch("topic deleted")
+	n2 := startNodeWith(t, dir, nodeOptions{logger: slog.New(deleted)})
 	adm2, _ := n2.admin(t)
-	// The name is released once the files are gone; creating it again
-	// must eventually succeed and find an empty partition directory.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r, err := adm2.CreateTopic(ctx, 1, 1, nil, "doomed")
-		if err == nil && r.Err == nil {
-			break
-		}
-		if !errors.Is(r.Err, kerr.TopicAlreadyExists) || time.Now().After(deadline) {
-			t.Fatalf("re-create after resumed deletion: %v %v", err, r.Err)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a real broker's state with a deadline
+	select {
+	case <-deleted.Seen():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interrupted deletion did not finish after a restart")
+	}
+	// Creating it again succeeds and finds an empty partition directory.
+	if r, err := adm2.CreateTopic(ctx, 1, 1, nil, "doomed"); err != nil || r.Err != nil {
+		t.Fatalf("re-create after resumed deletion: %v %v", err, r.Err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "doomed-1")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("doomed-1 survived the resumed deletion: %v", err)

@@ -3,6 +3,7 @@ package actors
 import (
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -59,25 +60,26 @@ func TestWorkerDispatcherRunsEverythingOnce(t *testing.T) {
 	}
 }
 
-// After stop, parked workers exit and later runs still run.
+// After stop, parked workers exit and later runs still run. In a
+// synctest bubble, synctest.Wait returns once every worker has exited
+// or is blocked, so the count is read after the exits it checks.
 func TestWorkerDispatcherStop(t *testing.T) {
-	d := newWorkerDispatcher(10, 4)
-	done := make(chan struct{})
-	d.Schedule(func() { close(done) })
-	<-done
-	d.stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for d.parked.Load() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d workers still parked after stop", d.parked.Load())
+	synctest.Test(t, func(t *testing.T) {
+		d := newWorkerDispatcher(10, 4)
+		done := make(chan struct{})
+		d.Schedule(func() { close(done) })
+		<-done
+		d.stop()
+		synctest.Wait()
+		if p := d.parked.Load(); p != 0 {
+			t.Fatalf("%d workers still parked after stop", p)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	again := make(chan struct{})
-	d.Schedule(func() { close(again) })
-	select {
-	case <-again:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a run scheduled after stop never ran")
-	}
+		again := make(chan struct{})
+		d.Schedule(func() { close(again) })
+		select {
+		case <-again:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a run scheduled after stop never ran")
+		}
+	})
 }

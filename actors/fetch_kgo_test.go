@@ -7,12 +7,17 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors"
+	"github.com/samsa-io/samsa/netloop"
+	"github.com/samsa-io/samsa/wire"
 )
 
 // fetchValue is record i's value: 100 bytes derived from i.
@@ -106,11 +111,72 @@ func testFetchRoundTrip(t *testing.T, slots string) {
 	}
 }
 
+// fetchWatch is a node's handler that remembers the highest fetch offset
+// of the Fetch requests the broker has handled. Once the broker's Handle
+// has returned, a fetch that may wait is parked (at its partition's high
+// watermark: in the partition's view) or its read is queued in the
+// partition actor's mailbox, ahead of any produce sent later; either way
+// the produce's append wakes it.
+type fetchWatch struct {
+	*actors.Broker // Handle is wrapped; Drain is the broker's
+	mu             sync.Mutex
+	offset         int64         // highest fetch offset handled; -1: none
+	handled        chan struct{} // closed (and replaced) when offset grows
+}
+
+func newFetchWatch(b *actors.Broker) *fetchWatch {
+	return &fetchWatch{Broker: b, offset: -1, handled: make(chan struct{})}
+}
+
+func (w *fetchWatch) Handle(req *wire.Request) {
+	offset := int64(-1)
+	if f, ok := req.Body.(*kmsg.FetchRequest); ok { // read before the broker owns it
+		for _, t := range f.Topics {
+			for _, p := range t.Partitions {
+				offset = max(offset, p.FetchOffset)
+			}
+		}
+	}
+	w.Broker.Handle(req)
+	if offset < 0 {
+		return
+	}
+	w.mu.Lock()
+	if offset > w.offset {
+		w.offset = offset
+		close(w.handled)
+		w.handled = make(chan struct{})
+	}
+	w.mu.Unlock()
+}
+
+// waitFetchAt waits until the broker has handled a fetch from offset or
+// later.
+func (w *fetchWatch) waitFetchAt(ctx context.Context, offset int64) error {
+	for {
+		w.mu.Lock()
+		done, handled := w.offset >= offset, w.handled
+		w.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-handled:
+		case <-ctx.Done():
+			return fmt.Errorf("no fetch from offset %d: %w", offset, ctx.Err())
+		}
+	}
+}
+
 // TestFetchLongPollWakeup parks a consumer at the log end and measures how
 // long after a produce is acknowledged the record arrives; the fetch's
 // max wait is far longer, so every arrival is a wakeup by the append.
 func TestFetchLongPollWakeup(t *testing.T) {
-	n := startNode(t, t.TempDir())
+	var watch *fetchWatch
+	n := startNodeWith(t, t.TempDir(), nodeOptions{handler: func(b *actors.Broker) netloop.Handler {
+		watch = newFetchWatch(b)
+		return watch
+	}})
 	adm, _ := n.admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -139,8 +205,11 @@ func TestFetchLongPollWakeup(t *testing.T) {
 	}()
 	var lat, afterAck []time.Duration
 	for i := range rounds {
-		// Let the consumer park its fetch first.
-		time.Sleep(20 * time.Millisecond)
+		// Let the consumer park its fetch first: the one from the
+		// offset this round's record gets.
+		if err := watch.waitFetchAt(ctx, int64(i)); err != nil {
+			t.Fatal(err)
+		}
 		start := time.Now()
 		if err := prod.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprint(i))}).FirstErr(); err != nil {
 			t.Fatal(err)
@@ -156,7 +225,9 @@ func TestFetchLongPollWakeup(t *testing.T) {
 	}
 	// The consumer is parked again with 30 s to wait: the node's stop (10 s
 	// deadline) only succeeds because Drain answers it.
-	time.Sleep(20 * time.Millisecond)
+	if err := watch.waitFetchAt(ctx, rounds); err != nil {
+		t.Fatal(err)
+	}
 	stopped := time.Now()
 	n.stop(t)
 	t.Logf("stopped with a parked fetch in %v", time.Since(stopped))

@@ -52,6 +52,45 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 
 	var mu sync.Mutex
 	seen := map[string]int{}
+	all := make(chan struct{}) // closed once every record has been seen
+	// What each member holds, from its assignment callbacks. A member
+	// runs its OnPartitionsAssigned after its SyncGroup answer, which the
+	// coordinator gives only once the group is Stable; when the two
+	// members hold all four partitions between them, the cooperative
+	// rebalance is over (no member has anything left to give up, so none
+	// rejoins) and balanced is closed.
+	const members, partitions = 2, 4
+	owned := make([]map[int32]bool, members)
+	balanced := make(chan struct{})
+	track := func(m int, add bool) func(context.Context, *kgo.Client, map[string][]int32) {
+		return func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range ps["gt"] {
+				if add {
+					owned[m][p] = true
+				} else {
+					delete(owned[m], p)
+				}
+			}
+			held := map[int32]bool{}
+			for _, o := range owned {
+				if len(o) == 0 {
+					return
+				}
+				for p := range o {
+					held[p] = true
+				}
+			}
+			if len(held) == partitions && len(owned[0])+len(owned[1]) == partitions {
+				select {
+				case <-balanced:
+				default:
+					close(balanced)
+				}
+			}
+		}
+	}
 	consume := func(cl *kgo.Client, stop <-chan struct{}) {
 		for {
 			select {
@@ -65,6 +104,9 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 			fs.EachRecord(func(r *kgo.Record) {
 				mu.Lock()
 				seen[string(r.Value)]++
+				if len(seen) == total && seen[string(r.Value)] == 1 {
+					close(all)
+				}
 				mu.Unlock()
 			})
 			if err := cl.CommitUncommittedOffsets(ctx); err != nil && ctx.Err() == nil {
@@ -75,9 +117,11 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var clients []*kgo.Client
-	for range 2 {
+	for m := range members {
+		owned[m] = map[int32]bool{}
 		cl, err := kgo.NewClient(kgo.SeedBrokers(n.addr), kgo.ConsumerGroup("g1"), kgo.ConsumeTopics("gt"),
-			kgo.DisableAutoCommit(), kgo.SessionTimeout(6*time.Second))
+			kgo.DisableAutoCommit(), kgo.SessionTimeout(6*time.Second),
+			kgo.OnPartitionsAssigned(track(m, true)), kgo.OnPartitionsRevoked(track(m, false)), kgo.OnPartitionsLost(track(m, false)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,15 +129,9 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); consume(cl, stop) }()
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		mu.Lock()
-		got := len(seen)
-		mu.Unlock()
-		if got == total || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	select {
+	case <-all:
+	case <-time.After(15 * time.Second):
 	}
 	close(stop)
 	wg.Wait()
@@ -108,18 +146,19 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 	}
 	mu.Unlock()
 
-	// A cooperative rebalance may still be finishing: wait for Stable.
-	var g kadm.DescribedGroup
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		described, err := adm.DescribeGroups(ctx, "g1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g = described["g1"]; g.State == "Stable" {
-			break
-		}
+	// A cooperative rebalance may still be finishing: wait for its end.
+	select {
+	case <-balanced:
+	case <-time.After(10 * time.Second):
+		mu.Lock()
+		t.Errorf("the members never split the partitions between them: %v", owned)
+		mu.Unlock()
 	}
-	if g.State != "Stable" || len(g.Members) != 2 {
+	described, err := adm.DescribeGroups(ctx, "g1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := described["g1"]; g.State != "Stable" || len(g.Members) != 2 {
 		t.Errorf("group g1: state %s with %d members, want Stable with 2", g.State, len(g.Members))
 	}
 	for _, cl := range clients {
@@ -138,14 +177,9 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 	n.stop(t)
 	n = groupNode(t, dir)
 	adm, _ = n.admin(t)
-	var after kadm.OffsetResponses
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
-		after, err = adm.FetchOffsets(ctx, "g1")
-		if err == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	// While the coordinator reads __consumer_offsets it answers
+	// COORDINATOR_LOAD_IN_PROGRESS, which the client retries itself.
+	after, err := adm.FetchOffsets(ctx, "g1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,9 +60,18 @@ func (b *Broker) housekeep(retention, checkpoint time.Duration) {
 			return
 		case now := <-retain.C:
 			b.retainAll(now)
+			b.passDone("retention")
 		case <-ckC:
 			b.checkpointAll()
+			b.passDone("checkpoint")
 		}
+	}
+}
+
+// passDone tells the test hook (Options.housekept) that a pass is over.
+func (b *Broker) passDone(pass string) {
+	if b.opts.housekept != nil {
+		b.opts.housekept(pass)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // startBrokerWith starts a broker on dir with extra broker configs.
-func startBrokerWith(t *testing.T, dir string, kv map[string]string) *Broker {
+func startBrokerWith(t *testing.T, dir string, kv map[string]string, opts ...Options) *Broker {
 	t.Helper()
 	values := map[string]string{"log.dirs": dir}
 	for k, v := range kv {
@@ -24,7 +24,7 @@ func startBrokerWith(t *testing.T, dir string, kv map[string]string) *Broker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBroker(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := NewBroker(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,10 +36,28 @@ func startBrokerWith(t *testing.T, dir string, kv map[string]string) *Broker {
 	return b
 }
 
+// housekeepingPasses returns Options whose hook signals each periodic
+// pass named pass on the returned channel. Signals coalesce (a pass that
+// finds one pending adds none) and the housekeeping goroutine never
+// waits for the test.
+func housekeepingPasses(pass string) (Options, <-chan struct{}) {
+	done := make(chan struct{}, 1)
+	return Options{housekept: func(p string) {
+		if p != pass {
+			return
+		}
+		select {
+		case done <- struct{}{}:
+		default:
+		}
+	}}, done
+}
+
 // Retention runs on its own schedule: segments older than retention.ms go
 // and the log start offset moves past them, with no request asking.
 func TestRetentionRunsPeriodically(t *testing.T) {
-	b := startBrokerWith(t, t.TempDir(), map[string]string{"log.retention.check.interval.ms": "20"})
+	opts, passed := housekeepingPasses("retention")
+	b := startBrokerWith(t, t.TempDir(), map[string]string{"log.retention.check.interval.ms": "20"}, opts)
 	// A tiny segment.bytes rolls a segment per batch; an hour-old
 	// timestamp is far past retention.ms.
 	createTopicWith(t, b, "old", 1, "segment.bytes", "100", "retention.ms", "60000")
@@ -47,17 +65,21 @@ func TestRetentionRunsPeriodically(t *testing.T) {
 	for i := range 4 {
 		mustProduce(t, b, "old", 0, plain(3, old).build(), int64(3*i))
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	// Each pass is followed by a look at the log start offset: the
+	// ListOffsets reaches the partition actor after that pass's
+	// ApplyRetention.
+	deadline := time.After(10 * time.Second)
 	for {
 		start := listOffset(t, b, "old", 0, -2).Offset
 		// The active segment is never deleted: the last batch stays.
 		if start == 9 {
 			break
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-passed:
+		case <-deadline:
 			t.Fatalf("log start offset still %d after 10s; retention did not run", start)
 		}
-		time.Sleep(10 * time.Millisecond) // retention is asynchronous by design
 	}
 	if end := listOffset(t, b, "old", 0, -1).Offset; end != 12 {
 		t.Fatalf("log end offset %d after retention, want 12", end)
@@ -68,18 +90,21 @@ func TestRetentionRunsPeriodically(t *testing.T) {
 // clean shutdown, so a crash rescans only what came after the last one.
 func TestRecoveryCheckpointWrittenPeriodically(t *testing.T) {
 	dir := t.TempDir()
-	b := startBrokerWith(t, dir, map[string]string{"log.flush.offset.checkpoint.interval.ms": "20"})
+	opts, passed := housekeepingPasses("checkpoint")
+	b := startBrokerWith(t, dir, map[string]string{"log.flush.offset.checkpoint.interval.ms": "20"}, opts)
 	createTopicWith(t, b, "ck", 1)
 	mustProduce(t, b, "ck", 0, plain(5, time.Now().UnixMilli()).build(), 0)
-	deadline := time.Now().Add(10 * time.Second)
+	// Each pass has written the file by the time it signals.
+	deadline := time.After(10 * time.Second)
 	for {
 		raw, _ := os.ReadFile(filepath.Join(dir, "recovery-point-offset-checkpoint"))
 		if strings.Contains(string(raw), "ck 0 5") {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-passed:
+		case <-deadline:
 			t.Fatalf("recovery checkpoint after 10s:\n%s", raw)
 		}
-		time.Sleep(10 * time.Millisecond) // the checkpoint is asynchronous by design
 	}
 }

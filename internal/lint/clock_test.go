@@ -72,16 +72,7 @@ var clockRules = []clockRule{
 // sleepAllowed lists test files that still sleep, each with the reason.
 // An entry whose file is gone or no longer sleeps fails the test, so the
 // list only shrinks.
-var sleepAllowed = map[string]string{
-	// Being moved in the actors/ redesign; remove when they move (the
-	// moved files are checked at their new paths, sleeps fixed there).
-	"actors/broker_test.go":       "being moved in the actors/ redesign; remove when they move",
-	"actors/dispatcher_test.go":   "being moved in the actors/ redesign; remove when they move",
-	"actors/fetch_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
-	"actors/group_kgo_test.go":    "being moved in the actors/ redesign; remove when they move",
-	"actors/housekeeping_test.go": "being moved in the actors/ redesign; remove when they move",
-	"actors/supervision_test.go":  "being moved in the actors/ redesign; remove when they move",
-}
+var sleepAllowed = map[string]string{}
 
 // A clockCall is one use of a banned function.
 type clockCall struct {
