@@ -22,8 +22,16 @@ import (
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// startBroker starts a broker on dir (no network) and closes it at the end
-// of the test unless the test closed it.
+// startBroker starts a broker on dir without a network listener (tests
+// call Handle directly) and closes it when the test ends, unless the test
+// closed it (a second Close only returns ErrClosed). opts are the
+// unexported seams (Options.openDir, ...) that internal tests inject.
+//
+// Why this is not testkit.StartInProcess, the one in-process broker:
+// testkit imports actors, so package actors' own tests cannot import it
+// (an import cycle), and the seams and helpers these tests use are
+// unexported, so they cannot move to package actors_test. A test that
+// needs neither belongs in package actors_test, on testkit.StartInProcess.
 func startBroker(t testing.TB, dir string, opts ...Options) *Broker {
 	t.Helper()
 	cfg, err := config.Load(config.Input{Origin: "test", Values: map[string]string{"log.dirs": dir}})
