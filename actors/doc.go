@@ -14,6 +14,9 @@
 //	srv.Shutdown(ctx)                              // stop accepting, finish requests in flight
 //	b.Close(ctx)                                   // close every log cleanly
 //
+// internal/wiring (Start, Node.Stop) is that sequence in code; cmd/samsa
+// and testkit.StartInProcess, the in-process broker of tests, both run it.
+//
 // # Actors and what they own
 //
 //   - The metadata actor ("metadata", one per broker) owns
