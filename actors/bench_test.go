@@ -6,24 +6,16 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/samsa-io/samsa/actors"
-	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/testkit"
 	"github.com/samsa-io/samsa/wire"
 )
 
 // BenchmarkMetadataAllTopics measures one Metadata v12 request for every
 // topic (10 topics × 4 partitions) through Broker.Handle, the metadata
-// actor and response encoding, without sockets.
+// actor and response encoding, without sockets (the in-process broker's
+// listener stays idle).
 func BenchmarkMetadataAllTopics(b *testing.B) {
-	cfg, err := config.Load(config.Input{Origin: "bench", Values: map[string]string{"log.dirs": b.TempDir(), "num.partitions": "4"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	br, err := actors.NewBroker(cfg, quietLogger())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer br.Close(b.Context())
+	br := testkit.StartInProcess(b, "num.partitions", "4").Broker
 	done := make(chan *wire.Response, 1)
 	send := func(body kmsg.Request) *wire.Response {
 		req := &wire.Request{Header: wire.RequestHeader{APIKey: body.Key(), APIVersion: body.GetVersion()}, Body: body,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,97 +13,15 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/metadata"
-	"github.com/samsa-io/samsa/netloop"
+	"github.com/samsa-io/samsa/testkit"
 )
 
-// node is one in-process broker: actors behind a real netloop listener.
-type node struct {
-	broker *actors.Broker
-	server *netloop.Server
-	addr   string
-}
-
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-func startNode(t *testing.T, dir string, kv ...string) *node {
-	t.Helper()
-	return startNodeWith(t, dir, nodeOptions{}, kv...)
-}
-
-// nodeOptions are startNodeWith's seams; the zero value is startNode's.
-type nodeOptions struct {
-	logger *slog.Logger // default: discard
-	// handler, if set, wraps the broker as netloop's handler (it must
-	// keep the broker's Drain, as embedding *actors.Broker does).
-	handler func(*actors.Broker) netloop.Handler
-}
-
-func startNodeWith(t *testing.T, dir string, opts nodeOptions, kv ...string) *node {
-	t.Helper()
-	vals := map[string]string{"log.dirs": dir, "listeners": "PLAINTEXT://127.0.0.1:0"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		vals[kv[i]] = kv[i+1]
-	}
-	cfg, err := config.Load(config.Input{Origin: "test", Values: vals})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := opts.logger
-	if logger == nil {
-		logger = quietLogger()
-	}
-	b, err := actors.NewBroker(cfg, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h netloop.Handler = b
-	if opts.handler != nil {
-		h = opts.handler(b)
-	}
-	srv, err := netloop.New(netloop.Config{Listeners: []string{"127.0.0.1:0"}, EventLoops: 1, Logger: quietLogger()}, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tcp := srv.Addrs()[0].(*net.TCPAddr)
-	b.SetAdvertised("127.0.0.1", int32(tcp.Port))
-	n := &node{broker: b, server: srv, addr: tcp.String()}
-	t.Cleanup(func() { n.stop(t) })
-	return n
-}
-
-func (n *node) stop(t *testing.T) {
-	if n.server == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := n.server.Shutdown(ctx); err != nil {
-		t.Errorf("netloop shutdown: %v", err)
-	}
-	if err := n.broker.Close(ctx); err != nil {
-		t.Errorf("broker close: %v", err)
-	}
-	n.server = nil
-}
-
-func (n *node) admin(t *testing.T, opts ...kgo.Opt) (*kadm.Client, *kgo.Client) {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(n.addr)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return kadm.NewClient(cl), cl
-}
 
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -114,8 +31,8 @@ func ctxT(t *testing.T) context.Context {
 
 func TestAdminThroughKadm(t *testing.T) {
 	dir := t.TempDir()
-	n := startNode(t, dir, "num.partitions", "2")
-	adm, cl := n.admin(t)
+	n := testkit.StartInProcess(t, "log.dirs", dir, "num.partitions", "2")
+	adm, cl := n.Admin(t)
 	ctx := ctxT(t)
 
 	// Create.
@@ -157,8 +74,8 @@ func TestAdminThroughKadm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(meta.Brokers) != 1 || meta.Brokers[0].Host+":"+strconv.Itoa(int(meta.Brokers[0].Port)) != n.addr || meta.Controller != 0 {
-		t.Fatalf("brokers %+v controller %d (want %s)", meta.Brokers, meta.Controller, n.addr)
+	if len(meta.Brokers) != 1 || meta.Brokers[0].Host+":"+strconv.Itoa(int(meta.Brokers[0].Port)) != n.Addr || meta.Controller != 0 {
+		t.Fatalf("brokers %+v controller %d (want %s)", meta.Brokers, meta.Controller, n.Addr)
 	}
 
 	// Describe configs, with sources and synonyms.
@@ -265,8 +182,8 @@ func TestAdminThroughKadm(t *testing.T) {
 
 func TestTopicsAndConfigsSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
-	n := startNode(t, dir)
-	adm, _ := n.admin(t)
+	n := testkit.StartInProcess(t, "log.dirs", dir)
+	adm, _ := n.Admin(t)
 	ctx := ctxT(t)
 	created, err := adm.CreateTopic(ctx, 4, 1, map[string]*string{"segment.bytes": kadm.StringPtr("1048576")}, "keep")
 	if err != nil || created.Err != nil {
@@ -275,19 +192,19 @@ func TestTopicsAndConfigsSurviveRestart(t *testing.T) {
 	if _, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "log.retention.ms", Value: kadm.StringPtr("123456")}}); err != nil {
 		t.Fatal(err)
 	}
-	clusterID := n.broker.ClusterID()
-	n.stop(t)
+	clusterID := n.Broker.ClusterID()
+	n.Close()
 	// A clean close leaves segment's clean-shutdown marker: the next
 	// start skips recovery.
 	if _, err := os.Stat(filepath.Join(dir, ".kafka_cleanshutdown")); err != nil {
 		t.Fatalf("no clean-shutdown marker after Close: %v", err)
 	}
 
-	n2 := startNode(t, dir)
-	if n2.broker.ClusterID() != clusterID {
-		t.Fatalf("cluster id changed: %s -> %s", clusterID, n2.broker.ClusterID())
+	n2 := testkit.StartInProcess(t, "log.dirs", dir)
+	if n2.Broker.ClusterID() != clusterID {
+		t.Fatalf("cluster id changed: %s -> %s", clusterID, n2.Broker.ClusterID())
 	}
-	adm2, _ := n2.admin(t)
+	adm2, _ := n2.Admin(t)
 	topics, err := adm2.ListTopics(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -314,8 +231,8 @@ func TestTopicsAndConfigsSurviveRestart(t *testing.T) {
 }
 
 func TestMetadataAutoCreate(t *testing.T) {
-	n := startNode(t, t.TempDir(), "num.partitions", "3")
-	_, cl := n.admin(t)
+	n := testkit.StartInProcess(t, "num.partitions", "3")
+	_, cl := n.Admin(t)
 	ctx := ctxT(t)
 	ask := func(allow bool, topic string) *kmsg.MetadataResponse {
 		req := kmsg.NewPtrMetadataRequest()
@@ -336,8 +253,8 @@ func TestMetadataAutoCreate(t *testing.T) {
 		t.Fatalf("auto-create: %+v", r.Topics[0])
 	}
 
-	off := startNode(t, t.TempDir(), "auto.create.topics.enable", "false")
-	_, cl2 := off.admin(t)
+	off := testkit.StartInProcess(t, "auto.create.topics.enable", "false")
+	_, cl2 := off.Admin(t)
 	req := kmsg.NewPtrMetadataRequest()
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr("x")
@@ -350,13 +267,13 @@ func TestMetadataAutoCreate(t *testing.T) {
 
 func TestInterruptedDeletionResumesOnStart(t *testing.T) {
 	dir := t.TempDir()
-	n := startNode(t, dir)
-	adm, _ := n.admin(t)
+	n := testkit.StartInProcess(t, "log.dirs", dir)
+	adm, _ := n.Admin(t)
 	ctx := ctxT(t)
 	if r, err := adm.CreateTopic(ctx, 2, 1, nil, "doomed"); err != nil || r.Err != nil {
 		t.Fatalf("create: %v %v", err, r.Err)
 	}
-	n.stop(t)
+	n.Close()
 
 	// Simulate a crash between persisting the deletion and removing the
 	// files: the snapshot says "deleting", the files are still there.
@@ -376,8 +293,8 @@ func TestInterruptedDeletionResumesOnStart(t *testing.T) {
 	// once the files are gone; a CreateTopics sent after that line is
 	// queued behind it.
 	deleted := actors.NewLogWatch("topic deleted")
-	n2 := startNodeWith(t, dir, nodeOptions{logger: slog.New(deleted)})
-	adm2, _ := n2.admin(t)
+	n2 := testkit.StartInProcessWith(t, testkit.InProcessOptions{Logger: slog.New(deleted)}, "log.dirs", dir)
+	adm2, _ := n2.Admin(t)
 	select {
 	case <-deleted.Seen():
 	case <-time.After(10 * time.Second):
@@ -394,19 +311,19 @@ func TestInterruptedDeletionResumesOnStart(t *testing.T) {
 
 func TestDataDirectorySpelledDifferentlyOnRestart(t *testing.T) {
 	abs := t.TempDir()
-	n := startNode(t, abs)
-	adm, _ := n.admin(t)
+	n := testkit.StartInProcess(t, "log.dirs", abs)
+	adm, _ := n.Admin(t)
 	if r, err := adm.CreateTopic(ctxT(t), 1, 1, nil, "moved"); err != nil || r.Err != nil {
 		t.Fatalf("create: %v %v", err, r.Err)
 	}
-	n.stop(t)
+	n.Close()
 	// Same directory, through a different path.
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(abs, link); err != nil {
 		t.Fatal(err)
 	}
-	n2 := startNode(t, link)
-	adm2, _ := n2.admin(t)
+	n2 := testkit.StartInProcess(t, "log.dirs", link)
+	adm2, _ := n2.Admin(t)
 	topics, err := adm2.ListTopics(ctxT(t))
 	if err != nil || !topics.Has("moved") {
 		t.Fatalf("topic lost after the data directory was named differently: %v %v", err, topics.Names())
@@ -415,7 +332,7 @@ func TestDataDirectorySpelledDifferentlyOnRestart(t *testing.T) {
 
 func TestDataDirectoryIsLocked(t *testing.T) {
 	dir := t.TempDir()
-	n := startNode(t, dir)
+	n := testkit.StartInProcess(t, "log.dirs", dir)
 	cfg, err := config.Load(config.Input{Origin: "test", Values: map[string]string{"log.dirs": dir}})
 	if err != nil {
 		t.Fatal(err)
@@ -423,7 +340,7 @@ func TestDataDirectoryIsLocked(t *testing.T) {
 	if _, err := actors.NewBroker(cfg, quietLogger()); !errors.Is(err, actors.ErrDirLocked) {
 		t.Fatalf("second broker on the same directory: %v", err)
 	}
-	n.stop(t)
+	n.Close()
 	b, err := actors.NewBroker(cfg, quietLogger())
 	if err != nil {
 		t.Fatalf("directory still locked after Close: %v", err)

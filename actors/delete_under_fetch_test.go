@@ -12,6 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/testkit"
 )
 
 // TestDeleteTopicsUnderLongPollingFetch is the scenario a consumer group
@@ -22,8 +24,8 @@ import (
 // the max wait), the deletion and the ListOffsets behind it must follow,
 // and a graceful shutdown afterwards must not wait for anything.
 func TestDeleteTopicsUnderLongPollingFetch(t *testing.T) {
-	n := startNode(t, t.TempDir())
-	adm, _ := n.admin(t)
+	n := testkit.StartInProcess(t)
+	adm, _ := n.Admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const topics = 100
@@ -63,7 +65,7 @@ func TestDeleteTopicsUnderLongPollingFetch(t *testing.T) {
 		reqs = append(reqs, lo)
 	}
 
-	c, err := net.DialTimeout("tcp", n.addr, 5*time.Second)
+	c, err := net.DialTimeout("tcp", n.Addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestDeleteTopicsUnderLongPollingFetch(t *testing.T) {
 		}
 	}
 	// The graceful shutdown has nothing left in flight to wait for.
-	n.stop(t)
+	n.Close()
 }
 
 // readResponse reads the next response frame from c, checks it answers

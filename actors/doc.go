@@ -17,6 +17,9 @@
 //	srv.Shutdown(ctx)                              // stop accepting, finish requests in flight
 //	b.Close(ctx)                                   // close every log cleanly
 //
+// internal/wiring (Start, Node.Stop) is that sequence in code; cmd/samsa
+// and testkit.StartInProcess, the in-process broker of tests, both run it.
+//
 // # The rooms
 //
 //   - api: one file per Kafka API: its registration and the request-side

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
 // BenchmarkFetch drives Broker.Handle (no network) with Fetch requests of
@@ -24,7 +25,7 @@ func BenchmarkFetch(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			br := startBroker(b, b.TempDir())
 			createTopicWith(b, br, "bench", 6, "samsa.flush.policy", "never")
-			batch := testBatch(150, 100)
+			batch := batchtest.Sized(150, 100)
 			recordsPerPartition := int64(0)
 			for p := range int32(6) {
 				for recordsPerPartition = 0; recordsPerPartition < 12_000; recordsPerPartition += 150 {
@@ -101,7 +102,7 @@ func BenchmarkFetchTail(b *testing.B) { benchTailCycle(b, 6, true) }
 func benchTailCycle(b *testing.B, parts int32, dataFirst bool) {
 	br := startBroker(b, b.TempDir())
 	createTopicWith(b, br, "tail", parts, "samsa.flush.policy", "never")
-	batch := testBatch(10, 100)
+	batch := batchtest.Sized(10, 100)
 	produced := make(chan struct{}, 1)
 	fetched := make(chan int64, 1)
 	offsets := make([]int64, parts)

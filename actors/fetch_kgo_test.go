@@ -17,6 +17,7 @@ import (
 
 	"github.com/samsa-io/samsa/actors"
 	"github.com/samsa-io/samsa/netloop"
+	"github.com/samsa-io/samsa/testkit"
 	"github.com/samsa-io/samsa/wire"
 )
 
@@ -41,8 +42,8 @@ func TestFetchRoundTripSendfile(t *testing.T) {
 }
 
 func testFetchRoundTrip(t *testing.T, slots string) {
-	n := startNode(t, t.TempDir(), "max.incremental.fetch.session.cache.slots", slots)
-	adm, _ := n.admin(t)
+	n := testkit.StartInProcess(t, "max.incremental.fetch.session.cache.slots", slots)
+	adm, _ := n.Admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	const topic, partitions, total = "rt", 3, 30_000
@@ -50,7 +51,7 @@ func testFetchRoundTrip(t *testing.T, slots string) {
 		t.Fatal(err)
 	}
 
-	prod, err := kgo.NewClient(kgo.SeedBrokers(n.addr), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+	prod, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.ProducerBatchCompression(kgo.NoCompression()))
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +64,8 @@ func testFetchRoundTrip(t *testing.T, slots string) {
 		t.Fatal(err)
 	}
 
-	before := n.server.Stats()
-	cons, err := kgo.NewClient(kgo.SeedBrokers(n.addr), kgo.ConsumeTopics(topic),
+	before := n.Server.Stats()
+	cons, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxPartitionBytes(64<<10))
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +96,7 @@ func testFetchRoundTrip(t *testing.T, slots string) {
 			got++
 		})
 	}
-	st := n.server.Stats()
+	st := n.Server.Stats()
 	sent, copied := st.BytesSendfile-before.BytesSendfile, st.BytesCopied-before.BytesCopied
 	t.Logf("consumed %d records; sendfile %d bytes, copied %d bytes", got, sent, copied)
 	if sent < total*100 {
@@ -106,7 +107,7 @@ func testFetchRoundTrip(t *testing.T, slots string) {
 	}
 	// franz-go fetches through an incremental session when the broker
 	// offers one, and falls back to full fetches when it does not.
-	if got, want := n.broker.FetchSessions(), map[string]int{"1000": 1, "0": 0}[slots]; got != want {
+	if got, want := n.Broker.FetchSessions(), map[string]int{"1000": 1, "0": 0}[slots]; got != want {
 		t.Fatalf("%d fetch sessions, want %d", got, want)
 	}
 }
@@ -173,23 +174,23 @@ func (w *fetchWatch) waitFetchAt(ctx context.Context, offset int64) error {
 // max wait is far longer, so every arrival is a wakeup by the append.
 func TestFetchLongPollWakeup(t *testing.T) {
 	var watch *fetchWatch
-	n := startNodeWith(t, t.TempDir(), nodeOptions{handler: func(b *actors.Broker) netloop.Handler {
+	n := testkit.StartInProcessWith(t, testkit.InProcessOptions{Handler: func(b *actors.Broker) netloop.Handler {
 		watch = newFetchWatch(b)
 		return watch
 	}})
-	adm, _ := n.admin(t)
+	adm, _ := n.Admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	const topic, rounds = "lp", 30
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
 		t.Fatal(err)
 	}
-	prod, err := kgo.NewClient(kgo.SeedBrokers(n.addr))
+	prod, err := kgo.NewClient(kgo.SeedBrokers(n.Addr))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer prod.Close()
-	cons, err := kgo.NewClient(kgo.SeedBrokers(n.addr), kgo.ConsumeTopics(topic),
+	cons, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestFetchLongPollWakeup(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
-	n.stop(t)
+	n.Close()
 	t.Logf("stopped with a parked fetch in %v", time.Since(stopped))
 	slices.Sort(lat)
 	slices.Sort(afterAck)
@@ -243,8 +244,8 @@ func TestFetchLongPollWakeup(t *testing.T) {
 // hit: unknown topic ids (v13), unknown partitions, offsets out of range,
 // leader epochs, replica fetches and bad session epochs.
 func TestFetchRawErrors(t *testing.T) {
-	n := startNode(t, t.TempDir())
-	adm, cl := n.admin(t)
+	n := testkit.StartInProcess(t)
+	adm, cl := n.Admin(t)
 	ctx := ctxT(t)
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "raw"); err != nil {
 		t.Fatal(err)
@@ -271,7 +272,7 @@ func TestFetchRawErrors(t *testing.T) {
 		mod(r)
 		// At exactly this version, straight to the broker (a client would
 		// negotiate the version and look the topic up first).
-		return roundTrip(t, n.addr, r).(*kmsg.FetchResponse)
+		return roundTrip(t, n.Addr, r).(*kmsg.FetchResponse)
 	}
 	code := func(r *kmsg.FetchResponse) error {
 		if r.ErrorCode != 0 {

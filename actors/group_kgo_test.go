@@ -11,12 +11,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/testkit"
 )
 
 // groupNode is a broker with fast groups: no initial rebalance delay and
 // few __consumer_offsets partitions.
-func groupNode(t *testing.T, dir string) *node {
-	return startNode(t, dir, "group.initial.rebalance.delay.ms", "0", "offsets.topic.num.partitions", "4")
+func groupNode(t *testing.T, dir string) *testkit.InProcess {
+	return testkit.StartInProcess(t, "log.dirs", dir, "group.initial.rebalance.delay.ms", "0", "offsets.topic.num.partitions", "4")
 }
 
 func produceN(t *testing.T, addr, topic string, n int) {
@@ -42,13 +44,13 @@ func produceN(t *testing.T, addr, topic string, n int) {
 func TestGroupConsumeCommitRestart(t *testing.T) {
 	dir := t.TempDir()
 	n := groupNode(t, dir)
-	adm, _ := n.admin(t)
+	adm, _ := n.Admin(t)
 	ctx := ctxT(t)
 	if _, err := adm.CreateTopics(ctx, 4, 1, nil, "gt"); err != nil {
 		t.Fatal(err)
 	}
 	const total = 200
-	produceN(t, n.addr, "gt", total)
+	produceN(t, n.Addr, "gt", total)
 
 	var mu sync.Mutex
 	seen := map[string]int{}
@@ -119,7 +121,7 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 	var clients []*kgo.Client
 	for m := range members {
 		owned[m] = map[int32]bool{}
-		cl, err := kgo.NewClient(kgo.SeedBrokers(n.addr), kgo.ConsumerGroup("g1"), kgo.ConsumeTopics("gt"),
+		cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.ConsumerGroup("g1"), kgo.ConsumeTopics("gt"),
 			kgo.DisableAutoCommit(), kgo.SessionTimeout(6*time.Second),
 			kgo.OnPartitionsAssigned(track(m, true)), kgo.OnPartitionsRevoked(track(m, false)), kgo.OnPartitionsLost(track(m, false)))
 		if err != nil {
@@ -174,9 +176,9 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 		t.Fatalf("committed offsets add up to %d, want %d", sum, total)
 	}
 
-	n.stop(t)
+	n.Close()
 	n = groupNode(t, dir)
-	adm, _ = n.admin(t)
+	adm, _ = n.Admin(t)
 	// While the coordinator reads __consumer_offsets it answers
 	// COORDINATOR_LOAD_IN_PROGRESS, which the client retries itself.
 	after, err := adm.FetchOffsets(ctx, "g1")
@@ -202,7 +204,7 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 // FindCoordinator: TestFindCoordinatorVersions.)
 func TestFindCoordinatorAndOffsetsTopic(t *testing.T) {
 	n := groupNode(t, t.TempDir())
-	adm, cl := n.admin(t)
+	adm, cl := n.Admin(t)
 	ctx := ctxT(t)
 	if _, err := adm.FetchOffsets(ctx, "g1"); err != nil { // makes __consumer_offsets
 		t.Fatal(err)
@@ -251,7 +253,7 @@ func TestFindCoordinatorAndOffsetsTopic(t *testing.T) {
 // and does not create __consumer_offsets; the first group request does.
 func TestListGroupsBeforeAnyGroup(t *testing.T) {
 	n := groupNode(t, t.TempDir())
-	adm, _ := n.admin(t)
+	adm, _ := n.Admin(t)
 	ctx := ctxT(t)
 	listed, err := adm.ListGroups(ctx)
 	if err != nil || len(listed) != 0 {
@@ -267,7 +269,7 @@ func TestListGroupsBeforeAnyGroup(t *testing.T) {
 	if _, err := adm.FetchOffsets(ctx, "g"); err != nil {
 		t.Fatal(err)
 	}
-	fresh, _ := n.admin(t) // kgo answers a repeated all-topics Metadata from its cache
+	fresh, _ := n.Admin(t) // kgo answers a repeated all-topics Metadata from its cache
 	if topics, err = fresh.ListTopicsWithInternal(ctx); err != nil || !topics.Has("__consumer_offsets") {
 		t.Errorf("__consumer_offsets missing after a group request (%v)", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/segment/vfs"
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
 // TestBrokerOnMemFS: with Options.FS set, every file the broker writes
@@ -29,8 +30,8 @@ func TestBrokerOnMemFS(t *testing.T) {
 	req.Version, req.ProducerID, req.ProducerEpoch = 4, -1, -1
 	pid := call(t, b, req).(*kmsg.InitProducerIDResponse).ProducerID
 	now := time.Now().UnixMilli()
-	mustProduce(t, b, "m", 0, idem(pid, 0, 0, 3, now).build(), 0)
-	mustProduce(t, b, "m", 0, idem(pid, 0, 3, 2, now).build(), 3)
+	mustProduce(t, b, "m", 0, batchtest.Plain(3, now, batchtest.Producer(pid, 0, 0)), 0)
+	mustProduce(t, b, "m", 0, batchtest.Plain(2, now, batchtest.Producer(pid, 0, 3)), 3)
 	if err := b.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestBrokerOnMemFS(t *testing.T) {
 	}
 	// A retry of the last batch is a duplicate, answered with its
 	// original offset: the producer state survived too.
-	if p := produce(t, b2, -1, "m", 0, idem(pid, 0, 3, 2, now).build()); p.ErrorCode != 0 || p.BaseOffset != 3 {
+	if p := produce(t, b2, -1, "m", 0, batchtest.Plain(2, now, batchtest.Producer(pid, 0, 3))); p.ErrorCode != 0 || p.BaseOffset != 3 {
 		t.Fatalf("retry after restart: code %d base %d, want the duplicate's base 3", p.ErrorCode, p.BaseOffset)
 	}
 }

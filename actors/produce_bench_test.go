@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
 // BenchmarkProduce drives Broker.Handle (no network) with Produce requests
@@ -19,9 +20,7 @@ func BenchmarkProduce(b *testing.B) {
 		b.Run(policy, func(b *testing.B) {
 			br := startBroker(b, b.TempDir())
 			createTopicWith(b, br, "bench", 6, "samsa.flush.policy", policy)
-			s := plain(150, time.Now().UnixMilli())
-			s.value = make([]byte, 100)
-			batch := s.build()
+			batch := batchtest.Build(batchtest.Repeat(150, batchtest.Record{Value: make([]byte, 100), Timestamp: time.Now().UnixMilli()}))
 			req := kmsg.NewPtrProduceRequest()
 			req.Version, req.Acks, req.TimeoutMillis = 9, 1, 30000
 			rt := kmsg.NewProduceRequestTopic()

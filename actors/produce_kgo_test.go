@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/samsa-io/samsa/testkit"
 )
 
 // A franz-go producer (idempotent by default) writes through the real
@@ -17,8 +19,8 @@ import (
 // see exactly what was acknowledged, also after a restart.
 func TestProduceWithFranzGo(t *testing.T) {
 	dir := t.TempDir()
-	n := startNode(t, dir)
-	adm, _ := n.admin(t)
+	n := testkit.StartInProcess(t, "log.dirs", dir)
+	adm, _ := n.Admin(t)
 	ctx := ctxT(t)
 	if _, err := adm.CreateTopics(ctx, 3, 1, nil, "kgo"); err != nil {
 		t.Fatal(err)
@@ -27,7 +29,7 @@ func TestProduceWithFranzGo(t *testing.T) {
 	codecs := []kgo.CompressionCodec{kgo.NoCompression(), kgo.GzipCompression(), kgo.SnappyCompression(), kgo.Lz4Compression(), kgo.ZstdCompression()}
 	perCodec := 600
 	for _, codec := range codecs {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(n.addr), kgo.DefaultProduceTopic("kgo"),
+		cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.DefaultProduceTopic("kgo"),
 			kgo.ProducerBatchCompression(codec), kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
 			kgo.ProducerLinger(time.Millisecond))
 		if err != nil {
@@ -101,10 +103,9 @@ func TestProduceWithFranzGo(t *testing.T) {
 
 	// After a restart the offsets, the log start and the producers'
 	// state are still there; a new idempotent producer carries on.
-	n.stop(t)
-	n = startNode(t, dir)
-	adm, _ = n.admin(t)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(n.addr), kgo.DefaultProduceTopic("kgo"))
+	n.Restart()
+	adm, _ = n.Admin(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.DefaultProduceTopic("kgo"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,20 @@ import (
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// startBroker starts a broker on dir (no network) and closes it at the end
-// of the test unless the test closed it.
+// startBroker starts a broker on dir without a network listener (tests
+// call Handle directly) and closes it when the test ends, unless the test
+// closed it (a second Close only returns ErrClosed). opts are the
+// unexported seams (Options.openDir, ...) that internal tests inject.
+//
+// Why this is not testkit.StartInProcess, the one in-process broker:
+// testkit imports actors, so package actors' own tests cannot import it
+// (an import cycle), and the seams and helpers these tests use are
+// unexported, so they cannot move to package actors_test. A test that
+// needs neither belongs in package actors_test, on testkit.StartInProcess.
 func startBroker(t testing.TB, dir string, opts ...Options) *Broker {
 	t.Helper()
 	cfg, err := config.Load(config.Input{Origin: "test", Values: map[string]string{"log.dirs": dir}})
@@ -128,25 +137,25 @@ func TestProduceAcksAndListOffsets(t *testing.T) {
 	createTopicWith(t, b, "t", 2)
 
 	now := time.Now().UnixMilli()
-	p := produce(t, b, 1, "t", 0, plain(3, now-3000).build())
+	p := produce(t, b, 1, "t", 0, batchtest.Plain(3, now-3000))
 	if p.ErrorCode != 0 || p.BaseOffset != 0 || p.LogAppendTime != -1 || p.LogStartOffset != 0 {
 		t.Fatalf("acks=1: %+v", p)
 	}
-	mustProduce(t, b, "t", 0, plain(2, now-2000).build(), 3) // acks=all
+	mustProduce(t, b, "t", 0, batchtest.Plain(2, now-2000), 3) // acks=all
 
 	// acks=0: no response at all, but the batch is appended (the reply
 	// only comes once the frame is no longer needed).
 	done := make(chan *wire.Response, 1)
-	req := produceRequest9(0, "t", 0, plain(4, now-1000).build())
+	req := produceRequest9(0, "t", 0, batchtest.Plain(4, now-1000))
 	b.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.Version, CorrelationID: 7},
 		Body: req, Reply: func(r *wire.Response) { done <- r }})
 	if r := <-done; r != nil {
 		t.Fatalf("acks=0 got a response of %d bytes", r.Len())
 	}
-	mustProduce(t, b, "t", 0, plain(1, now).build(), 9)
+	mustProduce(t, b, "t", 0, batchtest.Plain(1, now), 9)
 
 	// The other partition is separate.
-	mustProduce(t, b, "t", 1, plain(2, now).build(), 0)
+	mustProduce(t, b, "t", 1, batchtest.Plain(2, now), 0)
 
 	checks := []struct {
 		name      string
@@ -213,31 +222,30 @@ func TestProduceErrors(t *testing.T) {
 			t.Errorf("%s: base offset %d on an error", name, p.BaseOffset)
 		}
 	}
-	check("unknown topic", produce(t, b, 1, "nope", 0, plain(1, now).build()), kerr.UnknownTopicOrPartition)
-	check("unknown partition", produce(t, b, 1, "t", 5, plain(1, now).build()), kerr.UnknownTopicOrPartition)
-	check("acks=2", produce(t, b, 2, "t", 0, plain(1, now).build()), kerr.InvalidRequiredAcks)
-	check("acks=all below min.insync.replicas", produce(t, b, -1, "isr2", 0, plain(1, now).build()), kerr.NotEnoughReplicas)
-	check("acks=1 ignores min.insync.replicas", produce(t, b, 1, "isr2", 0, plain(1, now).build()), kerr.None)
-	check("over max.message.bytes", produce(t, b, 1, "small", 0, plain(5, now).build()), kerr.MessageTooLarge)
-	corrupt := plain(2, now).build()
+	check("unknown topic", produce(t, b, 1, "nope", 0, batchtest.Plain(1, now)), kerr.UnknownTopicOrPartition)
+	check("unknown partition", produce(t, b, 1, "t", 5, batchtest.Plain(1, now)), kerr.UnknownTopicOrPartition)
+	check("acks=2", produce(t, b, 2, "t", 0, batchtest.Plain(1, now)), kerr.InvalidRequiredAcks)
+	check("acks=all below min.insync.replicas", produce(t, b, -1, "isr2", 0, batchtest.Plain(1, now)), kerr.NotEnoughReplicas)
+	check("acks=1 ignores min.insync.replicas", produce(t, b, 1, "isr2", 0, batchtest.Plain(1, now)), kerr.None)
+	check("over max.message.bytes", produce(t, b, 1, "small", 0, batchtest.Plain(5, now)), kerr.MessageTooLarge)
+	corrupt := batchtest.Plain(2, now)
 	corrupt[len(corrupt)-1] ^= 1
 	check("bad CRC (found by the append)", produce(t, b, 1, "t", 0, corrupt), kerr.CorruptMessage)
-	magic1 := plain(2, now).build()
+	magic1 := batchtest.Plain(2, now)
 	magic1[wire.BatchMagicPos] = 1
 	check("magic 1", produce(t, b, 1, "t", 0, magic1), kerr.UnsupportedForMessageFormat)
-	check("timestamp two hours ahead", produce(t, b, 1, "t", 0, plain(1, now+2*3600_000).build()), kerr.InvalidTimestamp)
-	txn := idem(1, 0, 0, 1, now)
-	txn.attrs = wire.AttrTransactional
-	check("transactional", produce(t, b, 1, "t", 0, txn.build()), kerr.InvalidRequest)
+	check("timestamp two hours ahead", produce(t, b, 1, "t", 0, batchtest.Plain(1, now+2*3600_000)), kerr.InvalidTimestamp)
+	txn := batchtest.Plain(1, now, batchtest.Producer(1, 0, 0), batchtest.Attributes(wire.AttrTransactional))
+	check("transactional", produce(t, b, 1, "t", 0, txn), kerr.InvalidRequest)
 
 	// Nothing rejected was appended.
 	if got := listOffset(t, b, "t", 0, -1); got.Offset != 0 {
 		t.Fatalf("log end after rejected produces: %d", got.Offset)
 	}
 	// Several partitions in one request: each gets its own answer.
-	req := produceRequest9(1, "t", 0, plain(1, now).build())
+	req := produceRequest9(1, "t", 0, batchtest.Plain(1, now))
 	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition, rp.Records = 9, plain(1, now).build()
+	rp.Partition, rp.Records = 9, batchtest.Plain(1, now)
 	req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
 	resp := call(t, b, req).(*kmsg.ProduceResponse)
 	if ps := resp.Topics[0].Partitions; ps[0].ErrorCode != 0 || ps[0].BaseOffset != 0 || ps[1].ErrorCode != int16(kerr.UnknownTopicOrPartition) {
@@ -250,7 +258,7 @@ func TestProduceLogAppendTime(t *testing.T) {
 	b := startBroker(t, dir)
 	createTopicWith(t, b, "lat", 1, "message.timestamp.type", "LogAppendTime")
 	before := time.Now().UnixMilli()
-	p := mustProduce(t, b, "lat", 0, plain(3, 1000).build(), 0) // an ancient CreateTime is fine here
+	p := mustProduce(t, b, "lat", 0, batchtest.Plain(3, 1000), 0) // an ancient CreateTime is fine here
 	after := time.Now().UnixMilli()
 	if p.LogAppendTime < before || p.LogAppendTime > after {
 		t.Fatalf("log append time %d not in [%d, %d]", p.LogAppendTime, before, after)
@@ -279,21 +287,21 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 	now := time.Now().UnixMilli()
 	const pid = 4000
 
-	mustProduce(t, b, "idem", 0, idem(pid, 0, 0, 3, now).build(), 0)  // seq 0-2, offsets 0-2
-	mustProduce(t, b, "idem", 0, idem(pid, 0, 3, 2, now).build(), 3)  // seq 3-4, offsets 3-4
-	mustProduce(t, b, "idem", 0, plain(5, now).build(), 5)            // someone else, offsets 5-9
-	mustProduce(t, b, "idem", 0, idem(pid, 0, 5, 1, now).build(), 10) // seq 5
+	mustProduce(t, b, "idem", 0, batchtest.Plain(3, now, batchtest.Producer(pid, 0, 0)), 0)  // seq 0-2, offsets 0-2
+	mustProduce(t, b, "idem", 0, batchtest.Plain(2, now, batchtest.Producer(pid, 0, 3)), 3)  // seq 3-4, offsets 3-4
+	mustProduce(t, b, "idem", 0, batchtest.Plain(5, now), 5)                                 // someone else, offsets 5-9
+	mustProduce(t, b, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 0, 5)), 10) // seq 5
 
 	// A retry of an earlier batch answers its original offset and appends nothing.
-	mustProduce(t, b, "idem", 0, idem(pid, 0, 3, 2, now).build(), 3)
+	mustProduce(t, b, "idem", 0, batchtest.Plain(2, now, batchtest.Producer(pid, 0, 3)), 3)
 	if got := listOffset(t, b, "idem", 0, -1); got.Offset != 11 {
 		t.Fatalf("log end after a duplicate: %d, want 11", got.Offset)
 	}
-	if p := produce(t, b, 1, "idem", 0, idem(pid, 0, 9, 1, now).build()); p.ErrorCode != int16(kerr.OutOfOrderSequenceNumber) {
+	if p := produce(t, b, 1, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 0, 9))); p.ErrorCode != int16(kerr.OutOfOrderSequenceNumber) {
 		t.Fatalf("gap: code %d", p.ErrorCode)
 	}
-	mustProduce(t, b, "idem", 0, idem(pid, 1, 0, 1, now).build(), 11) // new epoch, sequence 0
-	if p := produce(t, b, 1, "idem", 0, idem(pid, 0, 6, 1, now).build()); p.ErrorCode != int16(kerr.InvalidProducerEpoch) {
+	mustProduce(t, b, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 1, 0)), 11) // new epoch, sequence 0
+	if p := produce(t, b, 1, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 0, 6))); p.ErrorCode != int16(kerr.InvalidProducerEpoch) {
 		t.Fatalf("old epoch: code %d", p.ErrorCode)
 	}
 
@@ -306,9 +314,9 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 		t.Fatalf("snapshots after close: %v, want one at 12", snaps)
 	}
 	b = startBroker(t, dir)
-	mustProduce(t, b, "idem", 0, idem(pid, 1, 0, 1, now).build(), 11) // duplicate of the last batch
-	mustProduce(t, b, "idem", 0, idem(pid, 1, 1, 2, now).build(), 12) // the producer continues
-	if p := produce(t, b, 1, "idem", 0, idem(pid, 1, 7, 1, now).build()); p.ErrorCode != int16(kerr.OutOfOrderSequenceNumber) {
+	mustProduce(t, b, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 1, 0)), 11) // duplicate of the last batch
+	mustProduce(t, b, "idem", 0, batchtest.Plain(2, now, batchtest.Producer(pid, 1, 1)), 12) // the producer continues
+	if p := produce(t, b, 1, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 1, 7))); p.ErrorCode != int16(kerr.OutOfOrderSequenceNumber) {
 		t.Fatalf("gap after restart: code %d", p.ErrorCode)
 	}
 
@@ -322,9 +330,9 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 		}
 	}
 	b = startBroker(t, dir)
-	mustProduce(t, b, "idem", 0, idem(pid, 1, 1, 2, now).build(), 12) // duplicate found by replay
-	mustProduce(t, b, "idem", 0, idem(pid, 1, 3, 1, now).build(), 14)
-	if p := produce(t, b, 1, "idem", 0, idem(pid, 0, 99, 1, now).build()); p.ErrorCode != int16(kerr.InvalidProducerEpoch) {
+	mustProduce(t, b, "idem", 0, batchtest.Plain(2, now, batchtest.Producer(pid, 1, 1)), 12) // duplicate found by replay
+	mustProduce(t, b, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 1, 3)), 14)
+	if p := produce(t, b, 1, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 0, 99))); p.ErrorCode != int16(kerr.InvalidProducerEpoch) {
 		t.Fatalf("old epoch after replay: code %d", p.ErrorCode)
 	}
 
@@ -338,7 +346,7 @@ func TestIdempotentProduceAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = startBroker(t, dir)
-	mustProduce(t, b, "idem", 0, idem(pid, 1, 4, 1, now).build(), 15)
+	mustProduce(t, b, "idem", 0, batchtest.Plain(1, now, batchtest.Producer(pid, 1, 4)), 15)
 	if _, err := os.Stat(bogus); !os.IsNotExist(err) {
 		t.Fatalf("snapshot beyond the log end kept: %v", err)
 	}
@@ -386,12 +394,15 @@ func TestListOffsetsInsideCompressedBatches(t *testing.T) {
 	b := startBroker(t, t.TempDir())
 	createTopicWith(t, b, "z", 1)
 	now := time.Now().UnixMilli()
-	s := plain(1, 0)
-	s.codec = wire.CodecSnappy
-	s.timestamps = []int64{now - 50, now - 40, now - 30, now - 20, now - 10} // offsets 0-4
-	mustProduce(t, b, "z", 0, s.build(), 0)
-	s.timestamps = []int64{now - 5, now, now - 1, now} // offsets 5-8: the max twice
-	mustProduce(t, b, "z", 0, s.build(), 5)
+	snappy := func(timestamps ...int64) []byte {
+		var recs []batchtest.Record
+		for _, ts := range timestamps {
+			recs = append(recs, batchtest.Record{Value: []byte("value"), Timestamp: ts})
+		}
+		return batchtest.Build(recs, batchtest.Compression(wire.CodecSnappy, wire.Compress))
+	}
+	mustProduce(t, b, "z", 0, snappy(now-50, now-40, now-30, now-20, now-10), 0) // offsets 0-4
+	mustProduce(t, b, "z", 0, snappy(now-5, now, now-1, now), 5)                 // offsets 5-8: the max twice
 
 	check := func(name string, ts, offset, timestamp int64) {
 		t.Helper()
@@ -424,7 +435,7 @@ func TestDeleteRecords(t *testing.T) {
 	createTopicWith(t, b, "d", 1)
 	now := time.Now().UnixMilli()
 	for i := range 4 {
-		mustProduce(t, b, "d", 0, plain(3, now).build(), int64(3*i))
+		mustProduce(t, b, "d", 0, batchtest.Plain(3, now), int64(3*i))
 	}
 	del := func(offset int64) kmsg.DeleteRecordsResponseTopicPartition {
 		req := kmsg.NewPtrDeleteRecordsRequest()
@@ -455,7 +466,7 @@ func TestDeleteRecords(t *testing.T) {
 	if got := listOffset(t, b, "d", 0, -2); got.Offset != 12 {
 		t.Fatalf("earliest after deleting all: %d", got.Offset)
 	}
-	mustProduce(t, b, "d", 0, plain(1, now).build(), 12)
+	mustProduce(t, b, "d", 0, batchtest.Plain(1, now), 12)
 	// The new log start survives a restart.
 	dir := b.cfg.LogDirs[0]
 	if err := b.Close(t.Context()); err != nil {
@@ -470,7 +481,7 @@ func TestDeleteRecords(t *testing.T) {
 func TestOffsetForLeaderEpoch(t *testing.T) {
 	b := startBroker(t, t.TempDir())
 	createTopicWith(t, b, "e", 1)
-	mustProduce(t, b, "e", 0, plain(5, time.Now().UnixMilli()).build(), 0)
+	mustProduce(t, b, "e", 0, batchtest.Plain(5, time.Now().UnixMilli()), 0)
 	ask := func(current, epoch int32) kmsg.OffsetForLeaderEpochResponseTopicPartition {
 		req := kmsg.NewPtrOffsetForLeaderEpochRequest()
 		req.Version, req.ReplicaID = 4, -1
@@ -513,7 +524,7 @@ func TestProduceFsyncFailure(t *testing.T) {
 	}})
 	createTopicWith(t, b, "f", 1)
 	now := time.Now().UnixMilli()
-	mustProduce(t, b, "f", 0, plain(2, now).build(), 0)
+	mustProduce(t, b, "f", 0, batchtest.Plain(2, now), 0)
 
 	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
 		if op == vfs.OpSync && strings.HasSuffix(name, ".log") {
@@ -522,7 +533,7 @@ func TestProduceFsyncFailure(t *testing.T) {
 		return 0, nil
 	})
 	for i := range 2 {
-		if p := produce(t, b, -1, "f", 0, plain(1, now).build()); p.ErrorCode != int16(kerr.KafkaStorageError) || p.BaseOffset != -1 {
+		if p := produce(t, b, -1, "f", 0, batchtest.Plain(1, now)); p.ErrorCode != int16(kerr.KafkaStorageError) || p.BaseOffset != -1 {
 			t.Fatalf("produce %d after a failed fsync: code %d base %d", i, p.ErrorCode, p.BaseOffset)
 		}
 	}
@@ -536,7 +547,7 @@ func TestProduceRulesFollowAlteredConfigs(t *testing.T) {
 	b := startBroker(t, t.TempDir())
 	createTopicWith(t, b, "alt", 1)
 	now := time.Now().UnixMilli()
-	mustProduce(t, b, "alt", 0, plain(1, now).build(), 0)
+	mustProduce(t, b, "alt", 0, batchtest.Plain(1, now), 0)
 
 	alter := func(name, value string) {
 		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
@@ -552,11 +563,11 @@ func TestProduceRulesFollowAlteredConfigs(t *testing.T) {
 		}
 	}
 	alter("min.insync.replicas", "2")
-	if p := produce(t, b, -1, "alt", 0, plain(1, now).build()); p.ErrorCode != int16(kerr.NotEnoughReplicas) {
+	if p := produce(t, b, -1, "alt", 0, batchtest.Plain(1, now)); p.ErrorCode != int16(kerr.NotEnoughReplicas) {
 		t.Fatalf("acks=all after min.insync.replicas=2: code %d", p.ErrorCode)
 	}
 	alter("message.timestamp.type", "LogAppendTime")
-	p := produce(t, b, 1, "alt", 0, plain(1, 5).build())
+	p := produce(t, b, 1, "alt", 0, batchtest.Plain(1, 5))
 	if p.ErrorCode != 0 || p.LogAppendTime < now {
 		t.Fatalf("after LogAppendTime: %+v", p)
 	}
@@ -567,7 +578,7 @@ func TestProduceRulesFollowAlteredConfigs(t *testing.T) {
 func TestProduceToInternalTopicRefused(t *testing.T) {
 	b := startBroker(t, t.TempDir())
 	createTopicWith(t, b, "__consumer_offsets", 1)
-	p := produce(t, b, -1, "__consumer_offsets", 0, plain(1, time.Now().UnixMilli()).build())
+	p := produce(t, b, -1, "__consumer_offsets", 0, batchtest.Plain(1, time.Now().UnixMilli()))
 	if p.ErrorCode != int16(kerr.InvalidTopicException) {
 		t.Fatalf("produce to __consumer_offsets: code %d (%s), want INVALID_TOPIC_EXCEPTION", p.ErrorCode, msgOf(p.ErrorMessage))
 	}
@@ -595,12 +606,12 @@ func TestAcksZeroFailureClosesConnection(t *testing.T) {
 			return nil
 		}
 	}
-	if r := send(produceRequest9(0, "z", 0, plain(3, 1000).build())); r != nil {
+	if r := send(produceRequest9(0, "z", 0, batchtest.Plain(3, 1000))); r != nil {
 		t.Fatalf("a successful acks=0 produce got a response: %+v", r)
 	}
 	for name, req := range map[string]*kmsg.ProduceRequest{
-		"unknown topic":     produceRequest9(0, "nope", 0, plain(1, 1000).build()),
-		"unknown partition": produceRequest9(0, "z", 5, plain(1, 1000).build()),
+		"unknown topic":     produceRequest9(0, "nope", 0, batchtest.Plain(1, 1000)),
+		"unknown partition": produceRequest9(0, "z", 5, batchtest.Plain(1, 1000)),
 		"corrupt batch":     produceRequest9(0, "z", 0, []byte("not a record batch, not at all, no")),
 	} {
 		r := send(req)

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/testkit"
 	"github.com/samsa-io/samsa/wire"
 )
 
@@ -53,7 +54,7 @@ func roundTrip(t *testing.T, addr string, req kmsg.Request) kmsg.Response {
 }
 
 func TestOldAndNewVersions(t *testing.T) {
-	n := startNode(t, t.TempDir())
+	n := testkit.StartInProcess(t)
 	row := func(key kmsg.Key) wire.APIRange { r, _ := wire.LookupAPI(int16(key)); return r }
 
 	for v := row(kmsg.CreateTopics).Accept; v <= row(kmsg.CreateTopics).Max; v++ {
@@ -62,7 +63,7 @@ func TestOldAndNewVersions(t *testing.T) {
 		rt := kmsg.NewCreateTopicsRequestTopic()
 		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = "v"+string(rune('a'+v)), 2, 1
 		req.Topics = append(req.Topics, rt)
-		resp := roundTrip(t, n.addr, req).(*kmsg.CreateTopicsResponse)
+		resp := roundTrip(t, n.Addr, req).(*kmsg.CreateTopicsResponse)
 		if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 {
 			t.Fatalf("CreateTopics v%d: %+v", v, resp.Topics)
 		}
@@ -73,7 +74,7 @@ func TestOldAndNewVersions(t *testing.T) {
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr("va")
 		req.Topics = append(req.Topics, rt)
-		resp := roundTrip(t, n.addr, req).(*kmsg.MetadataResponse)
+		resp := roundTrip(t, n.Addr, req).(*kmsg.MetadataResponse)
 		if len(resp.Brokers) != 1 || len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 || len(resp.Topics[0].Partitions) != 2 {
 			t.Fatalf("Metadata v%d: %+v", v, resp)
 		}
@@ -87,7 +88,7 @@ func TestOldAndNewVersions(t *testing.T) {
 		res := kmsg.NewDescribeConfigsRequestResource()
 		res.ResourceType, res.ResourceName, res.ConfigNames = kmsg.ConfigResourceTypeTopic, "va", []string{"retention.ms"}
 		req.Resources = append(req.Resources, res)
-		resp := roundTrip(t, n.addr, req).(*kmsg.DescribeConfigsResponse)
+		resp := roundTrip(t, n.Addr, req).(*kmsg.DescribeConfigsResponse)
 		if len(resp.Resources) != 1 || len(resp.Resources[0].Configs) != 1 || *resp.Resources[0].Configs[0].Value != "604800000" {
 			t.Fatalf("DescribeConfigs v%d: %+v", v, resp)
 		}
@@ -98,7 +99,7 @@ func TestOldAndNewVersions(t *testing.T) {
 	for v := row(kmsg.DescribeLogDirs).Accept; v <= row(kmsg.DescribeLogDirs).Max; v++ {
 		req := kmsg.NewPtrDescribeLogDirsRequest()
 		req.Version = v
-		resp := roundTrip(t, n.addr, req).(*kmsg.DescribeLogDirsResponse)
+		resp := roundTrip(t, n.Addr, req).(*kmsg.DescribeLogDirsResponse)
 		if len(resp.Dirs) != 1 || len(resp.Dirs[0].Topics) == 0 {
 			t.Fatalf("DescribeLogDirs v%d: %+v", v, resp)
 		}
@@ -112,7 +113,7 @@ func TestOldAndNewVersions(t *testing.T) {
 		} else {
 			req.TopicNames = []string{name}
 		}
-		resp := roundTrip(t, n.addr, req).(*kmsg.DeleteTopicsResponse)
+		resp := roundTrip(t, n.Addr, req).(*kmsg.DeleteTopicsResponse)
 		if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 {
 			t.Fatalf("DeleteTopics v%d: %+v", v, resp.Topics)
 		}
@@ -120,7 +121,7 @@ func TestOldAndNewVersions(t *testing.T) {
 	for v := row(kmsg.DescribeCluster).Accept; v <= row(kmsg.DescribeCluster).Max; v++ {
 		req := kmsg.NewPtrDescribeClusterRequest()
 		req.Version = v
-		resp := roundTrip(t, n.addr, req).(*kmsg.DescribeClusterResponse)
+		resp := roundTrip(t, n.Addr, req).(*kmsg.DescribeClusterResponse)
 		if resp.ErrorCode != 0 || len(resp.Brokers) != 1 {
 			t.Fatalf("DescribeCluster v%d: %+v", v, resp)
 		}

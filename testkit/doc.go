@@ -1,6 +1,23 @@
 // Package testkit is what samsa's own tests, and users' tests, use to run
-// samsa and its neighbours as real processes: a broker process, a
-// ZooKeeper server, and the small helpers around them.
+// samsa and its neighbours: a broker in the test's process or as a real
+// process, a ZooKeeper server, and the small helpers around them.
+//
+// # In-process brokers
+//
+// StartInProcess(t, kv...) runs a broker inside the test: actors.NewBroker
+// behind a netloop listener on a free 127.0.0.1 port, started and stopped
+// through internal/wiring, the code `samsa serve` runs, so only the flags,
+// signals and process are missing. kv are server.properties keys and
+// values in pairs; log.dirs defaults to a new t.TempDir(), the broker logs
+// nothing and runs one event loop. Its Broker, Server (netloop's counters)
+// and Addr (the advertised host:port) are fields; Client and Admin make
+// franz-go clients seeded with Addr; Close stops it as SIGTERM would
+// (listeners first, then every log closed cleanly; an error fails the
+// test; it also runs when the test ends); Restart starts it again on the
+// same data on a new port. It is the broker of the actors package's
+// external tests (package actors_test). Tests inside package actors that
+// need its unexported seams (Options) cannot import testkit, which
+// imports actors; they keep their own startBroker.
 //
 // # Broker processes
 //
@@ -51,9 +68,10 @@
 //
 // # Threading
 //
-// BrokerProcess and ZooKeeper methods are safe for concurrent use; a
-// goroutine per child process waits for its exit and another copies its
-// output. Children get SIGKILL if the test process dies (Pdeathsig).
+// An InProcess is used from the test's goroutine (its Broker and Server
+// are safe for concurrent use as always). BrokerProcess and ZooKeeper
+// methods are safe for concurrent use; a goroutine per child process
+// waits for its exit and another copies its output. Children get SIGKILL if the test process dies (Pdeathsig).
 //
 // Linux only: /proc and Pdeathsig.
 package testkit

@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"encoding/binary"
 	"io"
 	"log/slog"
 	"sync"
@@ -13,108 +12,12 @@ import (
 
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/partition"
-	"github.com/samsa-io/samsa/segment"
+	"github.com/samsa-io/samsa/segment/segmenttest"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// testBatch builds an uncompressed RecordBatch v2 of n records with
-// valueSize-byte values (base offset 0, as a producer sends it).
-func testBatch(n, valueSize int) []byte {
-	var recs []byte
-	for i := range n {
-		var rec []byte
-		rec = append(rec, 0)
-		rec = binary.AppendVarint(rec, int64(i))
-		rec = binary.AppendVarint(rec, int64(i))
-		rec = binary.AppendVarint(rec, -1)
-		rec = binary.AppendVarint(rec, int64(valueSize))
-		for j := range valueSize {
-			rec = append(rec, byte(i+j))
-		}
-		rec = binary.AppendVarint(rec, 0)
-		recs = binary.AppendVarint(recs, int64(len(rec)))
-		recs = append(recs, rec...)
-	}
-	b := make([]byte, wire.BatchHeaderSize, wire.BatchHeaderSize+len(recs))
-	be := binary.BigEndian
-	be.PutUint32(b[wire.BatchLengthPos:], uint32(wire.BatchHeaderSize-wire.BatchLogOverhead+len(recs)))
-	be.PutUint32(b[wire.BatchLeaderEpochPos:], 0xffffffff)
-	b[wire.BatchMagicPos] = 2
-	be.PutUint32(b[wire.BatchLastOffsetDeltaPos:], uint32(n-1))
-	be.PutUint64(b[wire.BatchProducerIDPos:], 0xffffffffffffffff)
-	be.PutUint16(b[wire.BatchProducerEpochPos:], 0xffff)
-	be.PutUint32(b[wire.BatchBaseSequencePos:], 0xffffffff)
-	be.PutUint32(b[wire.BatchRecordCountPos:], uint32(n))
-	b = append(b, recs...)
-	be.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
-	return b
-}
-
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// testLog opens a log on a temporary directory, closed when t ends.
-func testLog(t *testing.T, partition int32) *segment.Log {
-	t.Helper()
-	d, err := segment.OpenDir(t.TempDir(), segment.Options{Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, _, err := d.Open("t", partition, segment.Config{FlushPolicy: segment.FlushNever})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		l.Close()
-		d.Close()
-	})
-	return l
-}
-
-// appendBatches appends count batches of n records and returns each
-// batch's size on disk.
-func appendBatches(t *testing.T, l *segment.Log, count, n, valueSize int) []int64 {
-	t.Helper()
-	var sizes []int64
-	for range count {
-		b := testBatch(n, valueSize)
-		if _, err := l.Append(b, 0, 0); err != nil {
-			t.Fatal(err)
-		}
-		sizes = append(sizes, int64(len(b)))
-	}
-	return sizes
-}
-
-func regionChunks(rs []segment.Region) []wire.Chunk {
-	cs := make([]wire.Chunk, len(rs))
-	for i, r := range rs {
-		cs[i] = r.Chunk()
-	}
-	return cs
-}
-
-// batchOffsets lists the base offsets of the batches in a read.
-func batchOffsets(t *testing.T, res *segment.ReadResult) []int64 {
-	t.Helper()
-	if res == nil {
-		return nil
-	}
-	raw, err := (&wire.Response{Chunks: regionChunks(res.Regions)}).AppendTo(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var offs []int64
-	for len(raw) > 0 {
-		h, err := wire.ParseBatchHeader(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		offs = append(offs, h.BaseOffset)
-		raw = raw[h.Size():]
-	}
-	return offs
-}
 
 // fakePartition runs a partition's fetch side (partition.Local) on its own goroutine,
 // like its actor would, without an actor system.
@@ -128,7 +31,7 @@ type fakePartition struct {
 
 func newFakePartition(t *testing.T, index int32) *fakePartition {
 	view := partition.NewView()
-	fp := &fakePartition{l: partition.NewLocal(testLog(t, index), view, index, discardLogger()), own: view,
+	fp := &fakePartition{l: partition.NewLocal(segmenttest.Log(t, index), view, index, discardLogger()), own: view,
 		mail: make(chan func(), 64)}
 	fp.wg.Add(1)
 	go func() {
@@ -154,7 +57,7 @@ func (fp *fakePartition) do(fn func(l *partition.Local)) {
 // produce appends count batches and advances the high watermark to the end.
 func (fp *fakePartition) produce(t *testing.T, count, n, valueSize int) {
 	fp.do(func(l *partition.Local) {
-		appendBatches(t, l.Log(), count, n, valueSize)
+		segmenttest.AppendBatches(t, l.Log(), count, n, valueSize)
 		l.CatchUp()
 	})
 }

@@ -1,118 +1,16 @@
 package partition
 
 import (
-	"encoding/binary"
-	"io"
-	"log/slog"
 	"testing"
 
-	"github.com/samsa-io/samsa/segment"
-	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/segment/segmenttest"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// testBatch builds an uncompressed RecordBatch v2 of n records with
-// valueSize-byte values (base offset 0, as a producer sends it).
-func testBatch(n, valueSize int) []byte {
-	var recs []byte
-	for i := range n {
-		var rec []byte
-		rec = append(rec, 0)
-		rec = binary.AppendVarint(rec, int64(i))
-		rec = binary.AppendVarint(rec, int64(i))
-		rec = binary.AppendVarint(rec, -1)
-		rec = binary.AppendVarint(rec, int64(valueSize))
-		for j := range valueSize {
-			rec = append(rec, byte(i+j))
-		}
-		rec = binary.AppendVarint(rec, 0)
-		recs = binary.AppendVarint(recs, int64(len(rec)))
-		recs = append(recs, rec...)
-	}
-	b := make([]byte, wire.BatchHeaderSize, wire.BatchHeaderSize+len(recs))
-	be := binary.BigEndian
-	be.PutUint32(b[wire.BatchLengthPos:], uint32(wire.BatchHeaderSize-wire.BatchLogOverhead+len(recs)))
-	be.PutUint32(b[wire.BatchLeaderEpochPos:], 0xffffffff)
-	b[wire.BatchMagicPos] = 2
-	be.PutUint32(b[wire.BatchLastOffsetDeltaPos:], uint32(n-1))
-	be.PutUint64(b[wire.BatchProducerIDPos:], 0xffffffffffffffff)
-	be.PutUint16(b[wire.BatchProducerEpochPos:], 0xffff)
-	be.PutUint32(b[wire.BatchBaseSequencePos:], 0xffffffff)
-	be.PutUint32(b[wire.BatchRecordCountPos:], uint32(n))
-	b = append(b, recs...)
-	be.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
-	return b
-}
-
-func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// testLog opens a log on a temporary directory, closed when t ends.
-func testLog(t *testing.T, partition int32) *segment.Log {
-	t.Helper()
-	d, err := segment.OpenDir(t.TempDir(), segment.Options{Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, _, err := d.Open("t", partition, segment.Config{FlushPolicy: segment.FlushNever})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		l.Close()
-		d.Close()
-	})
-	return l
-}
-
-// appendBatches appends count batches of n records and returns each
-// batch's size on disk.
-func appendBatches(t *testing.T, l *segment.Log, count, n, valueSize int) []int64 {
-	t.Helper()
-	var sizes []int64
-	for range count {
-		b := testBatch(n, valueSize)
-		if _, err := l.Append(b, 0, 0); err != nil {
-			t.Fatal(err)
-		}
-		sizes = append(sizes, int64(len(b)))
-	}
-	return sizes
-}
-
-func regionChunks(rs []segment.Region) []wire.Chunk {
-	cs := make([]wire.Chunk, len(rs))
-	for i, r := range rs {
-		cs[i] = r.Chunk()
-	}
-	return cs
-}
-
-// batchOffsets lists the base offsets of the batches in a read.
-func batchOffsets(t *testing.T, res *segment.ReadResult) []int64 {
-	t.Helper()
-	if res == nil {
-		return nil
-	}
-	raw, err := (&wire.Response{Chunks: regionChunks(res.Regions)}).AppendTo(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var offs []int64
-	for len(raw) > 0 {
-		h, err := wire.ParseBatchHeader(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		offs = append(offs, h.BaseOffset)
-		raw = raw[h.Size():]
-	}
-	return offs
-}
-
 func TestReadPartitionRules(t *testing.T) {
-	l := testLog(t, 0)
-	sizes := appendBatches(t, l, 5, 10, 100) // offsets 0-49, 10 per batch
-	hw := int64(40)                          // the last batch is not committed yet
+	l := segmenttest.Log(t, 0)
+	sizes := segmenttest.AppendBatches(t, l, 5, 10, 100) // offsets 0-49, 10 per batch
+	hw := int64(40)                                      // the last batch is not committed yet
 
 	read := func(offset, maxBytes int64, epoch int32) *FetchSlot {
 		f := &FetchSlot{Offset: offset, MaxBytes: maxBytes, LeaderEpoch: epoch}
@@ -136,19 +34,19 @@ func TestReadPartitionRules(t *testing.T) {
 
 	// Inside a batch: that batch comes whole, then what fits.
 	f := read(15, sizes[0]*2, -1)
-	if f.Code != 0 || !eq(batchOffsets(t, f.Res), []int64{10, 20}) {
-		t.Fatalf("offset 15: code %v batches %v", f.Code, batchOffsets(t, f.Res))
+	if f.Code != 0 || !eq(segmenttest.BatchOffsets(t, f.Res), []int64{10, 20}) {
+		t.Fatalf("offset 15: code %v batches %v", f.Code, segmenttest.BatchOffsets(t, f.Res))
 	}
 	if f.HW != 40 || f.LSO != 40 || f.LogStart != 0 {
 		t.Fatalf("offsets reported: hw %d lso %d start %d", f.HW, f.LSO, f.LogStart)
 	}
 	// A budget smaller than the first batch still returns it.
-	if f := read(0, 1, -1); !eq(batchOffsets(t, f.Res), []int64{0}) {
-		t.Fatalf("first batch rule: %v", batchOffsets(t, f.Res))
+	if f := read(0, 1, -1); !eq(segmenttest.BatchOffsets(t, f.Res), []int64{0}) {
+		t.Fatalf("first batch rule: %v", segmenttest.BatchOffsets(t, f.Res))
 	}
 	// Never past the high watermark, however large the budget.
-	if f := read(0, 1<<20, -1); !eq(batchOffsets(t, f.Res), []int64{0, 10, 20, 30}) {
-		t.Fatalf("hw bound: %v", batchOffsets(t, f.Res))
+	if f := read(0, 1<<20, -1); !eq(segmenttest.BatchOffsets(t, f.Res), []int64{0, 10, 20, 30}) {
+		t.Fatalf("hw bound: %v", segmenttest.BatchOffsets(t, f.Res))
 	}
 	// Between the high watermark and the log end: nothing, no error.
 	if f := read(45, 1<<20, -1); f.Code != 0 || f.Res != nil || f.HW != 40 {
@@ -178,8 +76,8 @@ func TestReadPartitionRules(t *testing.T) {
 	if f := read(5, 1<<20, -1); f.Code != kerr.OffsetOutOfRange {
 		t.Fatalf("below start: %v", f.Code)
 	}
-	if f := read(20, 1<<20, -1); f.Code != 0 || f.LogStart != 20 || !eq(batchOffsets(t, f.Res), []int64{20, 30}) {
-		t.Fatalf("at start: %v start %d %v", f.Code, f.LogStart, batchOffsets(t, f.Res))
+	if f := read(20, 1<<20, -1); f.Code != 0 || f.LogStart != 20 || !eq(segmenttest.BatchOffsets(t, f.Res), []int64{20, 30}) {
+		t.Fatalf("at start: %v start %d %v", f.Code, f.LogStart, segmenttest.BatchOffsets(t, f.Res))
 	}
 }
 
@@ -192,8 +90,8 @@ func TestPartitionViewEmptyAt(t *testing.T) {
 	if _, _, ok := v.EmptyAt(0, -1); ok {
 		t.Fatal("a view with no log answered")
 	}
-	l := testLog(t, 0)
-	appendBatches(t, l, 1, 4, 10)
+	l := segmenttest.Log(t, 0)
+	segmenttest.AppendBatches(t, l, 1, 4, 10)
 	v.log.Store(l)
 	v.epoch.Store(3)
 	v.hw.Store(4)

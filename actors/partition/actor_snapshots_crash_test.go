@@ -3,6 +3,8 @@ package partition
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -13,7 +15,11 @@ import (
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
+
+// quiet discards what the crash test's partitions log.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // snapshotDir is where the crash test's data directory lives on its MemFS.
 const snapshotDir = "/data"
@@ -23,7 +29,7 @@ const snapshotDir = "/data"
 // producer state from its newest usable snapshot plus the log after it.
 func openSnapshotPartition(t *testing.T, fs vfs.FS) (*partitionActor, *segment.Dir) {
 	t.Helper()
-	dir, err := segment.OpenDir(snapshotDir, segment.Options{FS: fs, Logger: discardLogger(), ReserveBytes: -1})
+	dir, err := segment.OpenDir(snapshotDir, segment.Options{FS: fs, Logger: quiet, ReserveBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +44,7 @@ func openSnapshotPartition(t *testing.T, fs vfs.FS) (*partitionActor, *segment.D
 	// The test's clock: the batches are stamped testNow, and a real clock
 	// would expire their producers (a day old) in the snapshots.
 	now := func() time.Time { return time.UnixMilli(testNow) }
-	p := &partitionActor{plog: l, dir: dir, log: discardLogger(), now: now, spec: metadata.PartitionSpec{Topic: "t"}}
+	p := &partitionActor{plog: l, dir: dir, log: quiet, now: now, spec: metadata.PartitionSpec{Topic: "t"}}
 	producers, snapAt := p.loadProducers(testNow)
 	p.core, _ = NewCore(defaultRules(t), producers, snapAt, l.LogStartOffset(), testNow, p.logState())
 	return p, dir
@@ -76,7 +82,7 @@ func TestProducerStateCrashAtEveryStep(t *testing.T) {
 		for i := range 60 {
 			pid := int64(1 + i%3)
 			out := &kmsg.ProduceResponseTopicPartition{}
-			p.produce(&ProduceRequest{Records: idem(pid, 0, seq[pid], 2, testNow).build(), Version: 9, Acks: -1, Out: out})
+			p.produce(&ProduceRequest{Records: batchtest.Plain(2, testNow, batchtest.Producer(pid, 0, seq[pid])), Version: 9, Acks: -1, Out: out})
 			if out.ErrorCode != 0 {
 				t.Fatalf("produce %d: code %d", i, out.ErrorCode)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -212,11 +213,11 @@ func (s *sim) step() {
 	s.now += int64(s.rng.IntN(5))
 	switch r := s.rng.IntN(100); {
 	case r < 30:
-		s.produce(plain(1+s.rng.IntN(4), s.now).build(), int16(s.rng.IntN(2)*2-1), -1)
+		s.produce(batchtest.Plain(1+s.rng.IntN(4), s.now), int16(s.rng.IntN(2)*2-1), -1)
 	case r < 55:
 		pid := s.pidBase + int64(1+s.rng.IntN(2))
 		n := 1 + s.rng.IntN(3)
-		b := idem(pid, 0, s.seq[pid], n, s.now).build()
+		b := batchtest.Plain(n, s.now, batchtest.Producer(pid, 0, s.seq[pid]))
 		s.seq[pid] += int32(n)
 		id := s.produce(b, -1, -1)
 		s.sent = append(s.sent, sentBatch{records: b, ticket: id})
@@ -226,7 +227,7 @@ func (s *sim) step() {
 		sb := s.sent[len(s.sent)-1-s.rng.IntN(min(len(s.sent), 3))]
 		s.produce(append([]byte(nil), sb.records...), -1, sb.ticket)
 	case r < 68:
-		bad := plain(1, s.now).build()
+		bad := batchtest.Plain(1, s.now)
 		bad[wire.BatchMagicPos] = 1
 		id := s.produce(bad, 1, -1)
 		if p := s.asked[id]; p.answered != 1 || p.ack.Code != kerr.UnsupportedForMessageFormat {

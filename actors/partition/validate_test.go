@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 func TestValidateProduceErrorCodes(t *testing.T) {
 	rules := defaultRules(t)
-	good := plain(3, testNow).build()
+	good := batchtest.Plain(3, testNow)
 	mutate := func(f func(b []byte) []byte) []byte {
 		b := append([]byte(nil), good...)
 		return f(b)
@@ -19,13 +20,10 @@ func TestValidateProduceErrorCodes(t *testing.T) {
 	small.MaxMessageBytes = int32(len(good) - 1)
 	tinySegment := rules
 	tinySegment.SegmentBytes = int64(len(good) - 1)
-	zstd := plain(3, testNow)
-	zstd.codec = wire.CodecZstd
-	control := plain(1, testNow)
-	control.attrs = wire.AttrControl | wire.AttrTransactional
-	txn := idem(5, 0, 0, 1, testNow)
-	txn.attrs = wire.AttrTransactional
-	noSeq := idem(5, 0, -1, 1, testNow)
+	zstd := batchtest.Plain(3, testNow, batchtest.Compression(wire.CodecZstd, wire.Compress))
+	control := batchtest.Plain(1, testNow, batchtest.Attributes(wire.AttrControl|wire.AttrTransactional))
+	txn := batchtest.Plain(1, testNow, batchtest.Producer(5, 0, 0), batchtest.Attributes(wire.AttrTransactional))
+	noSeq := batchtest.Plain(1, testNow, batchtest.Producer(5, 0, -1))
 
 	tests := []struct {
 		name    string
@@ -44,18 +42,18 @@ func TestValidateProduceErrorCodes(t *testing.T) {
 		{"bad crc", mutate(func(b []byte) []byte { b[len(b)-1] ^= 0xff; return b }), 9, rules, kerr.CorruptMessage},
 		{"record count against lastOffsetDelta", mutate(func(b []byte) []byte {
 			binary.BigEndian.PutUint32(b[wire.BatchRecordCountPos:], 7)
-			reseal(b)
+			batchtest.Reseal(b)
 			return b
 		}), 9, rules, kerr.InvalidRecord},
-		{"unknown codec", mutate(func(b []byte) []byte { b[wire.BatchAttributesPos+1] |= 7; reseal(b); return b }), 9, rules, kerr.UnsupportedCompressionType},
+		{"unknown codec", mutate(func(b []byte) []byte { b[wire.BatchAttributesPos+1] |= 7; batchtest.Reseal(b); return b }), 9, rules, kerr.UnsupportedCompressionType},
 		{"over max.message.bytes", good, 9, small, kerr.MessageTooLarge},
 		{"over segment.bytes", good, 9, tinySegment, kerr.RecordListTooLarge},
-		{"zstd before v7", zstd.build(), 6, rules, kerr.UnsupportedCompressionType},
-		{"zstd at v7", zstd.build(), 7, rules, kerr.None},
-		{"control batch", control.build(), 9, rules, kerr.InvalidRecord},
-		{"transactional batch", txn.build(), 9, rules, kerr.InvalidRequest},
-		{"idempotent without sequence", noSeq.build(), 9, rules, kerr.InvalidRecord},
-		{"idempotent", idem(5, 0, 0, 2, testNow).build(), 3, rules, kerr.None},
+		{"zstd before v7", zstd, 6, rules, kerr.UnsupportedCompressionType},
+		{"zstd at v7", zstd, 7, rules, kerr.None},
+		{"control batch", control, 9, rules, kerr.InvalidRecord},
+		{"transactional batch", txn, 9, rules, kerr.InvalidRequest},
+		{"idempotent without sequence", noSeq, 9, rules, kerr.InvalidRecord},
+		{"idempotent", batchtest.Plain(2, testNow, batchtest.Producer(5, 0, 0)), 3, rules, kerr.None},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,11 +87,11 @@ func TestValidateProduceTimestamps(t *testing.T) {
 	if !logTime.LogAppendTime || before.BeforeMaxMs != 60000 {
 		t.Fatalf("overrides not applied: %+v %+v", logTime, before)
 	}
-	future := plain(2, testNow+2*hour).build()
-	old := plain(2, testNow-10*24*hour).build()
+	future := batchtest.Plain(2, testNow+2*hour)
+	old := batchtest.Plain(2, testNow-10*24*hour)
 	// The first record is old, the batch's max timestamp recent: only a
 	// per-record check sees it.
-	mixed := batchSpec{pid: -1, epoch: -1, seq: -1, value: []byte("v"), timestamps: []int64{testNow - 5*60_000, testNow}}
+	mixed := []batchtest.Record{{Value: []byte("v"), Timestamp: testNow - 5*60_000}, {Value: []byte("v"), Timestamp: testNow}}
 
 	check := func(name string, records []byte, r Rules, want kerr.Code) {
 		t.Helper()
@@ -106,23 +104,19 @@ func TestValidateProduceTimestamps(t *testing.T) {
 	check("two hours ahead, LogAppendTime", future, logTime, kerr.None)
 	check("ten days old, before unlimited", old, def, kerr.None)
 	check("ten days old, before one minute", old, before, kerr.InvalidTimestamp)
-	check("no timestamp (-1)", plain(1, -1).build(), before, kerr.None)
+	check("no timestamp (-1)", batchtest.Plain(1, -1), before, kerr.None)
 	for _, codec := range []int{wire.CodecNone, wire.CodecGzip, wire.CodecSnappy, wire.CodecLZ4, wire.CodecZstd} {
-		s := mixed
-		s.codec = codec
-		check("first record old, codec "+string(rune('0'+codec)), s.build(), before, kerr.InvalidTimestamp)
-		check("first record old, unlimited, codec "+string(rune('0'+codec)), s.build(), def, kerr.None)
-		fresh := plain(4, testNow-1000)
-		fresh.codec = codec
-		check("fresh, codec "+string(rune('0'+codec)), fresh.build(), before, kerr.None)
+		s := batchtest.Build(mixed, batchtest.Compression(codec, wire.Compress))
+		check("first record old, codec "+string(rune('0'+codec)), s, before, kerr.InvalidTimestamp)
+		check("first record old, unlimited, codec "+string(rune('0'+codec)), s, def, kerr.None)
+		fresh := batchtest.Plain(4, testNow-1000, batchtest.Compression(codec, wire.Compress))
+		check("fresh, codec "+string(rune('0'+codec)), fresh, before, kerr.None)
 	}
 	// Records are read to check them: a corrupt compressed section is
 	// found then (and only then).
-	bad := plain(3, testNow)
-	bad.codec = wire.CodecGzip
-	b := bad.build()
+	b := batchtest.Plain(3, testNow, batchtest.Compression(wire.CodecGzip, wire.Compress))
 	b[len(b)-3] ^= 0xff
-	reseal(b)
+	batchtest.Reseal(b)
 	check("corrupt gzip, no per-record check", b, def, kerr.None)
 	check("corrupt gzip, per-record check", b, before, kerr.CorruptMessage)
 }
@@ -133,18 +127,17 @@ func TestValidateProduceCompactedNeedsKeys(t *testing.T) {
 		t.Fatal("cleanup.policy not mapped")
 	}
 	for _, codec := range []int{wire.CodecNone, wire.CodecSnappy, wire.CodecZstd} {
-		keyless := plain(3, testNow)
-		keyless.codec = codec
+		keyless := batchtest.Plain(3, testNow, batchtest.Compression(codec, wire.Compress))
 		var scratch []byte
-		if v := validateProduce(keyless.build(), 9, compact, testNow, true, &scratch); v.code != kerr.InvalidRecord {
+		if v := validateProduce(keyless, 9, compact, testNow, true, &scratch); v.code != kerr.InvalidRecord {
 			t.Errorf("codec %d: keyless records on a compacted topic: %v (%s), want INVALID_RECORD", codec, v.code, v.msg)
 		}
-		if v := validateProduce(keyless.build(), 9, defaultRules(t), testNow, true, &scratch); v.code != kerr.None {
+		if v := validateProduce(keyless, 9, defaultRules(t), testNow, true, &scratch); v.code != kerr.None {
 			t.Errorf("codec %d: keyless records on a delete topic: %v", codec, v.code)
 		}
-		keyed := keyless
-		keyed.key = []byte("k")
-		if v := validateProduce(keyed.build(), 9, compact, testNow, true, &scratch); v.code != kerr.None {
+		keyed := batchtest.Build(batchtest.Repeat(3, batchtest.Record{Key: []byte("k"), Value: []byte("value"), Timestamp: testNow}),
+			batchtest.Compression(codec, wire.Compress))
+		if v := validateProduce(keyed, 9, compact, testNow, true, &scratch); v.code != kerr.None {
 			t.Errorf("codec %d: keyed records on a compacted topic: %v (%s)", codec, v.code, v.msg)
 		}
 	}
@@ -154,9 +147,7 @@ func TestValidateProduceCompactedNeedsKeys(t *testing.T) {
 // 16 KiB uncompressed batch of 100-byte records with default configs (no
 // per-record work).
 func BenchmarkValidateProduce(b *testing.B) {
-	s := plain(150, testNow)
-	s.value = make([]byte, 100)
-	batch := s.build()
+	batch := batchtest.Build(batchtest.Repeat(150, batchtest.Record{Value: make([]byte, 100), Timestamp: testNow}))
 	r := RulesOf(topicConfig(b))
 	var scratch []byte
 	for _, crc := range []bool{true, false} {

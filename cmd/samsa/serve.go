@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,9 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/samsa-io/samsa/actors"
 	"github.com/samsa-io/samsa/actors/config"
-	"github.com/samsa-io/samsa/netloop"
+	"github.com/samsa-io/samsa/internal/wiring"
 )
 
 // newServeCommand runs a broker until SIGTERM or SIGINT.
@@ -109,21 +107,11 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	defer stopMem()
 	startMemoryLimit(memCtx, logger)
 
-	broker, err := actors.NewBroker(cfg, logger)
+	node, err := wiring.Start(cfg, logger)
 	if err != nil {
 		return err
 	}
-	server, err := netloop.New(netloopConfig(cfg, logger), broker)
-	if err != nil {
-		closeBroker(broker, cfg, logger)
-		return err
-	}
-	if err := server.Start(); err != nil {
-		closeBroker(broker, cfg, logger)
-		return fmt.Errorf("listen: %w", err)
-	}
-	host, port := advertised(cfg, server.Addrs())
-	broker.SetAdvertised(host, port)
+	broker, server, host, port := node.Broker, node.Server, node.Host, node.Port
 	debugStats.Store(server)
 
 	var where []string
@@ -146,66 +134,9 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	var errs []error
-	if err := server.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("stopping listeners: %w", err))
-	}
-	if err := broker.Close(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("closing logs: %w", err))
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := node.Stop(ctx); err != nil {
 		return err
 	}
 	logger.Info("stopped cleanly")
 	return nil
-}
-
-func closeBroker(b *actors.Broker, cfg *config.Broker, logger *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-	defer cancel()
-	if err := b.Close(ctx); err != nil {
-		logger.Error("closing logs", "err", err)
-	}
-}
-
-// netloopConfig maps the broker's network settings.
-func netloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
-	nc := netloop.Config{
-		MaxRequestBytes:     cfg.RequestMaxBytes,
-		ConnectionsMaxIdle:  cfg.ConnectionsMaxIdle,
-		MaxConnections:      cfg.MaxConnections,
-		MaxConnectionsPerIP: cfg.MaxConnectionsPerIP,
-		Logger:              logger,
-	}
-	if nc.ConnectionsMaxIdle == 0 {
-		nc.ConnectionsMaxIdle = -1 // Kafka's 0: never close idle connections
-	}
-	if _, set := cfg.Static[config.KeyNetworkThreads]; set {
-		nc.EventLoops = cfg.NetworkThreads // else one loop per CPU
-	}
-	for _, l := range cfg.Listeners {
-		nc.Listeners = append(nc.Listeners, l.Address())
-	}
-	return nc
-}
-
-// advertised is the address clients are told: advertised.listeners when
-// set, else the first listener with its bound port (port 0 resolves) and,
-// for a wildcard host, this machine's name.
-func advertised(cfg *config.Broker, bound []net.Addr) (string, int32) {
-	if len(cfg.Advertised) > 0 {
-		return cfg.Advertised[0].Host, int32(cfg.Advertised[0].Port)
-	}
-	host, port := cfg.Listeners[0].Host, cfg.Listeners[0].Port
-	if len(bound) > 0 {
-		if tcp, ok := bound[0].(*net.TCPAddr); ok {
-			port = tcp.Port
-		}
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		if name, err := os.Hostname(); err == nil {
-			host = name
-		}
-	}
-	return host, int32(port)
 }

@@ -3,6 +3,7 @@ package batchtest_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -114,3 +115,13 @@ func TestReseal(t *testing.T) {
 }
 
 func sameNullable(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+// A Sized batch's length depends on n and valueSize alone: the 61-byte
+// header plus, per record, its length varint, attributes, timestamp and
+// offset deltas, a null key, the value and no headers.
+func ExampleSized() {
+	b := batchtest.Sized(10, 100)
+	h, err := wire.ValidateBatch(b)
+	fmt.Println(len(b), h.NumRecords, h.BaseTimestamp, h.MaxTimestamp, err)
+	// Output: 1151 10 0 9 <nil>
+}

@@ -8,6 +8,10 @@
 //		batchtest.Compression(wire.CodecZstd, wire.Compress),
 //		batchtest.Producer(7, 0, 42))
 //
+// Plain (n records of value "value", one timestamp, any options) and
+// Sized (n records of valueSize-byte values, for tests that count bytes)
+// are the ready-made batches most tests need.
+//
 // It encodes the format itself, from Kafka's specification, and imports
 // nothing of this project: wire's own (in-package) tests can use it
 // without an import cycle, and a mistake in wire's decoder or constants
