@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
 // startBrokerWith starts a broker on dir with extra broker configs.
@@ -63,7 +64,7 @@ func TestRetentionRunsPeriodically(t *testing.T) {
 	createTopicWith(t, b, "old", 1, "segment.bytes", "100", "retention.ms", "60000")
 	old := time.Now().Add(-time.Hour).UnixMilli()
 	for i := range 4 {
-		mustProduce(t, b, "old", 0, plain(3, old).build(), int64(3*i))
+		mustProduce(t, b, "old", 0, batchtest.Plain(3, old), int64(3*i))
 	}
 	// Each pass is followed by a look at the log start offset: the
 	// ListOffsets reaches the partition actor after that pass's
@@ -93,7 +94,7 @@ func TestRecoveryCheckpointWrittenPeriodically(t *testing.T) {
 	opts, passed := housekeepingPasses("checkpoint")
 	b := startBrokerWith(t, dir, map[string]string{"log.flush.offset.checkpoint.interval.ms": "20"}, opts)
 	createTopicWith(t, b, "ck", 1)
-	mustProduce(t, b, "ck", 0, plain(5, time.Now().UnixMilli()).build(), 0)
+	mustProduce(t, b, "ck", 0, batchtest.Plain(5, time.Now().UnixMilli()), 0)
 	// Each pass has written the file by the time it signals.
 	deadline := time.After(10 * time.Second)
 	for {
