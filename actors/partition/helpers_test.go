@@ -20,7 +20,10 @@ type batchSpec struct {
 	seq        int32
 	attrs      int16  // extra attribute bits (transactional, control)
 	key        []byte // nil: null key
-	value      []byte
+	// keys, when set, are the records' keys one by one (nil: null),
+	// instead of key for every record.
+	keys  [][]byte
+	value []byte
 }
 
 // plain is a non-idempotent batch of n records stamped ts.
@@ -47,7 +50,11 @@ func (s batchSpec) build() []byte {
 	maxTs := base
 	for i, ts := range s.timestamps {
 		maxTs = max(maxTs, ts)
-		rec := kmsg.Record{TimestampDelta64: ts - base, OffsetDelta: int32(i), Key: s.key, Value: s.value}
+		key := s.key
+		if s.keys != nil {
+			key = s.keys[i]
+		}
+		rec := kmsg.Record{TimestampDelta64: ts - base, OffsetDelta: int32(i), Key: key, Value: s.value}
 		body := rec.AppendTo(nil)[1:]
 		rec.Length = int32(len(body))
 		section = append(section, rec.AppendTo(nil)...)

@@ -2,6 +2,9 @@ package partition
 
 import (
 	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/samsa-io/samsa/wire"
@@ -172,5 +175,117 @@ func BenchmarkValidateProduce(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// KIP-467: every record a per-record rule refuses is named by its index
+// (Produce v8+ record_errors), not only the first, and the partition's
+// error message summarizes them.
+func TestValidateProduceRecordErrors(t *testing.T) {
+	const hour = 3600_000
+	compact := RulesOf(topicConfig(t, "cleanup.policy", "compact"))
+	before := RulesOf(topicConfig(t, "message.timestamp.before.max.ms", "60000"))
+	both := RulesOf(topicConfig(t, "cleanup.policy", "compact", "message.timestamp.before.max.ms", "60000"))
+	logTime := RulesOf(topicConfig(t, "message.timestamp.type", "LogAppendTime"))
+
+	keyed := func(n int, keyless ...int) batchSpec {
+		s := plain(n, testNow)
+		s.keys = make([][]byte, n)
+		for i := range s.keys {
+			s.keys[i] = []byte("k")
+		}
+		for _, i := range keyless {
+			s.keys[i] = nil
+		}
+		return s
+	}
+	every10th := []int{3, 13, 23, 33, 43, 53, 63, 73, 83, 93}
+	// Records 1 and 4 too old, 2 and 5 too new (the header's max
+	// timestamp alone says only that some record is).
+	stamps := keyed(7)
+	stamps.timestamps = []int64{testNow, testNow - 2*60_000, testNow + 2*hour, testNow, testNow - 5*60_000, testNow + 3*hour, testNow - 1000}
+	mixed := stamps
+	mixed.keys = append([][]byte(nil), stamps.keys...)
+	mixed.keys[1], mixed.keys[3] = nil, nil // 1 old and keyless: listed once, for its key
+	marked := func(ts int64) []byte {
+		s := plain(3, ts)
+		s.attrs = wire.AttrTimestampLogTime
+		return s.build()
+	}
+
+	tests := []struct {
+		name    string
+		records func(codec int) []byte
+		rules   Rules
+		want    kerr.Code
+		indexes []int32
+	}{
+		{"10 keyless of 100 on a compacted topic", func(c int) []byte { s := keyed(100, every10th...); s.codec = c; return s.build() },
+			compact, kerr.InvalidRecord, []int32{3, 13, 23, 33, 43, 53, 63, 73, 83, 93}},
+		{"all keyless", func(c int) []byte { s := plain(4, testNow); s.codec = c; return s.build() },
+			compact, kerr.InvalidRecord, []int32{0, 1, 2, 3}},
+		{"timestamps too old and too new", func(c int) []byte { s := stamps; s.codec = c; return s.build() },
+			before, kerr.InvalidTimestamp, []int32{1, 2, 4, 5}},
+		{"only too new, before unlimited", func(c int) []byte { s := stamps; s.codec = c; return s.build() },
+			defaultRules(t), kerr.InvalidTimestamp, []int32{2, 5}},
+		{"keys and timestamps", func(c int) []byte { s := mixed; s.codec = c; return s.build() },
+			both, kerr.InvalidTimestamp, []int32{1, 2, 3, 4, 5}},
+		{"keyless only, timestamps fine on a compacted topic", func(c int) []byte { s := mixed; s.codec = c; return s.build() },
+			RulesOf(topicConfig(t, "cleanup.policy", "compact", "message.timestamp.after.max.ms", "86400000")), kerr.InvalidRecord, []int32{1, 3}},
+		{"marked LogAppendTime on a LogAppendTime topic", func(int) []byte { return marked(testNow) },
+			logTime, kerr.InvalidTimestamp, []int32{0, 1, 2}},
+		{"marked LogAppendTime without a timestamp", func(int) []byte { return marked(-1) },
+			defaultRules(t), kerr.InvalidTimestamp, []int32{0, 1, 2}},
+		{"marked LogAppendTime, max timestamp in range", func(int) []byte { return marked(testNow) },
+			defaultRules(t), kerr.None, nil},
+		{"marked LogAppendTime, max timestamp too new", func(int) []byte { return marked(testNow + 2*hour) },
+			defaultRules(t), kerr.InvalidTimestamp, []int32{0, 1, 2}},
+	}
+	for _, tc := range tests {
+		for _, codec := range []int{wire.CodecNone, wire.CodecLZ4} {
+			var scratch []byte
+			v := validateProduce(tc.records(codec), 9, tc.rules, testNow, true, &scratch)
+			name := tc.name + ", codec " + string(rune('0'+codec))
+			if v.code != tc.want {
+				t.Errorf("%s: code %v (%s), want %v", name, v.code, v.msg, tc.want)
+				continue
+			}
+			var got []int32
+			for _, e := range v.records {
+				got = append(got, e.Index)
+				if e.Msg == "" {
+					t.Errorf("%s: record %d listed without a message", name, e.Index)
+				}
+			}
+			if !slices.Equal(got, tc.indexes) {
+				t.Errorf("%s: record errors %v, want %v", name, got, tc.indexes)
+			}
+			if tc.want != kerr.None && !strings.Contains(v.msg, fmt.Sprintf("%d of the batch's", len(tc.indexes))) {
+				t.Errorf("%s: message %q does not count the bad records", name, v.msg)
+			}
+		}
+	}
+}
+
+// A batch with more bad records than maxRecordErrors (possible when a
+// compressed batch of tiny records expands) lists the first ones, with
+// messages for the first recordErrorMessages, and counts them all.
+func TestValidateProduceRecordErrorsBounded(t *testing.T) {
+	n := maxRecordErrors + 10
+	s := plain(n, testNow)
+	s.value = nil
+	s.codec = wire.CodecLZ4
+	var scratch []byte
+	v := validateProduce(s.build(), 9, RulesOf(topicConfig(t, "cleanup.policy", "compact")), testNow, true, &scratch)
+	if v.code != kerr.InvalidRecord || len(v.records) != maxRecordErrors {
+		t.Fatalf("code %v with %d record errors, want INVALID_RECORD with %d", v.code, len(v.records), maxRecordErrors)
+	}
+	for i, e := range v.records {
+		if e.Index != int32(i) || (e.Msg != "") != (i < recordErrorMessages) {
+			t.Fatalf("record error %d: %+v", i, e)
+		}
+	}
+	if !strings.Contains(v.msg, fmt.Sprintf("%d of the batch's %d", n, n)) || !strings.Contains(v.msg, fmt.Sprintf("lists the first %d", maxRecordErrors)) {
+		t.Errorf("message %q", v.msg)
 	}
 }
