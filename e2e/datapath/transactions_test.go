@@ -3,6 +3,7 @@ package datapath
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/testkit"
 )
 
 // Until transactions land, a transactional producer fails at once with a
@@ -65,4 +68,27 @@ func TestTransactionalProducerFailsFast(t *testing.T) {
 	if n := strings.Count(out, "client_id=samsa-e2e-txn-client"); n != 1 {
 		t.Errorf("the refusal of samsa-e2e-txn-client is logged %d times, want once:\n%s", n, out)
 	}
+}
+
+// The Java producer: initTransactions fails with
+// TransactionalIdAuthorizationException within seconds (Java shows the
+// code's own text, not the broker's message).
+func TestJavaTransactionalProducerFailsFast(t *testing.T) {
+	cp := javaClasspath(t)
+	b := sharedBroker(t)
+	requireDataPath(t, b.Addr())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	began := time.Now()
+	out, err := exec.CommandContext(ctx, "java", "-cp", cp, "testdata/TxnProbe.java", b.Addr(), "samsa-e2e-java-txn").CombinedOutput()
+	took := time.Since(began)
+	last := testkit.LastLines(string(out), 1)
+	if err != nil || !strings.Contains(last, "FAILED org.apache.kafka.common.errors.TransactionalIdAuthorizationException") {
+		t.Fatalf("java TxnProbe after %v: %v\n%s", took, err, testkit.LastLines(string(out), 30))
+	}
+	// The JVM's start and the source compile take a few seconds of it.
+	if took > 20*time.Second {
+		t.Errorf("the Java transactional producer took %v to fail", took)
+	}
+	t.Logf("java: %s (%v)", strings.TrimSpace(last), took.Round(time.Millisecond))
 }
