@@ -199,7 +199,8 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 	}
 }
 
-// FindCoordinator for transactions has no coordinator yet and says so;
+// FindCoordinator for transactions is refused, fatally for clients, and
+// says why;
 // __consumer_offsets is an internal, compacted topic. (Every version of
 // FindCoordinator: TestFindCoordinatorVersions.)
 func TestFindCoordinatorAndOffsetsTopic(t *testing.T) {
@@ -215,8 +216,8 @@ func TestFindCoordinatorAndOffsetsTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := resp.Coordinators[0]; c.ErrorCode != kerr.CoordinatorNotAvailable.Code || c.ErrorMessage == nil {
-		t.Errorf("transaction coordinator: %+v, want COORDINATOR_NOT_AVAILABLE with a message", c)
+	if c := resp.Coordinators[0]; c.ErrorCode != kerr.TransactionalIDAuthorizationFailed.Code || c.ErrorMessage == nil {
+		t.Errorf("transaction coordinator: %+v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED with a message", c)
 	}
 
 	topics, err := adm.ListTopicsWithInternal(ctx, "__consumer_offsets")

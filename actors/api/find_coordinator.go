@@ -1,6 +1,9 @@
 package api
 
 import (
+	"net"
+	"sync"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/env"
@@ -19,8 +22,20 @@ var findCoordinator = API{Key: kmsg.FindCoordinator, Handle: handleFindCoordinat
 // handleFindCoordinator serves FindCoordinator v0-6 on the loop. A group's
 // coordinator is the leader of __consumer_offsets partition
 // PartitionFor(group): in single-node mode this broker, once the topic
-// exists. Transactions have no coordinator yet: COORDINATOR_NOT_AVAILABLE
-// with a message saying so (clients retry, then report it).
+// exists.
+//
+// Transactions have no coordinator yet, and a transactional producer
+// must fail at once rather than wait for one: its first request is this
+// one (InitProducerId goes to the coordinator it names), so the refusal
+// is here. COORDINATOR_NOT_AVAILABLE is retriable, and every client
+// retries it for ever (librdkafka) or until its own timeout; the one code
+// the Java producer, librdkafka and franz-go all treat as fatal for a
+// transaction key is TRANSACTIONAL_ID_AUTHORIZATION_FAILED (Java and
+// librdkafka also stop on CLUSTER_AUTHORIZATION_FAILED, franz-go on any
+// non-retriable code), so that is the answer, with a message saying
+// transactions are not supported (v1+; librdkafka shows it, Java and
+// franz-go show the code's own text). The broker logs the refusal once
+// per client (txnRefusals).
 func handleFindCoordinator(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.FindCoordinatorRequest)
 	if body.CoordinatorType == coordinatorKeyGroup && s.Groups.PIDs() == nil {
@@ -53,7 +68,7 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 			}
 			c.NodeID, c.Host, c.Port = s.Env.BrokerID(), ep.Host, ep.Port
 		case coordinatorKeyTransaction:
-			c.ErrorCode, msg = kerr.CoordinatorNotAvailable.Int16(), "transactions are not supported by this broker yet"
+			c.ErrorCode, msg = kerr.TransactionalIDAuthorizationFailed.Int16(), txnRefusalMessage
 		default:
 			c.ErrorCode, msg = kerr.InvalidRequest.Int16(), "unknown coordinator key type"
 		}
@@ -62,10 +77,65 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 		}
 		resp.Coordinators = append(resp.Coordinators, c)
 	}
+	if body.CoordinatorType == coordinatorKeyTransaction && len(keys) > 0 {
+		txnRefusals.note(s, req, keys[0])
+	}
 	if body.Version < 4 {
 		c := resp.Coordinators[0]
 		resp.Coordinators = nil
 		resp.ErrorCode, resp.ErrorMessage, resp.NodeID, resp.Host, resp.Port = c.ErrorCode, c.ErrorMessage, c.NodeID, c.Host, c.Port
 	}
 	env.Reply(req, resp)
+}
+
+// txnRefusalMessage is the error message of a refused transaction
+// coordinator lookup.
+const txnRefusalMessage = "transactions are not supported by this broker yet: " +
+	"use a producer without transactional.id (idempotent producers are supported)"
+
+// txnRefusals logs a refused transactional client once: per client id and
+// host (a client reconnects from new ports). It remembers at most
+// maxRefusalsLogged clients, so a client cycling through ids cannot grow
+// the broker's memory or flood its log; past that, one line says later
+// refusals go unlogged. One per process, like the broker.
+var txnRefusals = refusalLog{seen: map[refusedClient]struct{}{}}
+
+const maxRefusalsLogged = 1024
+
+type refusedClient struct{ id, host string }
+
+type refusalLog struct {
+	mu   sync.Mutex
+	seen map[refusedClient]struct{}
+	full bool // the "no more" line is logged
+}
+
+// note logs the refusal of the transactional id key to req's client
+// unless that client was logged before.
+func (l *refusalLog) note(s *Services, req *wire.Request, key string) {
+	host := req.ClientAddr
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	c := refusedClient{id: req.Header.ClientID, host: host}
+	l.mu.Lock()
+	_, seen := l.seen[c]
+	room := len(l.seen) < maxRefusalsLogged
+	if !seen && room {
+		l.seen[c] = struct{}{}
+	}
+	last := !seen && !room && !l.full
+	if last {
+		l.full = true
+	}
+	l.mu.Unlock()
+	switch {
+	case !seen && room:
+		s.Env.Log.Warn("transactional producer refused: transactions are not supported yet; "+
+			"answering its FindCoordinator TRANSACTIONAL_ID_AUTHORIZATION_FAILED so it fails at once (logged once per client)",
+			"client_id", req.Header.ClientID, "client", req.ClientAddr, "transactional_id", key)
+	case last:
+		s.Env.Log.Warn("transactional producers refused: more clients than are logged one by one; further refusals go unlogged",
+			"clients_logged", maxRefusalsLogged, "client_id", req.Header.ClientID, "client", req.ClientAddr)
+	}
 }

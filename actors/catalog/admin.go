@@ -175,6 +175,10 @@ func diskUsage(dir string) metadata.DirUsage {
 // TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which every client treats as
 // fatal and non-retriable, so a transactional producer fails at once with
 // a clear error instead of retrying until a timeout (the broker logs why).
+// Clients ask FindCoordinator for the transaction coordinator first, and
+// that refusal (actors/api find_coordinator.go, logged once per client)
+// stops them before they get here; this one is for a client that sends
+// InitProducerId with a transactional id anyway.
 func (a *metadataActor) handleInitProducerID(req *wire.Request, body *kmsg.InitProducerIDRequest) {
 	resp := body.ResponseKind().(*kmsg.InitProducerIDResponse)
 	resp.ProducerID, resp.ProducerEpoch = -1, -1

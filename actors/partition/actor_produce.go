@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -136,6 +137,21 @@ func (p *partitionActor) answer(a Ack) {
 	if a.Code != kerr.None && a.Msg != "" && out.ErrorMessage == nil {
 		msg := a.Msg
 		out.ErrorMessage = &msg
+	}
+	if len(a.RecordErrors) > 0 {
+		// KIP-467: which records the batch was refused for, kmsg's
+		// ErrorRecords (record_errors: batch_index, message), encoded
+		// for v8+ only; older clients see the code and fail the batch.
+		out.ErrorRecords = make([]kmsg.ProduceResponseTopicPartitionErrorRecord, len(a.RecordErrors))
+		for i, e := range a.RecordErrors {
+			re := &out.ErrorRecords[i]
+			re.Default()
+			re.RelativeOffset = e.Index
+			if e.Msg != "" {
+				msg := e.Msg
+				re.ErrorMessage = &msg
+			}
+		}
 	}
 	m.Reply.Put(0)
 }

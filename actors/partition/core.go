@@ -31,6 +31,10 @@ type Ack struct {
 	Msg           string
 	BaseOffset    int64 // -1 on error
 	LogAppendTime int64 // -1 unless the topic stamps LogAppendTime
+	// RecordErrors names the records a batch was refused for
+	// (INVALID_RECORD, INVALID_TIMESTAMP), for the response's
+	// record_errors (Produce v8+); Msg then summarizes them.
+	RecordErrors []RecordError
 }
 
 // Problem is an unexpected storage failure the shell should log (the
@@ -165,7 +169,7 @@ func (c *Core) Produce(p Produce, nowMs int64, log LogState) (*Append, Effects) 
 	// segment.Log.Append verifies the CRC before writing anything.
 	v := validateProduce(p.Records, p.Version, c.rules, nowMs, false, &c.scratch)
 	if v.code != kerr.None {
-		c.answer(&fx, Ack{Ticket: p.Ticket}, v.code, v.msg)
+		c.answer(&fx, Ack{Ticket: p.Ticket, RecordErrors: v.records}, v.code, v.msg)
 		return nil, fx
 	}
 	chk := c.producers.Check(&v.header)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/samsa-io/samsa/actors/config"
@@ -53,6 +54,9 @@ type produceVerdict struct {
 	header wire.BatchHeader
 	code   kerr.Code // None: valid
 	msg    string    // detail for the response's error message (v8+)
+	// records names the records the batch was refused for, when the
+	// refusal is theirs (INVALID_RECORD, INVALID_TIMESTAMP).
+	records []RecordError
 }
 
 func rejected(code kerr.Code, format string, args ...any) produceVerdict {
@@ -85,11 +89,19 @@ func rejected(code kerr.Code, format string, args ...any) produceVerdict {
 //   - timestamps, only with message.timestamp.type=CreateTime: Kafka checks
 //     every record (decompressing). The newest record is the batch's
 //     maxTimestamp, so the after.max.ms bound (default one hour) is checked
-//     on the header alone; the oldest record is not in the header, so the
+//     on the header first; the oldest record is not in the header, so the
 //     records are read (and decompressed) only when before.max.ms is set
-//     below its unlimited default. Records without a timestamp (-1) pass.
+//     below its unlimited default, or to find which records are too new.
+//     Records without a timestamp (-1) pass. A batch the producer marked
+//     LogAppendTime is refused on a LogAppendTime topic, and on a
+//     CreateTime topic unless its max timestamp (which then stands for
+//     every record) is in range;
 //   - on compacted topics every record needs a key (INVALID_RECORD), as in
 //     Kafka: the records are read (and decompressed) for it.
+//
+// The per-record rules (keys, timestamps) are checked on every record and
+// the refusal lists each bad record (RecordError, at most maxRecordErrors):
+// Produce v8+ clients learn which records of the batch were at fault.
 //
 // Not checked (Kafka checks it while it decompresses anyway): each
 // record's offset delta.
@@ -161,9 +173,37 @@ func validateHeader(b []byte) (wire.BatchHeader, error) {
 	return h, nil
 }
 
-// checkRecords applies message.timestamp.before/after.max.ms and the
-// compacted topics' key rule (see validateProduce), reading the records
-// only when a rule needs them.
+// RecordError names one record of a batch that was refused because of
+// it (KIP-467: Produce v8+ answers them as record_errors): its index in
+// the batch and why. The other records of the batch are refused with it,
+// for being in a batch with a bad record.
+type RecordError struct {
+	Index int32
+	Msg   string // "" past the first recordErrorMessages of a batch
+}
+
+// Bounds on a batch's record errors. A batch holds at most
+// max.message.bytes of records, but a compressed one may expand 32-fold,
+// so a hostile batch of tiny keyless records could otherwise make the
+// broker list millions: past maxRecordErrors the rest are counted in the
+// partition's error message but not listed, and only the first
+// recordErrorMessages carry a message of their own (clients show the
+// partition's error message for the others; Java does).
+const (
+	maxRecordErrors     = 1 << 16
+	recordErrorMessages = 100
+	// summarized is how many record errors the partition's error message
+	// quotes.
+	summarized = 3
+)
+
+// checkRecords applies message.timestamp.before/after.max.ms, the
+// compacted topics' key rule and the rule that producers do not stamp
+// LogAppendTime themselves (see validateProduce), reading the records
+// only when a rule may refuse one. Like Kafka's LogValidator it checks
+// every record and refuses the batch naming each bad record (one reason
+// per record, the key first): INVALID_TIMESTAMP if any record's timestamp
+// is at fault, else INVALID_RECORD.
 func checkRecords(batch []byte, h *wire.BatchHeader, r Rules, now int64, scratch *[]byte) produceVerdict {
 	createTime := !r.LogAppendTime
 	tooNew := func(ts int64) bool {
@@ -172,13 +212,16 @@ func checkRecords(batch []byte, h *wire.BatchHeader, r Rules, now int64, scratch
 	tooOld := func(ts int64) bool {
 		return createTime && ts != -1 && r.BeforeMaxMs != math.MaxInt64 && ts < now && now-ts > r.BeforeMaxMs
 	}
-	if tooNew(h.MaxTimestamp) {
-		return rejected(kerr.InvalidTimestamp, "timestamp %d is more than message.timestamp.after.max.ms (%d) after the broker's time %d",
-			h.MaxTimestamp, r.AfterMaxMs, now)
-	}
-	// No non-negative timestamp can be too old with before.max.ms >= now.
+	// A batch the producer marked LogAppendTime gives every record the
+	// batch's max timestamp (Kafka reads it so); without one to check, or
+	// on a LogAppendTime topic, each record is refused for the marking.
+	logTimeBatch := h.Attributes&wire.AttrTimestampLogTime != 0
+	markedWrong := logTimeBatch && (!createTime || h.MaxTimestamp == -1)
+	// The newest record is the batch's max timestamp, and no non-negative
+	// timestamp can be too old with before.max.ms >= now: most batches
+	// need no record read.
 	oldPossible := createTime && r.BeforeMaxMs != math.MaxInt64 && r.BeforeMaxMs < now
-	if !oldPossible && !r.Compact {
+	if !r.Compact && !oldPossible && !markedWrong && !tooNew(h.MaxTimestamp) {
 		return produceVerdict{}
 	}
 	it, buf, err := wire.NewBatchRecordIter(batch, (*scratch)[:0], 32*int(r.MaxMessageBytes))
@@ -186,23 +229,85 @@ func checkRecords(batch []byte, h *wire.BatchHeader, r Rules, now int64, scratch
 	if err != nil {
 		return produceVerdict{code: wire.ErrorCodeOf(err), msg: err.Error()}
 	}
-	var rec wire.Record
+	var (
+		errs      []RecordError
+		bad       int32 // records refused, listed or not
+		timestamp bool  // some record was refused for its timestamp
+		rec       wire.Record
+	)
 	for it.Next(&rec) {
-		if r.Compact && rec.Key == nil {
-			return rejected(kerr.InvalidRecord, "record %d has no key; a compacted topic (cleanup.policy=compact) needs one", it.Index()-1)
-		}
+		i := it.Index() - 1
 		ts := h.BaseTimestamp + rec.TimestampDelta
-		if tooOld(ts) {
-			return rejected(kerr.InvalidTimestamp, "record %d timestamp %d is more than message.timestamp.before.max.ms (%d) before the broker's time %d",
-				it.Index()-1, ts, r.BeforeMaxMs, now)
+		if logTimeBatch {
+			ts = h.MaxTimestamp
 		}
-		if tooNew(ts) {
-			return rejected(kerr.InvalidTimestamp, "record %d timestamp %d is more than message.timestamp.after.max.ms (%d) after the broker's time %d",
-				it.Index()-1, ts, r.AfterMaxMs, now)
+		var why func() string
+		switch {
+		case r.Compact && rec.Key == nil:
+			why = func() string {
+				return fmt.Sprintf("record %d has no key; a compacted topic (cleanup.policy=compact) needs one", i)
+			}
+		case markedWrong:
+			timestamp = true
+			why = func() string {
+				return fmt.Sprintf("record %d is in a batch marked LogAppendTime; producers send CreateTime batches and the broker stamps LogAppendTime itself", i)
+			}
+		case tooOld(ts):
+			timestamp = true
+			why = func() string {
+				return fmt.Sprintf("record %d timestamp %d is more than message.timestamp.before.max.ms (%d) before the broker's time %d",
+					i, ts, r.BeforeMaxMs, now)
+			}
+		case tooNew(ts):
+			timestamp = true
+			why = func() string {
+				return fmt.Sprintf("record %d timestamp %d is more than message.timestamp.after.max.ms (%d) after the broker's time %d",
+					i, ts, r.AfterMaxMs, now)
+			}
+		default:
+			continue
+		}
+		bad++
+		if len(errs) < maxRecordErrors {
+			e := RecordError{Index: i}
+			if len(errs) < recordErrorMessages {
+				e.Msg = why()
+			}
+			errs = append(errs, e)
 		}
 	}
 	if err := it.Err(); err != nil {
 		return produceVerdict{code: wire.ErrorCodeOf(err), msg: err.Error()}
 	}
-	return produceVerdict{}
+	if bad == 0 {
+		return produceVerdict{}
+	}
+	v := produceVerdict{code: kerr.InvalidRecord, records: errs}
+	if timestamp {
+		v.code = kerr.InvalidTimestamp
+	}
+	v.msg = summarizeRecordErrors(errs, bad, h.NumRecords)
+	return v
+}
+
+// summarizeRecordErrors is a refused batch's error message: how many of
+// its records are bad, the first few reasons, and whether all are listed.
+func summarizeRecordErrors(errs []RecordError, bad, total int32) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of the batch's %d records rejected, so the batch is refused", bad, total)
+	for i, e := range errs[:min(len(errs), summarized)] {
+		sep := "; "
+		if i == 0 {
+			sep = ": "
+		}
+		b.WriteString(sep)
+		b.WriteString(e.Msg)
+	}
+	if int(bad) > summarized {
+		b.WriteString("; ...")
+	}
+	if int(bad) > len(errs) {
+		fmt.Fprintf(&b, " (record_errors lists the first %d)", len(errs))
+	}
+	return b.String()
 }

@@ -2,6 +2,9 @@ package partition
 
 import (
 	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/samsa-io/samsa/wire"
@@ -164,4 +167,120 @@ func BenchmarkValidateProduce(b *testing.B) {
 			}
 		})
 	}
+}
+
+// KIP-467: every record a per-record rule refuses is named by its index
+// (Produce v8+ record_errors), not only the first, and the partition's
+// error message summarizes them.
+func TestValidateProduceRecordErrors(t *testing.T) {
+	const hour = 3600_000
+	compact := RulesOf(topicConfig(t, "cleanup.policy", "compact"))
+	before := RulesOf(topicConfig(t, "message.timestamp.before.max.ms", "60000"))
+	both := RulesOf(topicConfig(t, "cleanup.policy", "compact", "message.timestamp.before.max.ms", "60000"))
+	logTime := RulesOf(topicConfig(t, "message.timestamp.type", "LogAppendTime"))
+
+	keyed := func(n int, keyless ...int) []batchtest.Record {
+		recs := make([]batchtest.Record, n)
+		for i := range recs {
+			recs[i] = batchtest.Record{Key: []byte("k"), Value: []byte("value"), Timestamp: testNow}
+		}
+		for _, i := range keyless {
+			recs[i].Key = nil
+		}
+		return recs
+	}
+	every10th := []int{3, 13, 23, 33, 43, 53, 63, 73, 83, 93}
+	// Records 1 and 4 too old, 2 and 5 too new (the header's max
+	// timestamp alone says only that some record is).
+	stamps := keyed(7)
+	for i, ts := range []int64{testNow, testNow - 2*60_000, testNow + 2*hour, testNow, testNow - 5*60_000, testNow + 3*hour, testNow - 1000} {
+		stamps[i].Timestamp = ts
+	}
+	mixed := slices.Clone(stamps)
+	mixed[1].Key, mixed[3].Key = nil, nil // 1 old and keyless: listed once, for its key
+	marked := func(ts int64) []byte { return batchtest.Plain(3, ts, batchtest.Attributes(wire.AttrTimestampLogTime)) }
+
+	tests := []struct {
+		name    string
+		records func(codec int) []byte
+		rules   Rules
+		want    kerr.Code
+		indexes []int32
+	}{
+		{"10 keyless of 100 on a compacted topic", func(c int) []byte { return buildWith(keyed(100, every10th...), c) },
+			compact, kerr.InvalidRecord, []int32{3, 13, 23, 33, 43, 53, 63, 73, 83, 93}},
+		{"all keyless", func(c int) []byte {
+			return buildWith(batchtest.Repeat(4, batchtest.Record{Value: []byte("value"), Timestamp: testNow}), c)
+		},
+			compact, kerr.InvalidRecord, []int32{0, 1, 2, 3}},
+		{"timestamps too old and too new", func(c int) []byte { return buildWith(stamps, c) },
+			before, kerr.InvalidTimestamp, []int32{1, 2, 4, 5}},
+		{"only too new, before unlimited", func(c int) []byte { return buildWith(stamps, c) },
+			defaultRules(t), kerr.InvalidTimestamp, []int32{2, 5}},
+		{"keys and timestamps", func(c int) []byte { return buildWith(mixed, c) },
+			both, kerr.InvalidTimestamp, []int32{1, 2, 3, 4, 5}},
+		{"keyless only, timestamps fine on a compacted topic", func(c int) []byte { return buildWith(mixed, c) },
+			RulesOf(topicConfig(t, "cleanup.policy", "compact", "message.timestamp.after.max.ms", "86400000")), kerr.InvalidRecord, []int32{1, 3}},
+		{"marked LogAppendTime on a LogAppendTime topic", func(int) []byte { return marked(testNow) },
+			logTime, kerr.InvalidTimestamp, []int32{0, 1, 2}},
+		{"marked LogAppendTime without a timestamp", func(int) []byte { return marked(-1) },
+			defaultRules(t), kerr.InvalidTimestamp, []int32{0, 1, 2}},
+		{"marked LogAppendTime, max timestamp in range", func(int) []byte { return marked(testNow) },
+			defaultRules(t), kerr.None, nil},
+		{"marked LogAppendTime, max timestamp too new", func(int) []byte { return marked(testNow + 2*hour) },
+			defaultRules(t), kerr.InvalidTimestamp, []int32{0, 1, 2}},
+	}
+	for _, tc := range tests {
+		for _, codec := range []int{wire.CodecNone, wire.CodecLZ4} {
+			var scratch []byte
+			v := validateProduce(tc.records(codec), 9, tc.rules, testNow, true, &scratch)
+			name := tc.name + ", codec " + string(rune('0'+codec))
+			if v.code != tc.want {
+				t.Errorf("%s: code %v (%s), want %v", name, v.code, v.msg, tc.want)
+				continue
+			}
+			var got []int32
+			for _, e := range v.records {
+				got = append(got, e.Index)
+				if e.Msg == "" {
+					t.Errorf("%s: record %d listed without a message", name, e.Index)
+				}
+			}
+			if !slices.Equal(got, tc.indexes) {
+				t.Errorf("%s: record errors %v, want %v", name, got, tc.indexes)
+			}
+			if tc.want != kerr.None && !strings.Contains(v.msg, fmt.Sprintf("%d of the batch's", len(tc.indexes))) {
+				t.Errorf("%s: message %q does not count the bad records", name, v.msg)
+			}
+		}
+	}
+}
+
+// A batch with more bad records than maxRecordErrors (possible when a
+// compressed batch of tiny records expands) lists the first ones, with
+// messages for the first recordErrorMessages, and counts them all.
+func TestValidateProduceRecordErrorsBounded(t *testing.T) {
+	n := maxRecordErrors + 10
+	batch := buildWith(batchtest.Repeat(n, batchtest.Record{Timestamp: testNow}), wire.CodecLZ4)
+	var scratch []byte
+	v := validateProduce(batch, 9, RulesOf(topicConfig(t, "cleanup.policy", "compact")), testNow, true, &scratch)
+	if v.code != kerr.InvalidRecord || len(v.records) != maxRecordErrors {
+		t.Fatalf("code %v with %d record errors, want INVALID_RECORD with %d", v.code, len(v.records), maxRecordErrors)
+	}
+	for i, e := range v.records {
+		if e.Index != int32(i) || (e.Msg != "") != (i < recordErrorMessages) {
+			t.Fatalf("record error %d: %+v", i, e)
+		}
+	}
+	if !strings.Contains(v.msg, fmt.Sprintf("%d of the batch's %d", n, n)) || !strings.Contains(v.msg, fmt.Sprintf("lists the first %d", maxRecordErrors)) {
+		t.Errorf("message %q", v.msg)
+	}
+}
+
+// buildWith builds recs as one batch compressed with codec.
+func buildWith(recs []batchtest.Record, codec int) []byte {
+	if codec == wire.CodecNone {
+		return batchtest.Build(recs)
+	}
+	return batchtest.Build(recs, batchtest.Compression(codec, wire.Compress))
 }
