@@ -5,9 +5,10 @@
 //
 // # What it owns
 //
-//   - The definitions (defs_broker.go, defs_topic.go). Adding a config is
-//     adding one Def to one of those tables; DescribeConfigs, validation and
-//     `samsa serve` parsing all read from them.
+//   - The definitions (defs_broker.go, defs_dynamic.go, defs_topic.go).
+//     Adding a config is adding one Def to one of those tables;
+//     DescribeConfigs, validation and `samsa serve` parsing all read from
+//     them.
 //   - Parsing of Kafka's server.properties format (properties.go) and of
 //     SAMSA_* environment variables (env.go).
 //   - Broker: the typed, validated static broker configuration that
@@ -35,6 +36,24 @@
 // Broker configs resolve the same way over their own synonyms
 // (log.retention.ms ← log.retention.minutes ← log.retention.hours,
 // log.dirs ← log.dir).
+//
+// # Dynamic broker configs
+//
+// AlterConfigs on the BROKER resource accepts every key Kafka's broker
+// accepts at runtime (DynamicBrokerConfig: the log.* topic defaults,
+// message.max.bytes, listeners, SSL and SASL keys, the log cleaner, thread
+// counts, connection limits, metrics reporters, producer-id expiry, tiered
+// storage, replication quotas) and refuses the others as Kafka does
+// (dynamic.go): read-only keys ("Cannot update these configs
+// dynamically"), SSL keystore keys without a listener prefix, per-broker
+// keys as cluster-wide defaults. Listener overrides,
+// listener.name.<listener>.<key>, are accepted per broker and resolve over
+// the key they override. Def.ActsOnDynamic says whether samsa applies a
+// dynamic value: many are stored and reported only (Ignored keys, and the
+// Inert ones samsa reads at start only, such as listeners and
+// num.network.threads); DescribeConfigs' documentation says so
+// (Def.Documentation), and the metadata core reports each such key once
+// for the log.
 //
 // # Threading
 //

@@ -46,20 +46,7 @@ func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.Describe
 				out.ErrorCode, out.ErrorMessage = terr.code.Int16(), str(terr.msg)
 				break
 			}
-			for _, d := range config.BrokerDefs() {
-				if !wanted(res.ConfigNames, d.Name) {
-					continue
-				}
-				if clusterDefault {
-					if v, ok := s.snap.DynamicDefault[d.Name]; ok {
-						entries = append(entries, config.Entry{Name: d.Name, Value: v, Source: config.SourceDynamicDefault, Type: d.Type, Doc: d.Doc,
-							Sensitive: d.Sensitive, Synonyms: []config.SynonymValue{{Name: d.Name, Value: v, Source: config.SourceDynamicDefault}}})
-					}
-					continue
-				}
-				e, _ := config.ResolveBroker(d.Name, s.Layers())
-				entries = append(entries, e)
-			}
+			entries = s.brokerEntries(clusterDefault, res.ConfigNames)
 		default:
 			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), str("samsa describes TOPIC and BROKER config resources only.")
 		}
@@ -69,6 +56,40 @@ func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.Describe
 		resp.Resources = append(resp.Resources, out)
 	}
 	return resp
+}
+
+// brokerEntries lists a BROKER resource's configs: for this broker every
+// config samsa knows and every listener override set; for the cluster-wide
+// default (clusterDefault) the dynamic defaults set, with only their
+// cluster-default synonyms, as Kafka.
+func (s *State) brokerEntries(clusterDefault bool, names []string) []config.Entry {
+	l := s.Layers()
+	var keys []string
+	if clusterDefault {
+		l = config.Layers{DynamicDefault: s.snap.DynamicDefault}
+	} else {
+		for _, d := range config.BrokerDefs() {
+			keys = append(keys, d.Name)
+		}
+	}
+	keys = append(keys, slices.Collect(maps.Keys(l.DynamicBroker))...)
+	keys = append(keys, slices.Collect(maps.Keys(l.DynamicDefault))...)
+	slices.Sort(keys)
+	var entries []config.Entry
+	for _, k := range slices.Compact(keys) {
+		if !wanted(names, k) {
+			continue
+		}
+		e, ok := config.ResolveBroker(k, l)
+		if !ok {
+			continue // a key a newer samsa stored; it has no def here
+		}
+		if clusterDefault {
+			e.Synonyms = slices.DeleteFunc(e.Synonyms, func(sv config.SynonymValue) bool { return sv.Source != config.SourceDynamicDefault })
+		}
+		entries = append(entries, e)
+	}
+	return entries
 }
 
 func wanted(names []string, name string) bool {
@@ -122,9 +143,10 @@ type alteration struct {
 
 // alterTarget is the dynamic layer a resource alters.
 type alterTarget struct {
-	topic   *Topic // nil for broker resources
-	current map[string]string
-	apply   func(next *Snapshot, values map[string]string)
+	topic          *Topic // nil for broker resources
+	clusterDefault bool   // the BROKER resource with an empty name
+	current        map[string]string
+	apply          func(next *Snapshot, values map[string]string)
 }
 
 func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *topicError) {
@@ -147,14 +169,16 @@ func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *
 			return alterTarget{}, terr
 		}
 		if clusterDefault {
-			return alterTarget{current: s.snap.DynamicDefault, apply: func(next *Snapshot, v map[string]string) { next.DynamicDefault = v }}, nil
+			return alterTarget{clusterDefault: true, current: s.snap.DynamicDefault, apply: func(next *Snapshot, v map[string]string) { next.DynamicDefault = v }}, nil
 		}
 		return alterTarget{current: s.snap.DynamicBroker, apply: func(next *Snapshot, v map[string]string) { next.DynamicBroker = v }}, nil
 	}
 	return alterTarget{}, fail(kerr.InvalidRequest, "samsa alters TOPIC and BROKER config resources only.")
 }
 
-// def finds the definition an alteration must follow.
+// def finds the definition an alteration must follow. A broker config's
+// may be nil: a listener override of a key samsa does not know, stored as
+// a string, unchecked (as Kafka does).
 func (tg *alterTarget) def(name string) (*config.Def, *topicError) {
 	if tg.topic != nil {
 		d, ok := config.TopicDef(name)
@@ -163,14 +187,31 @@ func (tg *alterTarget) def(name string) (*config.Def, *topicError) {
 		}
 		return d, nil
 	}
-	d, ok := config.BrokerDef(name)
+	d, _, ok := config.DynamicBrokerDef(name)
 	if !ok {
 		return nil, fail(kerr.InvalidConfig, "Unknown broker config %q.", name)
 	}
-	if !d.Dynamic {
-		return nil, fail(kerr.InvalidRequest, "Broker config %s cannot be changed at runtime; set it in server.properties and restart.", name)
-	}
 	return d, nil
+}
+
+// checkDynamic refuses, for a broker resource, the keys an alteration sets
+// that Kafka does not let change at runtime (see config.CheckDynamicBroker):
+// INVALID_REQUEST, in Kafka's words. Deleting such a key is allowed: it
+// cannot be set.
+func (tg *alterTarget) checkDynamic(changes []alteration) *topicError {
+	if tg.topic != nil {
+		return nil
+	}
+	var set []string
+	for _, c := range changes {
+		if c.op != kmsg.IncrementalAlterConfigOpDelete && c.value != nil {
+			set = append(set, c.name)
+		}
+	}
+	if err := config.CheckDynamicBroker(set, tg.clusterDefault); err != nil {
+		return fail(kerr.InvalidRequest, "%s", err.Error())
+	}
+	return nil
 }
 
 // alter computes a resource's new dynamic config map.
@@ -179,6 +220,9 @@ func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[
 	next := make(map[string]string)
 	if !replace {
 		maps.Copy(next, tg.current)
+	}
+	if terr := tg.checkDynamic(changes); terr != nil {
+		return nil, terr
 	}
 	for _, c := range changes {
 		if seen[c.name] {
@@ -201,7 +245,7 @@ func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[
 		case kmsg.IncrementalAlterConfigOpDelete:
 			delete(next, c.name)
 		case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:
-			if d.Type != config.List {
+			if d == nil || d.Type != config.List {
 				return nil, fail(kerr.InvalidConfig, "%s is not a list; APPEND and SUBTRACT apply to lists only.", c.name)
 			}
 			if c.value == nil {
@@ -221,7 +265,7 @@ func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[
 		default:
 			return nil, fail(kerr.InvalidRequest, "Unknown config operation %d for %s.", c.op, c.name)
 		}
-		if v, ok := next[c.name]; ok {
+		if v, ok := next[c.name]; ok && d != nil {
 			if err := d.Validate(v); err != nil {
 				return nil, fail(kerr.InvalidConfig, "%s", config.ClientMessage(err))
 			}
@@ -290,6 +334,9 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, 
 	var eff Effects
 	touched := make(map[TopicID]bool)
 	for _, i := range ok {
+		eff.Unapplied = append(eff.Unapplied, s.unappliedChanges(resources[i], changes[i])...)
+	}
+	for _, i := range ok {
 		for j := range s.snap.Topics {
 			t := &s.snap.Topics[j]
 			if (resources[i].typ == kmsg.ConfigResourceTypeBroker || t.Name == resources[i].name) && !touched[t.ID] {
@@ -299,6 +346,35 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, 
 		}
 	}
 	return resources, eff
+}
+
+// unappliedChanges are the broker configs a committed alteration set that
+// samsa does not act on, not reported before.
+func (s *State) unappliedChanges(r resourceResult, changes []alteration) []UnappliedConfig {
+	if r.typ != kmsg.ConfigResourceTypeBroker {
+		return nil
+	}
+	resource := "broker " + r.name
+	if r.name == "" {
+		resource = "cluster default"
+	}
+	var out []UnappliedConfig
+	for _, c := range changes {
+		if c.op == kmsg.IncrementalAlterConfigOpDelete || c.value == nil || s.unapplied[c.name] {
+			continue
+		}
+		d, override, _ := config.DynamicBrokerDef(c.name)
+		why := "samsa stores and reports listener overrides but does not act on them."
+		if !override {
+			if d.ActsOnDynamic() {
+				continue
+			}
+			why = d.DynamicNote()
+		}
+		s.unapplied[c.name] = true
+		out = append(out, UnappliedConfig{Resource: resource, Key: c.name, Why: why})
+	}
+	return out
 }
 
 // AlterConfigs handles the legacy AlterConfigs request (v0-2): each

@@ -124,13 +124,17 @@ type State struct {
 	// offline partitions (their log cannot be opened), not persisted: a
 	// restart tries again.
 	offline map[TopicID]map[int32]bool
+
+	// unapplied are the dynamic config keys already reported as having no
+	// effect (Effects.Unapplied), so each is reported once.
+	unapplied map[string]bool
 }
 
 // New builds the state from a loaded snapshot (nil for a fresh data
 // directory, in which case a cluster id is generated and saved). rand
 // supplies cluster and topic ids.
 func New(broker *config.Broker, snap *Snapshot, store Store, rand io.Reader) (*State, error) {
-	s := &State{broker: broker, store: store, rand: rand, offline: make(map[TopicID]map[int32]bool)}
+	s := &State{broker: broker, store: store, rand: rand, offline: make(map[TopicID]map[int32]bool), unapplied: make(map[string]bool)}
 	if snap == nil {
 		var id [16]byte
 		if _, err := io.ReadFull(rand, id[:]); err != nil {
