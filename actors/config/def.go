@@ -37,6 +37,7 @@ const (
 	SourceDynamicDefault = kmsg.ConfigSourceDynamicDefaultBrokerConfig
 	SourceStatic         = kmsg.ConfigSourceStaticBrokerConfig
 	SourceDefault        = kmsg.ConfigSourceDefaultConfig
+	SourceGroup          = kmsg.ConfigSourceGroupConfig // a group's own config
 )
 
 // ErrInvalid is wrapped by every validation error; the message names the

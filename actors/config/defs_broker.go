@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -206,7 +207,7 @@ var brokerDefs = []Def{
 		Doc: "Longest graceful shutdown: requests in flight finish and logs close within this time."},
 }
 
-var brokerIndex = index(append(brokerDefs, kafkaDynamicDefs...))
+var brokerIndex = index(slices.Concat(brokerDefs, kafkaDynamicDefs, groupBrokerDefs))
 
 // BrokerDef returns the definition of a broker config.
 func BrokerDef(name string) (*Def, bool) {

@@ -12,10 +12,11 @@ import (
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// DescribeConfigs handles a DescribeConfigs request (v1-4) for TOPIC and
-// BROKER resources. A broker resource named after this broker's id lists
-// every broker config with its source; an empty name lists the dynamic
-// cluster-wide defaults that are set.
+// DescribeConfigs handles a DescribeConfigs request (v1-4) for TOPIC,
+// BROKER and GROUP resources. A broker resource named after this broker's
+// id lists every broker config with its source; an empty name lists the
+// dynamic cluster-wide defaults that are set. A group resource lists the
+// group configs, whether or not the group exists, as Kafka.
 func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.DescribeConfigsResponse {
 	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
 	for _, res := range req.Resources {
@@ -47,8 +48,19 @@ func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.Describe
 				break
 			}
 			entries = s.brokerEntries(clusterDefault, res.ConfigNames)
+		case kmsg.ConfigResourceTypeGroupConfig:
+			if res.ResourceName == "" {
+				out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), str("Group name must not be empty")
+				break
+			}
+			for _, d := range config.GroupDefs() {
+				if wanted(res.ConfigNames, d.Name) {
+					e, _ := config.ResolveGroup(d.Name, s.snap.Groups[res.ResourceName], s.Layers())
+					entries = append(entries, e)
+				}
+			}
 		default:
-			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), str("samsa describes TOPIC and BROKER config resources only.")
+			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), str("samsa describes TOPIC, BROKER and GROUP config resources only.")
 		}
 		for _, e := range entries {
 			out.Configs = append(out.Configs, describeEntry(e, req))
@@ -143,7 +155,8 @@ type alteration struct {
 
 // alterTarget is the dynamic layer a resource alters.
 type alterTarget struct {
-	topic          *Topic // nil for broker resources
+	topic          *Topic // nil for broker and group resources
+	group          bool   // a GROUP resource
 	clusterDefault bool   // the BROKER resource with an empty name
 	current        map[string]string
 	apply          func(next *Snapshot, values map[string]string)
@@ -172,8 +185,23 @@ func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *
 			return alterTarget{clusterDefault: true, current: s.snap.DynamicDefault, apply: func(next *Snapshot, v map[string]string) { next.DynamicDefault = v }}, nil
 		}
 		return alterTarget{current: s.snap.DynamicBroker, apply: func(next *Snapshot, v map[string]string) { next.DynamicBroker = v }}, nil
+	case kmsg.ConfigResourceTypeGroupConfig:
+		if name == "" {
+			return alterTarget{}, fail(kerr.InvalidRequest, "Default group resources are not allowed.")
+		}
+		// A group need not exist: its configs wait for it.
+		return alterTarget{group: true, current: s.snap.Groups[name], apply: func(next *Snapshot, v map[string]string) {
+			if v == nil {
+				delete(next.Groups, name)
+				return
+			}
+			if next.Groups == nil {
+				next.Groups = make(map[string]map[string]string)
+			}
+			next.Groups[name] = v
+		}}, nil
 	}
-	return alterTarget{}, fail(kerr.InvalidRequest, "samsa alters TOPIC and BROKER config resources only.")
+	return alterTarget{}, fail(kerr.InvalidRequest, "samsa alters TOPIC, BROKER and GROUP config resources only.")
 }
 
 // def finds the definition an alteration must follow. A broker config's
@@ -184,6 +212,13 @@ func (tg *alterTarget) def(name string) (*config.Def, *topicError) {
 		d, ok := config.TopicDef(name)
 		if !ok {
 			return nil, fail(kerr.InvalidConfig, "Unknown topic config %q.", name)
+		}
+		return d, nil
+	}
+	if tg.group {
+		d, ok := config.GroupDef(name)
+		if !ok {
+			return nil, fail(kerr.InvalidConfig, "Unknown group config name: %s", name)
 		}
 		return d, nil
 	}
@@ -199,7 +234,7 @@ func (tg *alterTarget) def(name string) (*config.Def, *topicError) {
 // INVALID_REQUEST, in Kafka's words. Deleting such a key is allowed: it
 // cannot be set.
 func (tg *alterTarget) checkDynamic(changes []alteration) *topicError {
-	if tg.topic != nil {
+	if tg.topic != nil || tg.group {
 		return nil
 	}
 	var set []string
@@ -271,6 +306,13 @@ func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[
 			}
 		}
 	}
+	if tg.group {
+		// Kafka checks a group's configs together, against the broker's
+		// bounds.
+		if err := config.ValidateGroup(next, s.Layers()); err != nil {
+			return nil, fail(kerr.InvalidConfig, "%s", err.Error())
+		}
+	}
 	if len(next) == 0 {
 		return nil, nil
 	}
@@ -283,11 +325,15 @@ func (s *State) currentValue(tg *alterTarget, name string, layer map[string]stri
 	if v, ok := layer[name]; ok {
 		return v
 	}
-	if tg.topic != nil {
-		e, _ := config.ResolveTopic(name, nil, s.Layers())
-		return e.Value
+	var e config.Entry
+	switch {
+	case tg.topic != nil:
+		e, _ = config.ResolveTopic(name, nil, s.Layers())
+	case tg.group:
+		e, _ = config.ResolveGroup(name, nil, s.Layers())
+	default:
+		e, _ = config.ResolveBroker(name, s.Layers())
 	}
-	e, _ := config.ResolveBroker(name, s.Layers())
 	return e.Value
 }
 
@@ -339,7 +385,7 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, 
 	for _, i := range ok {
 		for j := range s.snap.Topics {
 			t := &s.snap.Topics[j]
-			if (resources[i].typ == kmsg.ConfigResourceTypeBroker || t.Name == resources[i].name) && !touched[t.ID] {
+			if (resources[i].typ == kmsg.ConfigResourceTypeBroker || resources[i].typ == kmsg.ConfigResourceTypeTopic && t.Name == resources[i].name) && !touched[t.ID] {
 				touched[t.ID] = true
 				eff.Reconfigure = append(eff.Reconfigure, TopicConfig{Topic: t.Name, ID: t.ID, Config: s.TopicConfig(t)})
 			}
@@ -351,6 +397,17 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, 
 // unappliedChanges are the broker configs a committed alteration set that
 // samsa does not act on, not reported before.
 func (s *State) unappliedChanges(r resourceResult, changes []alteration) []UnappliedConfig {
+	if r.typ == kmsg.ConfigResourceTypeGroupConfig {
+		var out []UnappliedConfig
+		for _, c := range changes {
+			if key := "group/" + c.name; c.op != kmsg.IncrementalAlterConfigOpDelete && c.value != nil && !s.unapplied[key] {
+				s.unapplied[key] = true
+				out = append(out, UnappliedConfig{Resource: "group " + r.name, Key: c.name,
+					Why: "samsa serves classic groups only; group configs are stored and described, and have no effect yet."})
+			}
+		}
+		return out
+	}
 	if r.typ != kmsg.ConfigResourceTypeBroker {
 		return nil
 	}

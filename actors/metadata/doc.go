@@ -38,6 +38,9 @@
 //     these configs dynamically: Set(...)". Accepted keys samsa does not act
 //     on are stored and described all the same, and named once in
 //     Effects.Unapplied for the log.
+//   - Group configs (GROUP resources) are kept per group id in
+//     Snapshot.Groups, for any id: Kafka lets a group be configured before
+//     it exists. They have no effect yet (classic groups only).
 //   - A deleted topic moves to Snapshot.Deleting in the same save that
 //     removes it; its name stays reserved until the shell reports its
 //     files gone (FinishDeletion, persisted), and StartAll resumes the

@@ -66,6 +66,10 @@ type Snapshot struct {
 	// broker's own.
 	DynamicDefault map[string]string `json:"dynamic_default,omitempty"`
 	DynamicBroker  map[string]string `json:"dynamic_broker,omitempty"`
+	// Groups are the dynamic group configs (IncrementalAlterConfigs on a
+	// GROUP resource) by group id; a group need not exist to have them.
+	// Absent in snapshots written before group configs: none set.
+	Groups map[string]map[string]string `json:"groups,omitempty"`
 	// Deleting are deleted topics whose files may not all be gone yet;
 	// their names stay reserved, and a restart resumes their removal.
 	Deleting []Topic `json:"deleting,omitempty"`
@@ -83,6 +87,12 @@ func (s *Snapshot) clone() *Snapshot {
 	c.Deleting = slices.Clone(s.Deleting)
 	c.DynamicDefault = maps.Clone(s.DynamicDefault)
 	c.DynamicBroker = maps.Clone(s.DynamicBroker)
+	if s.Groups != nil {
+		c.Groups = make(map[string]map[string]string, len(s.Groups))
+		for g, cfg := range s.Groups {
+			c.Groups[g] = maps.Clone(cfg)
+		}
+	}
 	return &c
 }
 
