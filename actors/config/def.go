@@ -19,14 +19,15 @@ type Source = kmsg.ConfigSource
 
 // Value types used by the tables.
 const (
-	Boolean = kmsg.ConfigTypeBoolean
-	String  = kmsg.ConfigTypeString
-	Int     = kmsg.ConfigTypeInt
-	Short   = kmsg.ConfigTypeShort
-	Long    = kmsg.ConfigTypeLong
-	Double  = kmsg.ConfigTypeDouble
-	List    = kmsg.ConfigTypeList
-	Class   = kmsg.ConfigTypeClass
+	Boolean  = kmsg.ConfigTypeBoolean
+	String   = kmsg.ConfigTypeString
+	Int      = kmsg.ConfigTypeInt
+	Short    = kmsg.ConfigTypeShort
+	Long     = kmsg.ConfigTypeLong
+	Double   = kmsg.ConfigTypeDouble
+	List     = kmsg.ConfigTypeList
+	Class    = kmsg.ConfigTypeClass
+	Password = kmsg.ConfigTypePassword
 )
 
 // Sources in the order DescribeConfigs reports them.
@@ -36,6 +37,7 @@ const (
 	SourceDynamicDefault = kmsg.ConfigSourceDynamicDefaultBrokerConfig
 	SourceStatic         = kmsg.ConfigSourceStaticBrokerConfig
 	SourceDefault        = kmsg.ConfigSourceDefaultConfig
+	SourceGroup          = kmsg.ConfigSourceGroupConfig // a group's own config
 )
 
 // ErrInvalid is wrapped by every validation error; the message names the
@@ -74,10 +76,49 @@ type Def struct {
 	// Ignored marks a broker key accepted for compatibility with Kafka's
 	// files that samsa does not act on (yet); it is documented as such.
 	Ignored bool
+	// Inert marks a Dynamic broker key that samsa acts on only as set at
+	// start (server.properties, environment, flags): a dynamic value is
+	// stored and reported, and has no effect.
+	Inert bool
+	// PerBroker keys can be set dynamically for one broker only, not as a
+	// cluster-wide default (Kafka's per-broker listener and security keys).
+	PerBroker bool
+	// ListenerOnly keys can be set dynamically only with a listener prefix,
+	// listener.name.<listener>.<key> (Kafka's reconfigurable SSL keys).
+	ListenerOnly bool
 }
 
 // HasDefault reports whether the def has a non-null default.
 func (d *Def) HasDefault() bool { return !d.Nullable || d.Default != "" }
+
+// ActsOnDynamic reports whether samsa applies a dynamic value of the key
+// (AlterConfigs on the BROKER resource) while it runs.
+func (d *Def) ActsOnDynamic() bool { return d.Dynamic && !d.Ignored && !d.Inert }
+
+// DynamicNote says, for a Dynamic key samsa does not act on when it is set
+// at runtime, what happens instead; "" for the others.
+func (d *Def) DynamicNote() string {
+	switch {
+	case !d.Dynamic || d.ActsOnDynamic():
+		return ""
+	case d.Ignored:
+		return "samsa stores and reports a dynamic value of this config but does not act on it."
+	}
+	return "samsa stores and reports a dynamic value of this config but does not act on it; it reads this config at start only (server.properties, environment, flags)."
+}
+
+// Documentation is the def's documentation as DescribeConfigs reports it,
+// with its DynamicNote.
+func (d *Def) Documentation() string {
+	note := d.DynamicNote()
+	switch {
+	case note == "":
+		return d.Doc
+	case d.Doc == "":
+		return note
+	}
+	return d.Doc + " " + note
+}
 
 // InvalidValueError is a value a config key does not accept. It wraps
 // ErrInvalid; ClientMessage is the wording clients see (Kafka's).

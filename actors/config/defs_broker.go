@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -50,11 +51,11 @@ var brokerDefs = []Def{
 	{Name: KeyNodeID, Type: Int, Nullable: true, Check: AtLeast(0),
 		Doc: "KRaft's name for the broker id; read when broker.id is not set."},
 	{Name: KeyRack, Type: String, Nullable: true, Doc: "Rack of this broker, reported in Metadata."},
-	{Name: KeyListeners, Type: List, Default: "PLAINTEXT://127.0.0.1:9092", Check: notEmpty,
+	{Name: KeyListeners, Type: List, Default: "PLAINTEXT://127.0.0.1:9092", Check: notEmpty, Dynamic: true, Inert: true, PerBroker: true,
 		Doc: "Comma list of NAME://host:port to listen on. Only PLAINTEXT listeners are served so far; port 0 picks a free port."},
-	{Name: KeyAdvertisedListeners, Type: List, Nullable: true,
+	{Name: KeyAdvertisedListeners, Type: List, Nullable: true, Dynamic: true, Inert: true, PerBroker: true,
 		Doc: "NAME://host:port that clients are told to connect to; defaults to the listeners (with the bound port)."},
-	{Name: KeySecurityProtocolMap, Type: String,
+	{Name: KeySecurityProtocolMap, Type: String, Dynamic: true, Inert: true, PerBroker: true,
 		Default: "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
 		Doc:     "Maps listener names to security protocols."},
 	{Name: KeyControllerListeners, Type: List, Nullable: true,
@@ -71,7 +72,7 @@ var brokerDefs = []Def{
 		Doc:      "Comma list of data directories; partitions are spread over them."},
 	{Name: KeyLogDir, Type: String, Default: "./data", Check: notEmpty,
 		Doc: "The data directory when log.dirs is not set."},
-	{Name: "num.recovery.threads.per.data.dir", Type: Int, Default: "1", Check: AtLeast(1), Ignored: true,
+	{Name: "num.recovery.threads.per.data.dir", Type: Int, Default: "1", Check: AtLeast(1), Ignored: true, Dynamic: true,
 		Doc: "Accepted; each partition recovers in its own actor."},
 
 	// ZooKeeper.
@@ -151,7 +152,7 @@ var brokerDefs = []Def{
 
 	// Log cleaner (compaction comes later).
 	{Name: "log.cleaner.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "The log cleaner comes later."},
-	{Name: "log.cleaner.threads", Type: Int, Default: "1", Check: AtLeast(0), Ignored: true, Doc: "The log cleaner comes later."},
+	{Name: "log.cleaner.threads", Type: Int, Default: "1", Check: AtLeast(0), Ignored: true, Dynamic: true, Doc: "The log cleaner comes later."},
 	{Name: "log.cleaner.delete.retention.ms", Type: Long, Default: "86400000", Check: AtLeast(0), Dynamic: true,
 		Doc: "Default tombstone retention."},
 	{Name: "log.cleaner.min.cleanable.ratio", Type: Double, Default: "0.5", Check: FractionBetween(0, 1), Dynamic: true,
@@ -166,20 +167,20 @@ var brokerDefs = []Def{
 		Doc: "Largest request frame; larger frames close the connection."},
 	{Name: KeyConnectionsMaxIdle, Type: Long, Default: "600000", Check: AtLeast(0),
 		Doc: "Idle connections are closed after this long (0: never)."},
-	{Name: KeyMaxConnections, Type: Int, Default: intMax, Check: AtLeast(0),
+	{Name: KeyMaxConnections, Type: Int, Default: intMax, Check: AtLeast(0), Dynamic: true, Inert: true,
 		Doc: "Most connections the broker accepts."},
-	{Name: KeyMaxConnectionsPerIP, Type: Int, Default: intMax, Check: AtLeast(0),
+	{Name: KeyMaxConnectionsPerIP, Type: Int, Default: intMax, Check: AtLeast(0), Dynamic: true, Inert: true,
 		Doc: "Most connections from one client address."},
-	{Name: "max.connections.per.ip.overrides", Type: String, Default: "", Ignored: true,
+	{Name: "max.connections.per.ip.overrides", Type: String, Default: "", Ignored: true, Dynamic: true,
 		Doc: "Accepted; per-address overrides come later."},
 	{Name: "socket.send.buffer.bytes", Type: Int, Default: "102400", Ignored: true, Doc: "Accepted; the OS default is used."},
 	{Name: "socket.receive.buffer.bytes", Type: Int, Default: "102400", Ignored: true, Doc: "Accepted; the OS default is used."},
-	{Name: KeyNetworkThreads, Type: Int, Default: "3", Check: AtLeast(1),
+	{Name: KeyNetworkThreads, Type: Int, Default: "3", Check: AtLeast(1), Dynamic: true, Inert: true,
 		Doc: "Number of network event loops."},
-	{Name: "num.io.threads", Type: Int, Default: "8", Check: AtLeast(1), Ignored: true,
+	{Name: "num.io.threads", Type: Int, Default: "8", Check: AtLeast(1), Ignored: true, Dynamic: true,
 		Doc: "Accepted; requests run in actors, not an I/O thread pool."},
 	{Name: "queued.max.requests", Type: Int, Default: "500", Check: AtLeast(1), Ignored: true, Doc: "Accepted; backpressure is per connection."},
-	{Name: "background.threads", Type: Int, Default: "10", Check: AtLeast(1), Ignored: true, Doc: "Accepted; unused."},
+	{Name: "background.threads", Type: Int, Default: "10", Check: AtLeast(1), Ignored: true, Dynamic: true, Doc: "Accepted; unused."},
 	{Name: "controlled.shutdown.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "Cluster mode comes later."},
 	{Name: "max.incremental.fetch.session.cache.slots", Type: Int, Default: "1000", Check: AtLeast(0),
 		Doc: "Most incremental fetch sessions (KIP-227) kept at once; 0 turns sessions off, so every fetch is a full one."},
@@ -206,7 +207,7 @@ var brokerDefs = []Def{
 		Doc: "Longest graceful shutdown: requests in flight finish and logs close within this time."},
 }
 
-var brokerIndex = index(brokerDefs)
+var brokerIndex = index(slices.Concat(brokerDefs, kafkaDynamicDefs, groupBrokerDefs))
 
 // BrokerDef returns the definition of a broker config.
 func BrokerDef(name string) (*Def, bool) {

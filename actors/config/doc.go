@@ -1,13 +1,15 @@
 // Package config is the broker's registry of configuration keys: every
-// broker and topic config samsa knows, under Kafka's own names, with its
-// type, default, validator, documentation and, for topic configs, the
-// broker-level synonyms a topic inherits from.
+// broker, topic and group config samsa knows, under Kafka's own names, with
+// its type, default, validator, documentation and, for topic and group
+// configs, the broker-level synonyms they inherit from.
 //
 // # What it owns
 //
-//   - The definitions (defs_broker.go, defs_topic.go). Adding a config is
-//     adding one Def to one of those tables; DescribeConfigs, validation and
-//     `samsa serve` parsing all read from them.
+//   - The definitions (defs_broker.go, defs_dynamic.go, defs_topic.go,
+//     defs_group.go).
+//     Adding a config is adding one Def to one of those tables;
+//     DescribeConfigs, validation and `samsa serve` parsing all read from
+//     them.
 //   - Parsing of Kafka's server.properties format (properties.go) and of
 //     SAMSA_* environment variables (env.go).
 //   - Broker: the typed, validated static broker configuration that
@@ -35,6 +37,38 @@
 // Broker configs resolve the same way over their own synonyms
 // (log.retention.ms ← log.retention.minutes ← log.retention.hours,
 // log.dirs ← log.dir).
+//
+// # Group configs
+//
+// Kafka 4.1's group configs (consumer.*, share.*, streams.* session
+// timeouts, heartbeat intervals, record lock duration, offset reset,
+// isolation level, standby replicas) are set per group id, for groups that
+// exist or not. Unset, a group config is its broker synonym's effective
+// value (group.consumer.session.timeout.ms, ...), reported as
+// DEFAULT_CONFIG as Kafka does; set, GROUP_CONFIG. ValidateGroup checks a
+// group's values together against the broker's group.*.min/max bounds and
+// every session timeout above its heartbeat interval, with Kafka's
+// messages. samsa serves classic groups only, which none of these tune: they
+// are stored and described and have no effect yet, as their documentation
+// says.
+//
+// # Dynamic broker configs
+//
+// AlterConfigs on the BROKER resource accepts every key Kafka's broker
+// accepts at runtime (DynamicBrokerConfig: the log.* topic defaults,
+// message.max.bytes, listeners, SSL and SASL keys, the log cleaner, thread
+// counts, connection limits, metrics reporters, producer-id expiry, tiered
+// storage, replication quotas) and refuses the others as Kafka does
+// (dynamic.go): read-only keys ("Cannot update these configs
+// dynamically"), SSL keystore keys without a listener prefix, per-broker
+// keys as cluster-wide defaults. Listener overrides,
+// listener.name.<listener>.<key>, are accepted per broker and resolve over
+// the key they override. Def.ActsOnDynamic says whether samsa applies a
+// dynamic value: many are stored and reported only (Ignored keys, and the
+// Inert ones samsa reads at start only, such as listeners and
+// num.network.threads); DescribeConfigs' documentation says so
+// (Def.Documentation), and the metadata core reports each such key once
+// for the log.
 //
 // # Threading
 //

@@ -3,6 +3,7 @@ package config
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Layers are the broker-side values a resolution reads, besides the
@@ -78,11 +79,13 @@ func scaled(v string, scale int64) string {
 	return strconv.FormatInt(n*scale, 10)
 }
 
-// ResolveBroker resolves a broker config over its layers and synonyms.
+// ResolveBroker resolves a broker config over its layers and synonyms. A
+// listener override (listener.name.<listener>.<key>) resolves over its own
+// layers, then those of the key it overrides.
 func ResolveBroker(name string, l Layers) (Entry, bool) {
 	def, ok := BrokerDef(name)
 	if !ok {
-		return Entry{}, false
+		return resolveOverride(name, l)
 	}
 	chain := l.chain(nil, name)
 	for _, s := range def.Synonyms {
@@ -90,6 +93,23 @@ func ResolveBroker(name string, l Layers) (Entry, bool) {
 	}
 	e := entryFor(def, chain, !def.Dynamic)
 	return e, true
+}
+
+func resolveOverride(name string, l Layers) (Entry, bool) {
+	listener, base, ok := ListenerKey(name)
+	if !ok {
+		return Entry{}, false
+	}
+	chain := l.chain(nil, name)
+	// samsa acts on no listener override: each is stored and reported.
+	d := Def{Name: name, Type: String, Dynamic: true, Ignored: true, Sensitive: strings.Contains(name, "password"),
+		Doc: "Listener " + listener + "'s override of " + base + ", a config samsa does not know."}
+	if def, known := BrokerDef(base); known {
+		chain = l.chain(chain, base)
+		d.Type, d.Sensitive = def.Type, def.Sensitive
+		d.Doc = "Listener " + listener + "'s override of " + base + ". " + def.Doc
+	}
+	return entryFor(&d, chain, false), true
 }
 
 // ResolveTopic resolves a topic config: the topic's own value, then its
@@ -114,7 +134,7 @@ func ResolveTopic(name string, topic map[string]string, l Layers) (Entry, bool) 
 
 func entryFor(def *Def, chain []SynonymValue, readOnly bool) Entry {
 	e := Entry{
-		Name: def.Name, Type: def.Type, Doc: def.Doc,
+		Name: def.Name, Type: def.Type, Doc: def.Documentation(),
 		ReadOnly: readOnly, Sensitive: def.Sensitive, Synonyms: chain,
 		Source: SourceDefault, Null: true,
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // DescribeCluster handles DescribeCluster (v0-1): this broker is the whole
-// cluster and its controller.
+// cluster and its controller. The cluster's authorized operations are
+// filled when the request asks for them.
 func (s *State) DescribeCluster(req *kmsg.DescribeClusterRequest) *kmsg.DescribeClusterResponse {
 	resp := req.ResponseKind().(*kmsg.DescribeClusterResponse)
 	resp.ClusterAuthorizedOperations = authorizedOperationsUnset
@@ -19,6 +20,9 @@ func (s *State) DescribeCluster(req *kmsg.DescribeClusterRequest) *kmsg.Describe
 		resp.ErrorCode = kerr.MismatchedEndpointType.Int16()
 		resp.ErrorMessage = str("This endpoint serves brokers (endpoint type 1).")
 		return resp
+	}
+	if req.IncludeClusterAuthorizedOperations {
+		resp.ClusterAuthorizedOperations = authorizedOperations(resourceCluster)
 	}
 	resp.ClusterID = s.snap.ClusterID
 	resp.ControllerID = s.snap.BrokerID

@@ -12,10 +12,11 @@ import (
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// DescribeConfigs handles a DescribeConfigs request (v1-4) for TOPIC and
-// BROKER resources. A broker resource named after this broker's id lists
-// every broker config with its source; an empty name lists the dynamic
-// cluster-wide defaults that are set.
+// DescribeConfigs handles a DescribeConfigs request (v1-4) for TOPIC,
+// BROKER and GROUP resources. A broker resource named after this broker's
+// id lists every broker config with its source; an empty name lists the
+// dynamic cluster-wide defaults that are set. A group resource lists the
+// group configs, whether or not the group exists, as Kafka.
 func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.DescribeConfigsResponse {
 	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
 	for _, res := range req.Resources {
@@ -46,22 +47,20 @@ func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.Describe
 				out.ErrorCode, out.ErrorMessage = terr.code.Int16(), str(terr.msg)
 				break
 			}
-			for _, d := range config.BrokerDefs() {
-				if !wanted(res.ConfigNames, d.Name) {
-					continue
+			entries = s.brokerEntries(clusterDefault, res.ConfigNames)
+		case kmsg.ConfigResourceTypeGroupConfig:
+			if res.ResourceName == "" {
+				out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), str("Group name must not be empty")
+				break
+			}
+			for _, d := range config.GroupDefs() {
+				if wanted(res.ConfigNames, d.Name) {
+					e, _ := config.ResolveGroup(d.Name, s.snap.Groups[res.ResourceName], s.Layers())
+					entries = append(entries, e)
 				}
-				if clusterDefault {
-					if v, ok := s.snap.DynamicDefault[d.Name]; ok {
-						entries = append(entries, config.Entry{Name: d.Name, Value: v, Source: config.SourceDynamicDefault, Type: d.Type, Doc: d.Doc,
-							Sensitive: d.Sensitive, Synonyms: []config.SynonymValue{{Name: d.Name, Value: v, Source: config.SourceDynamicDefault}}})
-					}
-					continue
-				}
-				e, _ := config.ResolveBroker(d.Name, s.Layers())
-				entries = append(entries, e)
 			}
 		default:
-			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), str("samsa describes TOPIC and BROKER config resources only.")
+			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), str("samsa describes TOPIC, BROKER and GROUP config resources only.")
 		}
 		for _, e := range entries {
 			out.Configs = append(out.Configs, describeEntry(e, req))
@@ -69,6 +68,40 @@ func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.Describe
 		resp.Resources = append(resp.Resources, out)
 	}
 	return resp
+}
+
+// brokerEntries lists a BROKER resource's configs: for this broker every
+// config samsa knows and every listener override set; for the cluster-wide
+// default (clusterDefault) the dynamic defaults set, with only their
+// cluster-default synonyms, as Kafka.
+func (s *State) brokerEntries(clusterDefault bool, names []string) []config.Entry {
+	l := s.Layers()
+	var keys []string
+	if clusterDefault {
+		l = config.Layers{DynamicDefault: s.snap.DynamicDefault}
+	} else {
+		for _, d := range config.BrokerDefs() {
+			keys = append(keys, d.Name)
+		}
+	}
+	keys = append(keys, slices.Collect(maps.Keys(l.DynamicBroker))...)
+	keys = append(keys, slices.Collect(maps.Keys(l.DynamicDefault))...)
+	slices.Sort(keys)
+	var entries []config.Entry
+	for _, k := range slices.Compact(keys) {
+		if !wanted(names, k) {
+			continue
+		}
+		e, ok := config.ResolveBroker(k, l)
+		if !ok {
+			continue // a key a newer samsa stored; it has no def here
+		}
+		if clusterDefault {
+			e.Synonyms = slices.DeleteFunc(e.Synonyms, func(sv config.SynonymValue) bool { return sv.Source != config.SourceDynamicDefault })
+		}
+		entries = append(entries, e)
+	}
+	return entries
 }
 
 func wanted(names []string, name string) bool {
@@ -122,9 +155,11 @@ type alteration struct {
 
 // alterTarget is the dynamic layer a resource alters.
 type alterTarget struct {
-	topic   *Topic // nil for broker resources
-	current map[string]string
-	apply   func(next *Snapshot, values map[string]string)
+	topic          *Topic // nil for broker and group resources
+	group          bool   // a GROUP resource
+	clusterDefault bool   // the BROKER resource with an empty name
+	current        map[string]string
+	apply          func(next *Snapshot, values map[string]string)
 }
 
 func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *topicError) {
@@ -147,14 +182,31 @@ func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *
 			return alterTarget{}, terr
 		}
 		if clusterDefault {
-			return alterTarget{current: s.snap.DynamicDefault, apply: func(next *Snapshot, v map[string]string) { next.DynamicDefault = v }}, nil
+			return alterTarget{clusterDefault: true, current: s.snap.DynamicDefault, apply: func(next *Snapshot, v map[string]string) { next.DynamicDefault = v }}, nil
 		}
 		return alterTarget{current: s.snap.DynamicBroker, apply: func(next *Snapshot, v map[string]string) { next.DynamicBroker = v }}, nil
+	case kmsg.ConfigResourceTypeGroupConfig:
+		if name == "" {
+			return alterTarget{}, fail(kerr.InvalidRequest, "Default group resources are not allowed.")
+		}
+		// A group need not exist: its configs wait for it.
+		return alterTarget{group: true, current: s.snap.Groups[name], apply: func(next *Snapshot, v map[string]string) {
+			if v == nil {
+				delete(next.Groups, name)
+				return
+			}
+			if next.Groups == nil {
+				next.Groups = make(map[string]map[string]string)
+			}
+			next.Groups[name] = v
+		}}, nil
 	}
-	return alterTarget{}, fail(kerr.InvalidRequest, "samsa alters TOPIC and BROKER config resources only.")
+	return alterTarget{}, fail(kerr.InvalidRequest, "samsa alters TOPIC, BROKER and GROUP config resources only.")
 }
 
-// def finds the definition an alteration must follow.
+// def finds the definition an alteration must follow. A broker config's
+// may be nil: a listener override of a key samsa does not know, stored as
+// a string, unchecked (as Kafka does).
 func (tg *alterTarget) def(name string) (*config.Def, *topicError) {
 	if tg.topic != nil {
 		d, ok := config.TopicDef(name)
@@ -163,14 +215,38 @@ func (tg *alterTarget) def(name string) (*config.Def, *topicError) {
 		}
 		return d, nil
 	}
-	d, ok := config.BrokerDef(name)
+	if tg.group {
+		d, ok := config.GroupDef(name)
+		if !ok {
+			return nil, fail(kerr.InvalidConfig, "Unknown group config name: %s", name)
+		}
+		return d, nil
+	}
+	d, _, ok := config.DynamicBrokerDef(name)
 	if !ok {
 		return nil, fail(kerr.InvalidConfig, "Unknown broker config %q.", name)
 	}
-	if !d.Dynamic {
-		return nil, fail(kerr.InvalidRequest, "Broker config %s cannot be changed at runtime; set it in server.properties and restart.", name)
-	}
 	return d, nil
+}
+
+// checkDynamic refuses, for a broker resource, the keys an alteration sets
+// that Kafka does not let change at runtime (see config.CheckDynamicBroker):
+// INVALID_REQUEST, in Kafka's words. Deleting such a key is allowed: it
+// cannot be set.
+func (tg *alterTarget) checkDynamic(changes []alteration) *topicError {
+	if tg.topic != nil || tg.group {
+		return nil
+	}
+	var set []string
+	for _, c := range changes {
+		if c.op != kmsg.IncrementalAlterConfigOpDelete && c.value != nil {
+			set = append(set, c.name)
+		}
+	}
+	if err := config.CheckDynamicBroker(set, tg.clusterDefault); err != nil {
+		return fail(kerr.InvalidRequest, "%s", err.Error())
+	}
+	return nil
 }
 
 // alter computes a resource's new dynamic config map.
@@ -179,6 +255,9 @@ func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[
 	next := make(map[string]string)
 	if !replace {
 		maps.Copy(next, tg.current)
+	}
+	if terr := tg.checkDynamic(changes); terr != nil {
+		return nil, terr
 	}
 	for _, c := range changes {
 		if seen[c.name] {
@@ -201,7 +280,7 @@ func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[
 		case kmsg.IncrementalAlterConfigOpDelete:
 			delete(next, c.name)
 		case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:
-			if d.Type != config.List {
+			if d == nil || d.Type != config.List {
 				return nil, fail(kerr.InvalidConfig, "%s is not a list; APPEND and SUBTRACT apply to lists only.", c.name)
 			}
 			if c.value == nil {
@@ -221,10 +300,17 @@ func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[
 		default:
 			return nil, fail(kerr.InvalidRequest, "Unknown config operation %d for %s.", c.op, c.name)
 		}
-		if v, ok := next[c.name]; ok {
+		if v, ok := next[c.name]; ok && d != nil {
 			if err := d.Validate(v); err != nil {
 				return nil, fail(kerr.InvalidConfig, "%s", config.ClientMessage(err))
 			}
+		}
+	}
+	if tg.group {
+		// Kafka checks a group's configs together, against the broker's
+		// bounds.
+		if err := config.ValidateGroup(next, s.Layers()); err != nil {
+			return nil, fail(kerr.InvalidConfig, "%s", err.Error())
 		}
 	}
 	if len(next) == 0 {
@@ -239,11 +325,15 @@ func (s *State) currentValue(tg *alterTarget, name string, layer map[string]stri
 	if v, ok := layer[name]; ok {
 		return v
 	}
-	if tg.topic != nil {
-		e, _ := config.ResolveTopic(name, nil, s.Layers())
-		return e.Value
+	var e config.Entry
+	switch {
+	case tg.topic != nil:
+		e, _ = config.ResolveTopic(name, nil, s.Layers())
+	case tg.group:
+		e, _ = config.ResolveGroup(name, nil, s.Layers())
+	default:
+		e, _ = config.ResolveBroker(name, s.Layers())
 	}
-	e, _ := config.ResolveBroker(name, s.Layers())
 	return e.Value
 }
 
@@ -290,15 +380,58 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, 
 	var eff Effects
 	touched := make(map[TopicID]bool)
 	for _, i := range ok {
+		eff.Unapplied = append(eff.Unapplied, s.unappliedChanges(resources[i], changes[i])...)
+	}
+	for _, i := range ok {
 		for j := range s.snap.Topics {
 			t := &s.snap.Topics[j]
-			if (resources[i].typ == kmsg.ConfigResourceTypeBroker || t.Name == resources[i].name) && !touched[t.ID] {
+			if (resources[i].typ == kmsg.ConfigResourceTypeBroker || resources[i].typ == kmsg.ConfigResourceTypeTopic && t.Name == resources[i].name) && !touched[t.ID] {
 				touched[t.ID] = true
 				eff.Reconfigure = append(eff.Reconfigure, TopicConfig{Topic: t.Name, ID: t.ID, Config: s.TopicConfig(t)})
 			}
 		}
 	}
 	return resources, eff
+}
+
+// unappliedChanges are the broker configs a committed alteration set that
+// samsa does not act on, not reported before.
+func (s *State) unappliedChanges(r resourceResult, changes []alteration) []UnappliedConfig {
+	if r.typ == kmsg.ConfigResourceTypeGroupConfig {
+		var out []UnappliedConfig
+		for _, c := range changes {
+			if key := "group/" + c.name; c.op != kmsg.IncrementalAlterConfigOpDelete && c.value != nil && !s.unapplied[key] {
+				s.unapplied[key] = true
+				out = append(out, UnappliedConfig{Resource: "group " + r.name, Key: c.name,
+					Why: "samsa serves classic groups only; group configs are stored and described, and have no effect yet."})
+			}
+		}
+		return out
+	}
+	if r.typ != kmsg.ConfigResourceTypeBroker {
+		return nil
+	}
+	resource := "broker " + r.name
+	if r.name == "" {
+		resource = "cluster default"
+	}
+	var out []UnappliedConfig
+	for _, c := range changes {
+		if c.op == kmsg.IncrementalAlterConfigOpDelete || c.value == nil || s.unapplied[c.name] {
+			continue
+		}
+		d, override, _ := config.DynamicBrokerDef(c.name)
+		why := "samsa stores and reports listener overrides but does not act on them."
+		if !override {
+			if d.ActsOnDynamic() {
+				continue
+			}
+			why = d.DynamicNote()
+		}
+		s.unapplied[c.name] = true
+		out = append(out, UnappliedConfig{Resource: resource, Key: c.name, Why: why})
+	}
+	return out
 }
 
 // AlterConfigs handles the legacy AlterConfigs request (v0-2): each

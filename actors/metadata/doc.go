@@ -33,6 +33,14 @@
 //     >= 1 and at most the number of brokers (one, for now).
 //   - Topic configs are checked against the config registry: unknown keys
 //     and bad values are INVALID_CONFIG with a message naming the key.
+//   - Dynamic broker configs follow Kafka's rules (config.CheckDynamicBroker):
+//     a key Kafka cannot change at runtime is INVALID_REQUEST "Cannot update
+//     these configs dynamically: Set(...)". Accepted keys samsa does not act
+//     on are stored and described all the same, and named once in
+//     Effects.Unapplied for the log.
+//   - Group configs (GROUP resources) are kept per group id in
+//     Snapshot.Groups, for any id: Kafka lets a group be configured before
+//     it exists. They have no effect yet (classic groups only).
 //   - A deleted topic moves to Snapshot.Deleting in the same save that
 //     removes it; its name stays reserved until the shell reports its
 //     files gone (FinishDeletion, persisted), and StartAll resumes the

@@ -13,6 +13,17 @@ type Effects struct {
 	// Reconfigure applies a new effective config to every partition of a
 	// topic, live.
 	Reconfigure []TopicConfig
+	// Unapplied are dynamic configs just set that samsa stores and reports
+	// but does not act on, each named once per State: the shell logs them
+	// at INFO. Nothing is to be done about them.
+	Unapplied []UnappliedConfig
+}
+
+// UnappliedConfig is a dynamic config that was set and has no effect.
+type UnappliedConfig struct {
+	Resource string // "broker 0", "cluster default", "group g"
+	Key      string
+	Why      string
 }
 
 // Empty reports whether there is nothing to do.

@@ -9,15 +9,30 @@ import (
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// authorizedOperationsUnset is Kafka's "not requested" value for
-// AuthorizedOperations fields.
-const authorizedOperationsUnset = -2147483648
-
 // Metadata handles a Metadata request (v0-12). A null topic list (v1+) or
 // an empty one at v0 means every topic. An unknown topic is created when
 // auto.create.topics.enable is true and the request allows it (always
-// before v4); the effects open the new partitions.
+// before v4); the effects open the new partitions. Authorized operations
+// are filled when the request asks for them (v8+; the cluster's only v8-10).
 func (s *State) Metadata(req *kmsg.MetadataRequest, now time.Time) (*kmsg.MetadataResponse, Effects) {
+	resp, eff := s.metadata(req, now)
+	if req.Version >= 8 && req.Version <= 10 && req.IncludeClusterAuthorizedOperations {
+		resp.AuthorizedOperations = authorizedOperations(resourceCluster)
+	}
+	if req.Version >= 8 && req.IncludeTopicAuthorizedOperations {
+		// Every entry that names a topic, errors included, as Kafka; the
+		// entries are copies of the shared cache, so this changes nothing
+		// shared.
+		for i := range resp.Topics {
+			if resp.Topics[i].Topic != nil {
+				resp.Topics[i].AuthorizedOperations = authorizedOperations(resourceTopic)
+			}
+		}
+	}
+	return resp, eff
+}
+
+func (s *State) metadata(req *kmsg.MetadataRequest, now time.Time) (*kmsg.MetadataResponse, Effects) {
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
 	resp.Brokers = []kmsg.MetadataResponseBroker{s.brokerEntry()}
 	resp.ClusterID = str(s.snap.ClusterID)

@@ -66,6 +66,10 @@ type Snapshot struct {
 	// broker's own.
 	DynamicDefault map[string]string `json:"dynamic_default,omitempty"`
 	DynamicBroker  map[string]string `json:"dynamic_broker,omitempty"`
+	// Groups are the dynamic group configs (IncrementalAlterConfigs on a
+	// GROUP resource) by group id; a group need not exist to have them.
+	// Absent in snapshots written before group configs: none set.
+	Groups map[string]map[string]string `json:"groups,omitempty"`
 	// Deleting are deleted topics whose files may not all be gone yet;
 	// their names stay reserved, and a restart resumes their removal.
 	Deleting []Topic `json:"deleting,omitempty"`
@@ -83,6 +87,12 @@ func (s *Snapshot) clone() *Snapshot {
 	c.Deleting = slices.Clone(s.Deleting)
 	c.DynamicDefault = maps.Clone(s.DynamicDefault)
 	c.DynamicBroker = maps.Clone(s.DynamicBroker)
+	if s.Groups != nil {
+		c.Groups = make(map[string]map[string]string, len(s.Groups))
+		for g, cfg := range s.Groups {
+			c.Groups[g] = maps.Clone(cfg)
+		}
+	}
 	return &c
 }
 
@@ -124,13 +134,17 @@ type State struct {
 	// offline partitions (their log cannot be opened), not persisted: a
 	// restart tries again.
 	offline map[TopicID]map[int32]bool
+
+	// unapplied are the dynamic config keys already reported as having no
+	// effect (Effects.Unapplied), so each is reported once.
+	unapplied map[string]bool
 }
 
 // New builds the state from a loaded snapshot (nil for a fresh data
 // directory, in which case a cluster id is generated and saved). rand
 // supplies cluster and topic ids.
 func New(broker *config.Broker, snap *Snapshot, store Store, rand io.Reader) (*State, error) {
-	s := &State{broker: broker, store: store, rand: rand, offline: make(map[TopicID]map[int32]bool)}
+	s := &State{broker: broker, store: store, rand: rand, offline: make(map[TopicID]map[int32]bool), unapplied: make(map[string]bool)}
 	if snap == nil {
 		var id [16]byte
 		if _, err := io.ReadFull(rand, id[:]); err != nil {

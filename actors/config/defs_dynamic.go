@@ -1,0 +1,122 @@
+package config
+
+// kafkaDynamicDefs are the broker configs Kafka lets AlterConfigs change at
+// runtime (DynamicBrokerConfig.AllDynamicConfigs, 3.9 and 4.x, and the
+// broker quota configs) that samsa has no other use for yet: security,
+// SASL, the log cleaner, threads, metrics reporters, producer state,
+// tiered storage and replication quotas. All are Ignored: accepted from
+// server.properties and stored when set dynamically, reported by
+// DescribeConfigs, and without effect. The dynamic keys samsa does act on
+// (the log.* topic defaults, message.max.bytes, ...) live in brokerDefs.
+//
+// SSL keystores and truststores (ListenerOnly) are set per listener,
+// listener.name.<listener>.<key>; listener, security and SASL keys are
+// PerBroker: Kafka refuses them as cluster-wide defaults.
+var kafkaDynamicDefs = dynamicIgnored([]Def{
+	// SSL, per listener (Kafka's SslConfigs.RECONFIGURABLE_CONFIGS).
+	{Name: "ssl.keystore.type", Type: String, Default: "JKS", ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.keystore.location", Type: String, Nullable: true, ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.keystore.password", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.key.password", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.keystore.key", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.keystore.certificate.chain", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.truststore.type", Type: String, Default: "JKS", ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.truststore.location", Type: String, Nullable: true, ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.truststore.password", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
+	{Name: "ssl.truststore.certificates", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
+
+	// SSL and principals, per broker.
+	{Name: "ssl.protocol", Type: String, Default: "TLSv1.3", PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.provider", Type: String, Nullable: true, PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.cipher.suites", Type: List, Nullable: true, PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.enabled.protocols", Type: List, Default: "TLSv1.2,TLSv1.3", PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.keymanager.algorithm", Type: String, Default: "SunX509", PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.trustmanager.algorithm", Type: String, Default: "PKIX", PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.endpoint.identification.algorithm", Type: String, Default: "https", PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.secure.random.implementation", Type: String, Nullable: true, PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.client.auth", Type: String, Default: "none", Check: OneOf("required", "requested", "none"), PerBroker: true, Doc: sslDoc},
+	{Name: "ssl.engine.factory.class", Type: Class, Nullable: true, PerBroker: true, Doc: sslDoc},
+	{Name: "principal.builder.class", Type: Class, Default: "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder", PerBroker: true, Doc: securityDoc},
+
+	// SASL, per broker.
+	{Name: "sasl.mechanism.inter.broker.protocol", Type: String, Default: "GSSAPI", PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.jaas.config", Type: Password, Nullable: true, Sensitive: true, PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.enabled.mechanisms", Type: List, Default: "GSSAPI", PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.kerberos.service.name", Type: String, Nullable: true, PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.kerberos.kinit.cmd", Type: String, Default: "/usr/bin/kinit", PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.kerberos.ticket.renew.window.factor", Type: Double, Default: "0.8", PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.kerberos.ticket.renew.jitter", Type: Double, Default: "0.05", PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.kerberos.min.time.before.relogin", Type: Long, Default: "60000", PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.kerberos.principal.to.local.rules", Type: List, Default: "DEFAULT", PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.login.refresh.window.factor", Type: Double, Default: "0.8", Check: FractionBetween(0.5, 1), PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.login.refresh.window.jitter", Type: Double, Default: "0.05", Check: FractionBetween(0, 0.25), PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.login.refresh.min.period.seconds", Type: Short, Default: "60", Check: Between(0, 900), PerBroker: true, Doc: saslDoc},
+	{Name: "sasl.login.refresh.buffer.seconds", Type: Short, Default: "300", Check: Between(0, 3600), PerBroker: true, Doc: saslDoc},
+
+	// Connections.
+	{Name: "max.connection.creation.rate", Type: Int, Default: intMax, Check: AtLeast(0), Doc: "Accepted; connection rate limits come later."},
+
+	// Log cleaner (compaction comes later).
+	{Name: "log.cleaner.dedupe.buffer.size", Type: Long, Default: "134217728", Doc: cleanerDoc},
+	{Name: "log.cleaner.io.buffer.load.factor", Type: Double, Default: "0.9", Doc: cleanerDoc},
+	{Name: "log.cleaner.io.buffer.size", Type: Int, Default: "524288", Check: AtLeast(0), Doc: cleanerDoc},
+	{Name: "log.cleaner.io.max.bytes.per.second", Type: Double, Default: "1.7976931348623157E308", Doc: cleanerDoc},
+	{Name: "log.cleaner.backoff.ms", Type: Long, Default: "15000", Check: AtLeast(0), Doc: cleanerDoc},
+
+	// Topic defaults samsa's topics do not have.
+	{Name: "compression.gzip.level", Type: Int, Default: "-1", Check: oneOrRange(-1, 1, 9), Doc: "Accepted; samsa does not recompress batches, so compression levels have no use yet."},
+	{Name: "compression.lz4.level", Type: Int, Default: "9", Check: Between(1, 17), Doc: "Accepted; samsa does not recompress batches, so compression levels have no use yet."},
+	{Name: "compression.zstd.level", Type: Int, Default: "3", Check: Between(-131072, 22), Doc: "Accepted; samsa does not recompress batches, so compression levels have no use yet."},
+	{Name: "log.message.timestamp.difference.max.ms", Type: Long, Default: longMax, Check: AtLeast(0), Doc: "Kafka 3.x's limit on batch timestamps, replaced by log.message.timestamp.before.max.ms and .after.max.ms, which samsa applies."},
+	{Name: "log.message.downconversion.enable", Type: Boolean, Default: "true", Doc: "Accepted; samsa serves only message format v2 and never down-converts."},
+	{Name: "log.local.retention.ms", Type: Long, Default: "-2", Check: AtLeast(-2), Doc: tieredDoc},
+	{Name: "log.local.retention.bytes", Type: Long, Default: "-2", Check: AtLeast(-2), Doc: tieredDoc},
+
+	// Threads, metrics, producer state.
+	{Name: "num.replica.fetchers", Type: Int, Default: "1", Doc: "Accepted; replication comes with cluster mode."},
+	{Name: "metric.reporters", Type: List, Default: "", Doc: "Accepted; samsa serves its metrics on /metrics and runs no Java reporters."},
+	{Name: "producer.id.expiration.ms", Type: Int, Default: "86400000", Check: AtLeast(1), Doc: "Accepted; idle producer ids do not expire yet."},
+	{Name: "transaction.partition.verification.enable", Type: Boolean, Default: "true", Doc: "Transactions come later."},
+
+	// Tiered storage.
+	{Name: "remote.log.index.file.cache.total.size.bytes", Type: Long, Default: "1073741824", Check: AtLeast(1), Doc: tieredDoc},
+	{Name: "remote.fetch.max.wait.ms", Type: Int, Default: "500", Check: AtLeast(1), Doc: tieredDoc},
+	{Name: "remote.log.manager.copy.max.bytes.per.second", Type: Long, Default: longMax, Check: AtLeast(1), Doc: tieredDoc},
+	{Name: "remote.log.manager.fetch.max.bytes.per.second", Type: Long, Default: longMax, Check: AtLeast(1), Doc: tieredDoc},
+	{Name: "remote.list.offsets.request.timeout.ms", Type: Long, Default: "30000", Check: AtLeast(1), Doc: tieredDoc},
+
+	// Replication quotas (Kafka's broker quota configs, dynamic only).
+	{Name: "leader.replication.throttled.rate", Type: Long, Default: longMax, Check: AtLeast(0), Doc: quotaDoc},
+	{Name: "follower.replication.throttled.rate", Type: Long, Default: longMax, Check: AtLeast(0), Doc: quotaDoc},
+	{Name: "replica.alter.log.dirs.io.max.bytes.per.second", Type: Long, Default: longMax, Check: AtLeast(0), Doc: quotaDoc},
+})
+
+const (
+	sslDoc      = "Accepted; samsa serves PLAINTEXT listeners only so far."
+	saslDoc     = "Accepted; SASL authentication comes later."
+	securityDoc = "Accepted; authentication and ACLs come later."
+	cleanerDoc  = "The log cleaner comes later."
+	tieredDoc   = "Accepted; samsa has no tiered storage."
+	quotaDoc    = "Accepted; replication throttling comes with cluster mode."
+)
+
+// dynamicIgnored marks defs Dynamic and Ignored (ListenerOnly ones
+// PerBroker too: a listener is one broker's).
+func dynamicIgnored(defs []Def) []Def {
+	for i := range defs {
+		defs[i].Dynamic, defs[i].Ignored = true, true
+		defs[i].PerBroker = defs[i].PerBroker || defs[i].ListenerOnly
+	}
+	return defs
+}
+
+// oneOrRange accepts the value one or integers in [lo, hi].
+func oneOrRange(one, lo, hi int64) func(string) error {
+	between := Between(lo, hi)
+	return func(v string) error {
+		if ParseInt(v) == one {
+			return nil
+		}
+		return between(v)
+	}
+}
