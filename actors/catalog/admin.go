@@ -126,6 +126,10 @@ func (a *metadataActor) logReconfigured(eff metadata.Effects, req *wire.Request)
 	if len(eff.Reconfigure) > 0 {
 		a.env.Log.Info("configs changed", "topics_reconfigured", len(eff.Reconfigure), "client", req.ClientAddr)
 	}
+	for _, u := range eff.Unapplied {
+		a.env.Log.Info("config stored but not acted on by samsa", "resource", u.Resource, "key", u.Key, "why", u.Why,
+			"client", req.ClientAddr)
+	}
 }
 
 // handleDescribeLogDirs serves DescribeLogDirs (v1-4): every data
