@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/gather"
@@ -105,6 +106,12 @@ type (
 		name string
 		id   metadata.TopicID
 	}
+	// retryDeleteTopics serves a DeleteTopics again once the files of its
+	// topics are gone (handleDeleteTopics).
+	retryDeleteTopics struct {
+		req  *wire.Request
+		body *kmsg.DeleteTopicsRequest
+	}
 )
 
 func (a *metadataActor) Receive(ctx actor.Context) {
@@ -117,6 +124,8 @@ func (a *metadataActor) Receive(ctx actor.Context) {
 		a.serve(m.Req)
 	case *CreateInternalTopic:
 		a.createInternalTopic(m)
+	case *retryDeleteTopics:
+		a.handleDeleteTopics(m.req, m.body, true)
 	case *partition.Health:
 		a.state.SetOffline(m.ID, m.Partition, m.Offline)
 	case *SetEndpoint:
@@ -253,6 +262,19 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather.Gat
 // delete asks each partition actor to close its log, remove its files and
 // stop; when all have, names are released and done runs.
 func (a *metadataActor) delete(refs []metadata.PartitionRef, done func()) {
+	a.removeFiles(refs, true, done)
+}
+
+// remove removes partitions' files and actors, keeping their topics'
+// names (handleDeleteTopics on a full disk); done runs once all are gone.
+func (a *metadataActor) remove(refs []metadata.PartitionRef, done func()) {
+	a.removeFiles(refs, false, done)
+}
+
+// removeFiles asks each partition actor to close its log, remove its
+// files and stop; when all have, it releases the topics' names (release)
+// and runs done.
+func (a *metadataActor) removeFiles(refs []metadata.PartitionRef, release bool, done func()) {
 	self := a.ctx.Self()
 	system := a.env.System
 	topics := make(map[metadata.TopicID]string)
@@ -263,7 +285,7 @@ func (a *metadataActor) delete(refs []metadata.PartitionRef, done func()) {
 	g := gather.New(len(refs), a.env.GatherTimeout, func(_ []int64, timedOut bool) {
 		if timedOut {
 			log.Warn("deleting partitions took too long; topic names stay reserved until they finish", "partitions", len(refs))
-		} else {
+		} else if release {
 			for id, name := range topics {
 				system.Root.Send(self, &deletionDone{name: name, id: id})
 			}

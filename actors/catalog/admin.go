@@ -34,11 +34,7 @@ func (a *metadataActor) serve(req *wire.Request) {
 	case *kmsg.CreateTopicsRequest:
 		a.handleCreateTopics(req, body)
 	case *kmsg.DeleteTopicsRequest:
-		// The answer waits until every deleted partition's files are
-		// gone, so a client that deletes and re-creates a topic finds the
-		// name free.
-		resp, eff := a.state.DeleteTopics(body)
-		a.apply(eff, func() { env.Reply(req, resp) })
+		a.handleDeleteTopics(req, body, false)
 	case *kmsg.CreatePartitionsRequest:
 		a.handleCreatePartitions(req, body)
 	case *kmsg.DescribeConfigsRequest:
@@ -118,6 +114,25 @@ func (a *metadataActor) handleCreatePartitions(req *wire.Request, body *kmsg.Cre
 		if t.ErrorCode == 0 && !body.ValidateOnly {
 			a.env.Log.Info("partitions added", "topic", t.Topic, "client", req.ClientAddr)
 		}
+	}
+	a.apply(eff, func() { env.Reply(req, resp) })
+}
+
+// handleDeleteTopics deletes topics; the answer waits until every deleted
+// partition's files are gone, so a client that deletes and re-creates a
+// topic finds the name free. On a disk too full to persist the deletion,
+// the topics' files are removed first and the request is served again
+// once (retried): the disk then has the room the save needs. A crash in
+// between leaves the topics with empty logs, still deletable.
+func (a *metadataActor) handleDeleteTopics(req *wire.Request, body *kmsg.DeleteTopicsRequest, retried bool) {
+	resp, eff := a.state.DeleteTopics(body)
+	if len(eff.FreeSpace) > 0 && !retried {
+		a.env.Log.Warn("the disk is too full to persist a topic deletion; removing the topics' files first",
+			"partitions", len(eff.FreeSpace), "client", req.ClientAddr)
+		self, root := a.ctx.Self(), a.env.System.Root
+		a.remove(eff.FreeSpace, func() { root.Send(self, &retryDeleteTopics{req: req, body: body}) })
+		a.publish()
+		return
 	}
 	a.apply(eff, func() { env.Reply(req, resp) })
 }

@@ -1,7 +1,9 @@
 package metadata
 
 import (
+	"errors"
 	"slices"
+	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -89,7 +91,16 @@ func (s *State) DeleteTopics(req *kmsg.DeleteTopicsRequest) (*kmsg.DeleteTopicsR
 			resp.Topics[i].ErrorCode = kerr.KafkaStorageError.Int16()
 			resp.Topics[i].ErrorMessage = str("Could not persist the deletion: " + err.Error())
 		}
-		return resp, Effects{}
+		var eff Effects
+		if errors.Is(err, syscall.ENOSPC) {
+			// A full disk must not keep an operator from freeing it
+			// through the broker: the shell removes the doomed topics'
+			// files first, then asks again, and the save then has room.
+			for _, t := range gone {
+				eff.FreeSpace = append(eff.FreeSpace, refs(t)...)
+			}
+		}
+		return resp, eff
 	}
 	var eff Effects
 	for _, t := range gone {

@@ -17,6 +17,10 @@ type Effects struct {
 	// but does not act on, each named once per State: the shell logs them
 	// at INFO. Nothing is to be done about them.
 	Unapplied []UnappliedConfig
+	// FreeSpace are partitions whose files to remove before asking again:
+	// DeleteTopics could not persist a deletion for want of disk space.
+	// The topics stay in the state until the second request succeeds.
+	FreeSpace []PartitionRef
 }
 
 // UnappliedConfig is a dynamic config that was set and has no effect.

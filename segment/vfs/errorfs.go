@@ -217,3 +217,7 @@ func (f *errorFile) Reserve(off, n int64) error {
 	}
 	return sr.Reserve(off, n)
 }
+
+// Unwrap is the wrapped FS (vfs.Lock locks through it: a fault hook has
+// no say over locks).
+func (e *ErrorFS) Unwrap() FS { return e.fs }
