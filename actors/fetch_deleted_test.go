@@ -1,12 +1,15 @@
 package actors
 
 import (
+	"math"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -66,4 +69,33 @@ func plainFetch(minBytes, maxWaitMs, maxBytes, partMax int32, offsets ...int64) 
 	}
 	r.Topics = append(r.Topics, rt)
 	return r
+}
+
+// TestFetchMaxBytesCapsTheResponse: fetch.max.bytes caps a fetch's record
+// data whatever its max_bytes asks (Kafka's 55 MiB by default): a fetch
+// asking for 2 GiB of three partitions holding 3 x 192 KiB gets at most
+// the cap past its first batch.
+func TestFetchMaxBytesCapsTheResponse(t *testing.T) {
+	const limit = 64 << 10
+	b := startBrokerWith(t, t.TempDir(), map[string]string{"fetch.max.bytes": strconv.Itoa(limit)})
+	createTopicWith(t, b, "t", 3, "samsa.flush.policy", "never")
+	batch := batchtest.Sized(100, 150) // about 16 KiB
+	for p := range int32(3) {
+		for range 12 {
+			done := make(chan *wire.Response, 1)
+			b.Handle(produceOne("t", p, batch, func(r *wire.Response) { done <- r }))
+			<-done
+		}
+	}
+	req := plainFetch(1, 0, math.MaxInt32, math.MaxInt32, 0, 0, 0)
+	resp := call(t, b, req).(*kmsg.FetchResponse)
+	total := 0
+	for _, tp := range resp.Topics {
+		for _, p := range tp.Partitions {
+			total += len(p.RecordBatches)
+		}
+	}
+	if total == 0 || total > limit+len(batch) {
+		t.Fatalf("a fetch asking for everything got %d bytes; fetch.max.bytes is %d (plus at most one batch of %d)", total, limit, len(batch))
+	}
 }

@@ -184,6 +184,8 @@ var brokerDefs = []Def{
 	{Name: "controlled.shutdown.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "Cluster mode comes later."},
 	{Name: "max.incremental.fetch.session.cache.slots", Type: Int, Default: "1000", Check: AtLeast(0),
 		Doc: "Most incremental fetch sessions (KIP-227) kept at once; 0 turns sessions off, so every fetch is a full one."},
+	{Name: "fetch.max.bytes", Type: Int, Default: "57671680", Check: AtLeast(1024),
+		Doc: "The most record data one fetch response carries, whatever its max_bytes asks (the first batch is always sent whole, so a consumer can progress). Kafka's default, 55 MiB."},
 
 	// Groups and transactions (their coordinators come later).
 	{Name: "offsets.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Consumer groups come later."},

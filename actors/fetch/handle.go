@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
@@ -24,11 +26,15 @@ import (
 // table changes, and the fetches parked waiting for data.
 type Service struct {
 	env      *env.Env
+	maxBytes int64 // fetch.max.bytes
 	sessions *fetchSessions
 	ids      atomic.Pointer[topicIDIndex]
 	replicaW sync.Once // replica fetches are logged once
 	parked   parkedFetches
 }
+
+// KeyMaxBytes caps a fetch response's record data.
+const KeyMaxBytes = "fetch.max.bytes"
 
 // KeySessionSlots bounds the fetch session cache.
 const KeySessionSlots = "max.incremental.fetch.session.cache.slots"
@@ -42,7 +48,12 @@ func New(e *env.Env, sessionSlots int) *Service {
 	if sessionSlots < 0 {
 		sessionSlots = defaultFetchSessionSlots
 	}
-	s := &Service{env: e, sessions: newFetchSessions(sessionSlots, rand.Int32())}
+	s := &Service{env: e, sessions: newFetchSessions(sessionSlots, rand.Int32()), maxBytes: math.MaxInt32}
+	if e.Config != nil {
+		if v := config.ParseInt(e.Config.Value(KeyMaxBytes)); v > 0 {
+			s.maxBytes = v
+		}
+	}
 	e.System.EventStream.Subscribe(func(evt any) {
 		dl, ok := evt.(*actor.DeadLetterEvent)
 		if !ok {
@@ -110,7 +121,9 @@ func (svc *Service) Handle(req *wire.Request) {
 		replyFetchError(svc, req, kreq, code)
 		return
 	}
-	maxBytes := max(int64(kreq.MaxBytes), 0)
+	// The broker's fetch.max.bytes caps what the request asks: a client
+	// asking for 2 GiB gets at most that much record data at once.
+	maxBytes := min(max(int64(kreq.MaxBytes), 0), svc.maxBytes)
 	o := &fetchOp{
 		slots:    make([]partition.FetchSlot, len(fc.targets)),
 		minBytes: int64(kreq.MinBytes),
