@@ -123,6 +123,10 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		b.unlock()
 		return nil, err
 	}
+	if err := checkMetaProperties(o.FS, cfg.LogDirs, cfg.BrokerID, state.ClusterID()); err != nil {
+		b.unlock()
+		return nil, err
+	}
 	ep := state.Endpoint()
 	e.Endpoint.Store(&ep)
 	for _, path := range cfg.LogDirs {
