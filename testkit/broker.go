@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -354,6 +355,12 @@ func (b *BrokerProcess) OutputMark() int64 { return b.out.mark() }
 
 // OutputSince returns the output printed after mark.
 func (b *BrokerProcess) OutputSince(mark int64) string { return b.out.since(mark) }
+
+// WaitOutput waits until the broker's output after mark contains substr
+// (a log line the test expects), or ctx ends; it returns that output.
+func (b *BrokerProcess) WaitOutput(ctx context.Context, mark int64, substr string) (string, error) {
+	return b.out.waitFor(ctx, mark, substr)
+}
 
 // LogOnFailure writes to t's log, when t ends failed, what the broker
 // printed while t ran. Tests sharing one broker call it each.

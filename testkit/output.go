@@ -2,7 +2,10 @@ package testkit
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -20,11 +23,16 @@ type outputLog struct {
 	partial []byte // an unterminated last line
 	watch   func(line string)
 	tee     io.Writer
+	changed chan struct{} // closed (and replaced) by every Write
 }
 
 func (o *outputLog) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.changed != nil {
+		close(o.changed)
+		o.changed = nil
+	}
 	o.kept = append(o.kept, p...)
 	if over := len(o.kept) - maxKeptOutput; over > 0 {
 		o.kept = append(o.kept[:0], o.kept[over:]...)
@@ -78,3 +86,30 @@ func (o *outputLog) since(m int64) string {
 }
 
 func (o *outputLog) String() string { return o.since(0) }
+
+// waitFor waits until the output after mark m contains substr, or ctx
+// ends, woken by each write (no polling); it returns that output.
+func (o *outputLog) waitFor(ctx context.Context, m int64, substr string) (string, error) {
+	for {
+		o.mu.Lock()
+		start := max(m-o.dropped, 0)
+		var out string
+		if start <= int64(len(o.kept)) {
+			out = string(o.kept[start:])
+		}
+		if strings.Contains(out, substr) {
+			o.mu.Unlock()
+			return out, nil
+		}
+		if o.changed == nil {
+			o.changed = make(chan struct{})
+		}
+		ch := o.changed
+		o.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return out, fmt.Errorf("testkit: %q not in the broker's output: %w", substr, ctx.Err())
+		}
+	}
+}
