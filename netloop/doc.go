@@ -38,46 +38,55 @@
 //
 // Any goroutine may call Reply. Reply files the response in the
 // connection's reorder ring under a mutex and, if it is the next one in
-// order, either writes it at once (the fast path below) or signals the
-// writer.
+// order, either writes it at once (the fast path below) or starts the
+// connection's writer goroutine.
 //
-// Each connection has a writer goroutine. In OnOpen the loop dups the
-// socket (gnet.Conn.Dup, on the loop, where the descriptor is known to be
-// this connection's); the dup is written with plain non-blocking system
-// calls and is not registered with Go's netpoller, which would wake on
-// every inbound packet (socket.go). A write that finds the socket full
-// registers a second dup for as long as its batch takes and parks on it
-// until the socket drains (Stats.WriteWaits counts those waits). Writes
-// are serialized by a write token (conn.writing):
-// whoever holds it is the only writer. The writer goroutine waits for the
-// token and the response with the next sequence number, takes it and
-// every consecutive ready one, writes their byte chunks with writev and
-// their file regions with sendfile, then calls Done. A slow client, a full
+// A connection may have a writer goroutine, started only when a write
+// cannot be made at once by whoever replied (below): file regions, large
+// responses, the rest of a write the socket took only in part. It exits
+// as soon as it has nothing to write, so an idle connection costs no
+// goroutine (5,000 idle clients used to cost 5,000 stacks for the garbage
+// collector to scan on every cycle) and one descriptor, gnet's. The
+// writer makes its own dup of the socket when it starts (under the
+// connection's mutex while the connection is open, when gnet's descriptor
+// is known to be this connection's) and closes it as it exits; the dup is
+// written with plain non-blocking system calls and is not registered with
+// Go's netpoller, which would wake on every inbound packet (socket.go). A
+// write that finds the socket full registers a second dup for as long as
+// its batch takes and parks on it until the socket drains
+// (Stats.WriteWaits counts those waits). Writes are serialized by a write
+// token (conn.writing): whoever holds it is the only writer. The writer
+// goroutine takes the response with the next sequence number and every
+// consecutive ready one, writes their byte chunks with writev and their
+// file regions with sendfile, then calls Done. A slow client, a full
 // socket buffer or a cold page cache blocks only this goroutine. gnet's
 // own write path is never used, so its unbounded outbound buffer stays
 // empty.
 //
-// Fast path: waking the writer costs a goroutine handoff per response,
-// which dominates small requests. So when Reply files the next response
-// in order and the token is free, the replying goroutine (an actor, or the
+// Fast path: handing every response to a writer goroutine costs a
+// goroutine switch per response, which dominates small requests. So when
+// Reply files the next response in order and the token is free, the replying goroutine (an actor, or the
 // loop itself when Handle answers at once) takes the token and makes one
 // non-blocking writev of the ready run of responses, if they are bytes
-// only and at most 64 KiB. If the socket takes only part (EAGAIN, a short
-// write), the rest is handed to the writer goroutine, which finishes it;
-// the replier never waits. File regions and larger responses always go
-// through the writer goroutine. Done may therefore run on the replying
+// only and at most 64 KiB, on gnet's own descriptor. If the socket takes
+// only part (EAGAIN, a short write), the rest is handed to a writer
+// goroutine, which finishes it; the replier never waits. File regions and
+// larger responses always go through the writer goroutine. Done may therefore run on the replying
 // goroutine, including the loop: it must be quick. While the loop decodes
 // a read, replies filed meanwhile are held and flushed together when the
 // read is done, so the answers to a pipelined burst leave in one writev.
 //
-// gnet closes only its descriptor; the socket closes when the writer's
-// dup closes too: OnClose breaks off a write waiting for room on a client
-// that does not read, and the writer goroutine closes the dup as it
-// exits, once no replier holds the write token (so no write can reach a
-// reused descriptor number). After OnClose, netloop makes no more gnet
-// calls for the connection: gnet.Conn.Wake and Close are made under the
-// connection's mutex and only while it is open, since after the engine
-// stops a stale call could reach a reused descriptor.
+// gnet closes its descriptor right after OnClose returns. So OnClose
+// waits for a fast-path write in progress on it (one non-blocking system
+// call) and marks the connection closed: nothing writes to that
+// descriptor afterwards, and its number may be reused at once. A running
+// writer holds its own dup, which keeps the socket open until it exits:
+// OnClose breaks off a write of it waiting for room on a client that does
+// not read, and the writer drops what is filed and closes the dup. After
+// OnClose, netloop makes no more gnet calls for the connection:
+// gnet.Conn.Wake and Close are made under the connection's mutex and only
+// while it is open, since after the engine stops a stale call could reach
+// a reused descriptor.
 //
 // An idle sweeper goroutine (connections.max.idle.ms) uses only gnet's
 // concurrency-safe Conn.Close.
@@ -165,8 +174,9 @@
 //   - A cold page cache makes sendfile block on disk; that blocks only
 //     the connection's writer goroutine (the runtime hands its P to
 //     another thread), never a loop.
-//   - Each connection costs one goroutine and one extra descriptor (two
-//     while a write waits for room).
+//   - While a connection's writer runs it holds one extra descriptor
+//     (two while a write waits for room) and a goroutine; an idle
+//     connection holds neither.
 //   - sendfile never applies to TLS. Files without a descriptor, kernels
 //     that refuse sendfile for a file (EINVAL, ENOSYS, EOPNOTSUPP) and
 //     non-Linux builds take the copying path: ReadAt into a pooled 64 KiB

@@ -23,8 +23,9 @@ func (e *events) OnBoot(eng gnet.Engine) gnet.Action {
 	return gnet.None
 }
 
-// OnOpen applies the connection limits, gives the connection its writer
-// (a dup of the socket and a goroutine) and attaches netloop's state.
+// OnOpen applies the connection limits and attaches netloop's state. The
+// connection gets no goroutine and no other descriptor: its writer starts
+// when a write needs one (writer.go).
 func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	s := e.s
 	remote := gc.RemoteAddr()
@@ -34,22 +35,13 @@ func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		s.log.Warn("netloop: connection refused", "client", remote.String(), "reason", reason)
 		return nil, gnet.Close
 	}
-	sock, err := s.dupSocket(gc)
-	if err != nil {
-		s.forgetConn(ip)
-		s.stats.connectionsRefused.Add(1)
-		s.log.Error("netloop: connection refused: cannot give it a writer", "client", remote.String(), "err", err)
-		return nil, gnet.Close
-	}
-	c := newConn(s, gc, sock, ip)
+	c := newConn(s, gc, ip)
 	gc.SetContext(c)
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	s.stats.connectionsAccepted.Add(1)
 	s.stats.connectionsOpen.Add(1)
-	s.writers.Add(1)
-	go c.writeLoop()
 	return nil, gnet.None
 }
 

@@ -342,8 +342,7 @@ func (s *Server) sweepIdle() {
 			}
 			s.mu.Unlock()
 			for _, c := range victims {
-				if c.closeFromOutside() {
-					s.stats.connectionsIdleClosed.Add(1)
+				if c.closeFromOutside(&s.stats.connectionsIdleClosed) {
 					s.log.Debug("netloop: closing idle connection", "client", c.remote, "client_id", c.loopClientID(), "idle", idle)
 				}
 			}
@@ -362,16 +361,4 @@ func hostOf(a net.Addr) string {
 		return a.String()
 	}
 	return host
-}
-
-// dupSocket gives the writer its own descriptor of the connection's
-// socket (see socket). It must run on the loop (in OnOpen), where gc's
-// descriptor is known to be this connection's. The dup shares gnet's open
-// file description, so it is non-blocking already.
-func (s *Server) dupSocket(gc gnet.Conn) (*socket, error) {
-	fd, err := gc.Dup()
-	if err != nil {
-		return nil, err
-	}
-	return newSocket(fd, &s.stats.writeWaits), nil
 }

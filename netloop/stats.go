@@ -7,7 +7,7 @@ import "sync/atomic"
 type Stats struct {
 	ConnectionsOpen       int64  // connections currently open
 	ConnectionsAccepted   uint64 // connections accepted (not refused)
-	ConnectionsRefused    uint64 // closed at once: max.connections, max.connections.per.ip, shutting down, or no socket dup
+	ConnectionsRefused    uint64 // closed at once: max.connections, max.connections.per.ip, shutting down
 	ConnectionsIdleClosed uint64 // closed by connections.max.idle.ms
 
 	FramesRejected uint64 // size prefix negative or above MaxRequestBytes
