@@ -29,8 +29,8 @@
 // Three kinds of goroutine touch a connection.
 //
 // The gnet loop that owns it (Config.EventLoops of them, one per CPU by
-// default; gnet's main reactor accepts and deals connections out round
-// robin) runs OnOpen, OnTraffic and OnClose. It reads the socket, frames,
+// default; netloop accepts and hands each connection to the loop with the
+// fewest, see Accepting) runs OnOpen, OnTraffic and OnClose. It reads the socket, frames,
 // copies each frame out of gnet's reused buffers into a buffer the
 // request owns, decodes it, assigns the connection's next sequence number
 // and calls Handle. It never writes to a socket, never blocks and never
@@ -119,6 +119,26 @@
 // max.connections and max.connections.per.ip are checked in OnOpen; an
 // extra connection is closed at once with a log line.
 //
+// # Accepting
+//
+// netloop owns its listeners (net.Listen, one goroutine per listener
+// blocked in Accept) and enrolls each accepted connection with a gnet
+// client engine: event loops without listeners (accept.go). gnet's server
+// engine took any accept(2) failure but a few transient ones as fatal and
+// stopped, closing every connection, so a broker at its descriptor limit
+// (EMFILE) lived on with a dead port. Here a failed accept is logged (at
+// most every 10 s while it persists), accepting backs off (5 ms doubling
+// to 500 ms, reset by the next success) and the open connections are
+// served throughout. At EMFILE the pending connection is shed: a spare
+// descriptor kept for the purpose is closed, the connection accepted and
+// reset at once, and the spare taken again, so clients learn instead of
+// waiting in the backlog. Enrolling dups the socket for gnet and closes
+// Go's copy, so a connection holds two descriptors only for that moment.
+//
+// If the loops stop on their own (a gnet failure: an enrollment no loop
+// takes within 10 s), Failed is closed and Err says why; the broker
+// process exits non-zero on it rather than lingering.
+//
 // # Ordering
 //
 // Kafka clients expect responses in request order on a connection.
@@ -189,19 +209,16 @@
 //
 // # Shutdown
 //
-// Shutdown(ctx): stop accepting (new connections are refused) and stop
-// decoding; tell a Handler that implements Drainer to answer what it holds
-// back (parked fetches); wait until every decoded request has been answered
-// and its response written or dropped; stop the gnet engine, which closes
-// the listeners and calls OnClose for every connection; wait for the writers
-// to exit. ctx bounds the whole; when it expires the connections are closed
-// anyway and ctx's error is returned. gnet's Engine.Stop polls for
-// completion every 500 ms, so netloop starts the stop with an already done
-// context and waits for gnet.Rotate to return instead.
+// Shutdown(ctx): close the listeners (new connections are refused) and
+// stop decoding; tell a Handler that implements Drainer to answer what it
+// holds back (parked fetches); wait until every decoded request has been
+// answered and its response written or dropped; stop the event loops,
+// which call OnClose for every connection; wait for the writers to exit.
+// ctx bounds the whole; when it expires the connections are closed anyway
+// and ctx's error is returned.
 //
 // # Port 0
 //
-// gnet has no Addr(). Listeners are created without SO_REUSEPORT (gnet's
-// main reactor accepts for all loops), so port 0 binds one port, and
-// Start reads it back from a dup of the listener (Engine.DupListener).
+// Start binds every listener itself before any loop runs, so port 0 is
+// resolved when Start returns (Addrs).
 package netloop

@@ -17,12 +17,6 @@ type events struct {
 	s *Server
 }
 
-func (e *events) OnBoot(eng gnet.Engine) gnet.Action {
-	e.s.eng = eng
-	close(e.s.booted)
-	return gnet.None
-}
-
 // OnOpen applies the connection limits and attaches netloop's state. The
 // connection gets no goroutine and no other descriptor: its writer starts
 // when a write needs one (writer.go).
@@ -75,6 +69,11 @@ func (e *events) OnTraffic(gc gnet.Conn) gnet.Action {
 	c, _ := gc.Context().(*conn)
 	if c == nil {
 		return gnet.Close
+	}
+	if h := e.s.hooks.trafficAction; h != nil {
+		if act, ok := h(); ok {
+			return act
+		}
 	}
 	act := e.s.serve(gc, c)
 	if h := e.s.hooks.afterTraffic; h != nil {

@@ -9,6 +9,7 @@ type Stats struct {
 	ConnectionsAccepted   uint64 // connections accepted (not refused)
 	ConnectionsRefused    uint64 // closed at once: max.connections, max.connections.per.ip, shutting down
 	ConnectionsIdleClosed uint64 // closed by connections.max.idle.ms
+	AcceptErrors          uint64 // accept(2) failures (out of descriptors, typically) and connections no loop took
 
 	FramesRejected uint64 // size prefix negative or above MaxRequestBytes
 	DecodeErrors   uint64 // frames that did not decode (unknown key or version, bad header or body)
@@ -34,6 +35,7 @@ type counters struct {
 	connectionsAccepted   atomic.Uint64
 	connectionsRefused    atomic.Uint64
 	connectionsIdleClosed atomic.Uint64
+	acceptErrors          atomic.Uint64
 	framesRejected        atomic.Uint64
 	decodeErrors          atomic.Uint64
 	handlerPanics         atomic.Uint64
@@ -60,6 +62,7 @@ func (c *counters) snapshot() Stats {
 		ConnectionsAccepted:   c.connectionsAccepted.Load(),
 		ConnectionsRefused:    c.connectionsRefused.Load(),
 		ConnectionsIdleClosed: c.connectionsIdleClosed.Load(),
+		AcceptErrors:          c.acceptErrors.Load(),
 		FramesRejected:        c.framesRejected.Load(),
 		DecodeErrors:          c.decodeErrors.Load(),
 		HandlerPanics:         c.handlerPanics.Load(),
