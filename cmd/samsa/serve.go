@@ -113,7 +113,9 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	server, err := netloop.New(netloopConfig(cfg, logger), broker)
+	nc := netloopConfig(cfg, logger)
+	applyFDLimit(&nc, cfg, logger)
+	server, err := netloop.New(nc, broker)
 	if err != nil {
 		closeBroker(broker, cfg, logger)
 		return err
@@ -136,8 +138,17 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	// The readiness line test harnesses wait for.
 	fmt.Fprintf(os.Stderr, "samsa: listening on %s, data in %s\n", strings.Join(where, ", "), dirs)
 
-	sig := <-sigs
-	logger.Info("shutting down", "signal", sig.String(), "timeout", cfg.ShutdownTimeout)
+	var failed error
+	select {
+	case sig := <-sigs:
+		logger.Info("shutting down", "signal", sig.String(), "timeout", cfg.ShutdownTimeout)
+	case <-server.Failed():
+		// The network layer stopped on its own: exit non-zero rather than
+		// linger as a live process that serves nothing, so a supervisor
+		// restarts the broker.
+		failed = fmt.Errorf("the network layer stopped: %w", server.Err())
+		logger.Error("shutting down: the network layer stopped serving", "err", server.Err(), "timeout", cfg.ShutdownTimeout)
+	}
 	go func() {
 		s := <-sigs
 		logger.Error("second signal: exiting without a clean shutdown; logs will be recovered on next start", "signal", s.String())
@@ -153,7 +164,7 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	if err := broker.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("closing logs: %w", err))
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append([]error{failed}, errs...)...); err != nil {
 		return err
 	}
 	logger.Info("stopped cleanly")
@@ -187,6 +198,24 @@ func netloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 		nc.Listeners = append(nc.Listeners, l.Address())
 	}
 	return nc
+}
+
+// applyFDLimit raises the descriptor soft limit and, unless
+// max.connections is set, derives it from the limit.
+func applyFDLimit(nc *netloop.Config, cfg *config.Broker, logger *slog.Logger) {
+	soft, hard, err := raiseFDLimit()
+	if err != nil {
+		logger.Warn("cannot read the file descriptor limit", "err", err)
+		return
+	}
+	if _, set := cfg.Static[config.KeyMaxConnections]; !set {
+		nc.MaxConnections = defaultMaxConnections(soft)
+	}
+	logger.Info("file descriptor limit", "soft", soft, "hard", hard, "max_connections", nc.MaxConnections)
+	if soft < 4096 {
+		logger.Warn("the file descriptor limit is low for a broker: each connection and each open segment file takes one; "+
+			"raise it (ulimit -n, systemd LimitNOFILE=)", "limit", soft, "max_connections", nc.MaxConnections)
+	}
 }
 
 // advertised is the address clients are told: advertised.listeners when
