@@ -38,6 +38,7 @@ type conn struct {
 	ip     string // for max.connections.per.ip
 
 	lastActive     atomic.Int64           // unix nanoseconds of the last read or write
+	frameSince     atomic.Int64           // unix nanoseconds since the frame being received began, or 0
 	sharedClientID atomic.Pointer[string] // last client id, for logs off the loop
 
 	// loop
@@ -47,6 +48,7 @@ type conn struct {
 	epfd      int    // the loop's epoll descriptor, valid if epfdKnown and >= 0
 	epfdKnown bool
 	assembly  *assembly // a large frame being read in pieces, or nil
+	memWait   bool      // the assembly waits for budget (queued.max.request.bytes), reading paused
 
 	mu       sync.Mutex
 	cond     sync.Cond // OnClose waits on it for a fast-path write on fd to end
@@ -104,6 +106,32 @@ func (c *conn) admit() (seq uint64, ok bool) {
 	seq = c.nextSeq
 	c.nextSeq++
 	return seq, true
+}
+
+// frameStarted notes that a frame has begun to arrive and not finished,
+// unless one had already: the request read deadline counts from its
+// first bytes. frameEnded notes that none is being received (or that
+// netloop, not the client, holds it back). Loop only.
+func (c *conn) frameStarted() {
+	if c.frameSince.Load() == 0 {
+		c.frameSince.Store(time.Now().UnixNano())
+	}
+}
+
+func (c *conn) frameEnded() {
+	if c.frameSince.Load() != 0 {
+		c.frameSince.Store(0)
+	}
+}
+
+// wake has the loop run OnTraffic for c, which retries what waited (a
+// frame waiting for budget). Any goroutine.
+func (c *conn) wake() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		_ = c.gc.Wake(nil)
+	}
 }
 
 // isMuted reports whether the connection is waiting for its writer to

@@ -100,15 +100,28 @@
 // small frame is taken only when complete; until then its bytes wait in
 // gnet's inbound buffer, however many reads it takes (one byte at a time
 // is fine), and one read may carry many frames, all decoded in that
-// OnTraffic. A frame of 64 KiB to 16 MiB (a produce request, typically)
-// is admitted as soon as its size is in: it takes its in-flight slot, gets
-// a buffer of its own, and each read moves its bytes there straight from
+// OnTraffic. A frame of 64 KiB or more (a produce request, typically) is
+// admitted as soon as its size is in: it takes its in-flight slot, gets a
+// buffer of its own, and each read moves its bytes there straight from
 // gnet's read buffer (assembly.go). gnet's ring would otherwise grow to the
-// frame's size, copy it on every growth, and keep that memory. A
-// connection closed mid-frame gives its slot back. The buffers of such
-// frames come from a pool (framepool.go: best fit, at most 8 MiB idle)
-// and go back to it when the handler calls Request.ReleaseFrame; a
-// request never released is garbage collected. A frame that does not
+// frame's size, copy it on every growth, and keep that memory. The buffer
+// starts at 64 KiB whatever the frame announces and grows with what has
+// arrived (the socket's receive queue is asked how much), so a client that
+// announces 16 MiB and trickles holds what it sent. Beyond its first
+// 64 KiB a frame takes its declared size from queued.max.request.bytes
+// (Config.QueuedMaxRequestBytes, a budget over all connections, 256 MiB
+// by default); one that does not fit waits, its connection not read, until
+// another completes; one always fits when the budget is otherwise empty.
+// When the budget empties after a burst (32 MiB or more) the runtime is
+// asked to hand freed memory back to the OS (at most every 5 s). A request
+// that has not arrived in full RequestReadTimeout after its first byte
+// (30 s, the clients' own request.timeout.ms) closes its connection with
+// a log line; time a connection spends held back by netloop
+// (backpressure, shutdown) does not count. A connection closed mid-frame
+// gives its slot and its budget back. The buffers of such frames come
+// from a pool (framepool.go: best fit, at most 8 MiB idle) and go back to
+// it when the handler calls Request.ReleaseFrame; a request never
+// released is garbage collected. A frame that does not
 // decode (unknown API key, unsupported version, malformed header or
 // body) closes its connection with one log
 // line naming the client's address and client id; nothing else is

@@ -53,6 +53,7 @@ type Server struct {
 	state  atomic.Int32
 	cli    *gnet.Client // the event loops
 	frames *framePool   // buffers of large frames (framepool.go)
+	queued queuedBytes  // queued.max.request.bytes (assembly.go)
 	lns    []*net.TCPListener
 	addrs  []net.Addr
 
@@ -109,6 +110,7 @@ func New(cfg Config, h Handler) (*Server, error) {
 		return nil, err
 	}
 	return &Server{
+		queued:      queuedBytes{limit: cfg.QueuedMaxRequestBytes},
 		cfg:         cfg,
 		h:           h,
 		log:         cfg.Logger,
@@ -316,42 +318,52 @@ func (s *Server) forgetConn(ip string) {
 }
 
 // sweep closes connections idle for longer than ConnectionsMaxIdle and
-// runs the accept watchdog. It runs on its own goroutine and only uses
-// gnet's concurrency-safe Conn.Close.
+// those whose request has been arriving for longer than
+// RequestReadTimeout, and runs the accept watchdog. It runs on its own
+// goroutine and only uses gnet's concurrency-safe Conn.Close.
 func (s *Server) sweep() {
 	defer close(s.sweepDone)
-	idle := s.cfg.ConnectionsMaxIdle
+	idle, readTimeout := s.cfg.ConnectionsMaxIdle, s.cfg.RequestReadTimeout
 	every := min(time.Second, max(s.enrollStuck/4, 10*time.Millisecond)) // the watchdog's pace
-	if idle > 0 {
-		every = min(every, max(idle/4, 10*time.Millisecond))
+	for _, d := range []time.Duration{idle, readTimeout} {
+		if d > 0 {
+			every = min(every, max(d/4, 10*time.Millisecond))
+		}
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
-	var victims []*conn
+	var idlers, stalled []*conn
 	for {
 		select {
 		case <-s.sweepStop:
 			return
 		case now := <-t.C:
 			s.watchdog(now)
-			if idle < 0 {
-				continue
-			}
-			cutoff := now.Add(-idle).UnixNano()
-			victims = victims[:0]
+			idleCutoff := now.Add(-idle).UnixNano()
+			readCutoff := now.Add(-readTimeout).UnixNano()
+			idlers, stalled = idlers[:0], stalled[:0]
 			s.mu.Lock()
 			for c := range s.conns {
-				if c.idleSince(cutoff) {
-					victims = append(victims, c)
+				if since := c.frameSince.Load(); readTimeout > 0 && since != 0 && since < readCutoff {
+					stalled = append(stalled, c)
+				} else if idle > 0 && c.idleSince(idleCutoff) {
+					idlers = append(idlers, c)
 				}
 			}
 			s.mu.Unlock()
-			for _, c := range victims {
+			for _, c := range stalled {
+				if c.closeFromOutside(&s.stats.requestTimeouts) {
+					s.log.Warn("netloop: closing connection: a request did not arrive in full in time",
+						"client", c.remote, "client_id", c.loopClientID(), "timeout", readTimeout)
+				}
+			}
+			for _, c := range idlers {
 				if c.closeFromOutside(&s.stats.connectionsIdleClosed) {
 					s.log.Debug("netloop: closing idle connection", "client", c.remote, "client_id", c.loopClientID(), "idle", idle)
 				}
 			}
-			clear(victims)
+			clear(idlers)
+			clear(stalled)
 		}
 	}
 }

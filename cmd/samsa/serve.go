@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -179,6 +180,12 @@ func closeBroker(b *actors.Broker, cfg *config.Broker, logger *slog.Logger) {
 	}
 }
 
+// Network settings read by name only here (actors/config defines them).
+const (
+	keyQueuedMaxRequestBytes = "queued.max.request.bytes"
+	keyRequestReadTimeout    = "samsa.request.read.timeout.ms"
+)
+
 // netloopConfig maps the broker's network settings.
 func netloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 	nc := netloop.Config{
@@ -190,6 +197,12 @@ func netloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 	}
 	if nc.ConnectionsMaxIdle == 0 {
 		nc.ConnectionsMaxIdle = -1 // Kafka's 0: never close idle connections
+	}
+	if nc.QueuedMaxRequestBytes = config.ParseInt(cfg.Value(keyQueuedMaxRequestBytes)); nc.QueuedMaxRequestBytes <= 0 {
+		nc.QueuedMaxRequestBytes = -1 // Kafka's -1: unbounded
+	}
+	if nc.RequestReadTimeout = time.Duration(config.ParseInt(cfg.Value(keyRequestReadTimeout))) * time.Millisecond; nc.RequestReadTimeout == 0 {
+		nc.RequestReadTimeout = -1 // 0: never
 	}
 	if _, set := cfg.Static[config.KeyNetworkThreads]; set {
 		nc.EventLoops = cfg.NetworkThreads // else one loop per CPU
