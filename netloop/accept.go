@@ -44,65 +44,63 @@ func (s *Server) acceptLoop(ln *net.TCPListener) {
 	var failures uint64
 	for {
 		tc, err := ln.AcceptTCP()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return // Shutdown closed the listener
-			}
-			failures++
-			s.stats.acceptErrors.Add(1)
-			shed := false
-			if isDescriptorLimit(err) {
-				shed = s.shedOne(ln)
-			}
-			if now := time.Now(); now.Sub(lastLog) >= acceptLogEvery {
-				lastLog = now
-				msg := "netloop: accepting a connection failed; backing off and serving the open ones"
-				if isDescriptorLimit(err) {
-					msg = "netloop: out of file descriptors: new connections are closed at once until some close; " +
-						"raise the limit (ulimit -n, LimitNOFILE=) or lower max.connections"
-				}
-				s.log.Error(msg, "listener", ln.Addr().String(), "err", err, "failures", failures,
-					"shed", shed, "open_connections", s.stats.connectionsOpen.Load())
-			}
-			backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
-			select {
-			case <-time.After(backoff):
-			case <-s.acceptStop:
-				return
-			}
+		if err == nil {
+			err = s.enroll(tc)
+		} else if errors.Is(err, net.ErrClosed) {
+			return // Shutdown closed the listener
+		} else if isDescriptorLimit(err) {
+			s.shedOne(ln)
+		}
+		if err == nil {
+			backoff = 0
 			continue
 		}
-		backoff = 0
-		s.enroll(tc)
+		failures++
+		s.stats.acceptErrors.Add(1)
+		if now := time.Now(); now.Sub(lastLog) >= acceptLogEvery {
+			lastLog = now
+			msg := "netloop: accepting a connection failed; backing off and serving the open ones"
+			if isDescriptorLimit(err) {
+				msg = "netloop: out of file descriptors: new connections are closed at once until some close; " +
+					"raise the limit (ulimit -n, LimitNOFILE=) or lower max.connections"
+			}
+			s.log.Error(msg, "listener", ln.Addr().String(), "err", err, "failures", failures,
+				"open_connections", s.stats.connectionsOpen.Load(), "refused", s.stats.connectionsRefused.Load())
+		}
+		backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
+		select {
+		case <-time.After(backoff):
+		case <-s.acceptStop:
+			return
+		}
 	}
 }
 
 // enroll hands an accepted connection to an event loop, which runs OnOpen
-// on it. gnet dups the socket and this copy is closed either way.
-func (s *Server) enroll(tc *net.TCPConn) {
+// on it. gnet dups the socket and this copy is closed either way; a
+// connection gnet could not take (no descriptor for the dup, typically)
+// is closed and the error returned.
+func (s *Server) enroll(tc *net.TCPConn) error {
 	s.enrolling.Store(time.Now().UnixNano())
 	_, err := s.cli.EnrollContext(tc, nil)
 	s.enrolling.Store(0)
 	if err != nil {
 		_ = tc.Close()
 		s.stats.connectionsRefused.Add(1)
-		s.stats.acceptErrors.Add(1)
-		s.log.Warn("netloop: connection closed: it could not be handed to an event loop",
-			"client", tc.RemoteAddr().String(), "err", err)
 	}
+	return err
 }
 
 // shedOne is the answer to EMFILE: the pending connection cannot be
-// accepted, and left in the backlog it would make the listener readable
-// forever (and its client wait for nothing). So the spare descriptor held
-// for this moment is closed, one connection is accepted and closed at
-// once, and the spare is taken again. It reports whether it shed one.
-func (s *Server) shedOne(ln *net.TCPListener) bool {
+// accepted, and left in the backlog its client would wait for nothing.
+// So the spare descriptor held for this moment is closed, one connection
+// is accepted and reset at once, and the spare is taken again.
+func (s *Server) shedOne(ln *net.TCPListener) {
 	s.spareMu.Lock()
 	defer s.spareMu.Unlock()
 	if s.spare == nil {
 		s.spare, _ = os.Open(os.DevNull)
-		return false
+		return
 	}
 	_ = s.spare.Close()
 	s.spare = nil
@@ -116,7 +114,6 @@ func (s *Server) shedOne(ln *net.TCPListener) bool {
 		_ = tc.Close()
 	}
 	s.spare, _ = os.Open(os.DevNull)
-	return err == nil
 }
 
 // isDescriptorLimit reports whether err is the process's or the system's
@@ -127,13 +124,22 @@ func isDescriptorLimit(err error) bool {
 
 // watchdog reports, through Failed, event loops that stopped taking
 // connections: an enrollment that has waited for a loop longer than
-// enrollStuck (a loop that died would leave it waiting forever). It is
-// called from the sweeper's ticks.
+// enrollStuck (a loop that died would leave it waiting forever), on two
+// ticks in a row, so that a process stopped and resumed (SIGSTOP, a
+// frozen VM) is not taken for one whose loops died. It is called from the
+// sweeper's ticks only.
 func (s *Server) watchdog(now time.Time) {
-	if since := s.enrolling.Load(); since != 0 && now.UnixNano()-since > int64(s.enrollStuck) {
-		s.fail(errors.New("netloop: an event loop has not taken a new connection for " + s.enrollStuck.String() +
-			"; the event loops have stopped"))
+	since := s.enrolling.Load()
+	if since == 0 || now.UnixNano()-since <= int64(s.enrollStuck) {
+		s.stuckSince = 0
+		return
 	}
+	if s.stuckSince != since {
+		s.stuckSince = since // seen once; again on the next tick fails
+		return
+	}
+	s.fail(errors.New("netloop: an event loop has not taken a new connection for " + s.enrollStuck.String() +
+		"; the event loops have stopped"))
 }
 
 // fail records that the server can no longer serve, once: Failed is

@@ -62,6 +62,7 @@ type Server struct {
 	acceptStop  chan struct{}
 	enrolling   atomic.Int64  // unix nanoseconds since an enrollment began, or 0
 	enrollStuck time.Duration // see watchdog
+	stuckSince  int64         // sweeper only: the enrollment seen stuck on the last tick
 	spareMu     sync.Mutex
 	spare       *os.File // a descriptor held back for the moment they run out
 
