@@ -25,6 +25,16 @@ const (
 	DefaultMaxOutboundBytes = 4 << 20
 	// DefaultConnectionsMaxIdle is connections.max.idle.ms (10 minutes).
 	DefaultConnectionsMaxIdle = 10 * time.Minute
+	// DefaultQueuedMaxRequestBytes is queued.max.request.bytes: the
+	// memory, over all connections, for large requests being received.
+	// Kafka's default is unbounded; 3 waves of 250 slow senders announcing
+	// 16 MiB each got a broker killed in a 2 GiB cgroup.
+	DefaultQueuedMaxRequestBytes = 256 << 20
+	// DefaultRequestReadTimeout is how long a request may take to arrive
+	// in full, from its first byte. Clients give up on a request after
+	// their request.timeout.ms, 30 s by default, so one still arriving
+	// after that is one nobody waits for.
+	DefaultRequestReadTimeout = 30 * time.Second
 )
 
 // ErrConfig is returned (wrapped) by New for an unusable Config.
@@ -55,6 +65,19 @@ type Config struct {
 	// is closed. 0 means the default (10 minutes); a negative value
 	// disables the check.
 	ConnectionsMaxIdle time.Duration
+	// QueuedMaxRequestBytes is queued.max.request.bytes: a budget, over
+	// all connections, for the bytes of large requests (64 KiB and up)
+	// still being received. A request takes its declared size from it
+	// once its first 64 KiB are in; one that does not fit waits, its
+	// connection not read, until others complete. One request always
+	// fits when nothing else holds the budget. 0 means the default
+	// (DefaultQueuedMaxRequestBytes); negative is unbounded.
+	QueuedMaxRequestBytes int64
+	// RequestReadTimeout bounds how long a request may take to arrive in
+	// full, from its first byte (its size prefix); a connection whose
+	// request is slower is closed with a log line. 0 means the default
+	// (DefaultRequestReadTimeout); negative disables it.
+	RequestReadTimeout time.Duration
 	// MaxConnections is max.connections; 0 = unlimited.
 	MaxConnections int
 	// MaxConnectionsPerIP is max.connections.per.ip; 0 = unlimited.
@@ -102,6 +125,12 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.ConnectionsMaxIdle == 0 {
 		cfg.ConnectionsMaxIdle = DefaultConnectionsMaxIdle
+	}
+	if cfg.QueuedMaxRequestBytes == 0 {
+		cfg.QueuedMaxRequestBytes = DefaultQueuedMaxRequestBytes
+	}
+	if cfg.RequestReadTimeout == 0 {
+		cfg.RequestReadTimeout = DefaultRequestReadTimeout
 	}
 	if cfg.MaxConnections < 0 || cfg.MaxConnectionsPerIP < 0 || cfg.EventLoops < 0 {
 		return cfg, fmt.Errorf("%w: negative MaxConnections, MaxConnectionsPerIP or EventLoops", ErrConfig)

@@ -19,10 +19,13 @@ import (
 //   - Reply, from any goroutine: it files a response in the reorder ring
 //     and, when the response is next in order and the write token is free,
 //     may write it at once (fastpath.go);
-//   - the connection's writer goroutine: it writes responses in sequence
-//     order to sock, the connection's own dup of the socket.
+//   - the connection's writer goroutine, started only when a write must
+//     wait or is large (writer.go): it writes responses in sequence order
+//     to its own dup of the socket and exits when it has nothing more to
+//     write, so an idle connection has no goroutine and one descriptor.
 //
-// Only the holder of the write token (writing) writes to sock.
+// Only the holder of the write token (writing) writes to the socket: the
+// fast path on fd itself (rawWriting), the writer goroutine on its dup.
 //
 // Fields marked "mu" are guarded by mu. gc's concurrency-safe methods
 // (Wake, Close) are called only under mu and only while !closed: once
@@ -30,11 +33,12 @@ import (
 type conn struct {
 	srv    *Server
 	gc     gnet.Conn
-	sock   *socket // dup of the socket, written by the token holder
-	remote string  // "ip:port", for logs and Request.ClientAddr
-	ip     string  // for max.connections.per.ip
+	fd     int    // gnet's descriptor: open and this connection's until OnClose has run
+	remote string // "ip:port", for logs and Request.ClientAddr
+	ip     string // for max.connections.per.ip
 
 	lastActive     atomic.Int64           // unix nanoseconds of the last read or write
+	frameSince     atomic.Int64           // unix nanoseconds since the frame being received began, or 0
 	sharedClientID atomic.Pointer[string] // last client id, for logs off the loop
 
 	// loop
@@ -44,9 +48,10 @@ type conn struct {
 	epfd      int    // the loop's epoll descriptor, valid if epfdKnown and >= 0
 	epfdKnown bool
 	assembly  *assembly // a large frame being read in pieces, or nil
+	memWait   bool      // the assembly waits for budget (queued.max.request.bytes), reading paused
 
 	mu       sync.Mutex
-	cond     sync.Cond // wakes the writer: head ready with the token free, a handoff, or close
+	cond     sync.Cond // OnClose waits on it for a fast-path write on fd to end
 	slots    []slot    // mu: reorder ring, indexed by sequence % len(slots)
 	writeSeq uint64    // mu: sequence number the writer writes next
 	inFlight int       // mu: decoded, not yet written (or dropped)
@@ -58,6 +63,10 @@ type conn struct {
 	writing  bool      // mu: the write token: someone is writing to the socket
 	handoff  *handoff  // mu: a batch the fast path wrote in part, for the writer
 	holding  bool      // mu: the loop is decoding a read; it flushes replies when done
+
+	rawWriting bool    // mu: the token holder is in a system call on fd (fast path)
+	writerOn   bool    // mu: a writer goroutine is running
+	sock       *socket // mu: the running writer's dup of the socket, or nil
 }
 
 // slot holds one response in the reorder ring. ready with a nil resp is a
@@ -67,11 +76,11 @@ type slot struct {
 	ready bool
 }
 
-func newConn(s *Server, gc gnet.Conn, sock *socket, ip string) *conn {
+func newConn(s *Server, gc gnet.Conn, ip string) *conn {
 	c := &conn{
 		srv:    s,
 		gc:     gc,
-		sock:   sock,
+		fd:     gc.Fd(),
 		remote: gc.RemoteAddr().String(),
 		ip:     ip,
 		slots:  make([]slot, s.cfg.MaxInFlightPerConn),
@@ -97,6 +106,32 @@ func (c *conn) admit() (seq uint64, ok bool) {
 	seq = c.nextSeq
 	c.nextSeq++
 	return seq, true
+}
+
+// frameStarted notes that a frame has begun to arrive and not finished,
+// unless one had already: the request read deadline counts from its
+// first bytes. frameEnded notes that none is being received (or that
+// netloop, not the client, holds it back). Loop only.
+func (c *conn) frameStarted() {
+	if c.frameSince.Load() == 0 {
+		c.frameSince.Store(time.Now().UnixNano())
+	}
+}
+
+func (c *conn) frameEnded() {
+	if c.frameSince.Load() != 0 {
+		c.frameSince.Store(0)
+	}
+}
+
+// wake has the loop run OnTraffic for c, which retries what waited (a
+// frame waiting for budget). Any goroutine.
+func (c *conn) wake() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		_ = c.gc.Wake(nil)
+	}
 }
 
 // isMuted reports whether the connection is waiting for its writer to
@@ -151,27 +186,57 @@ func (c *conn) flushHeld() {
 }
 
 // markClosed is OnClose's part: no more gnet calls, replies from now on
-// are dropped, the writer discards what is filed, closes its descriptor
-// (which finally closes the socket: gnet has closed only its own) and
-// exits. A write waiting for room on a client that does not read is
-// broken off.
+// are dropped, and what is filed is discarded. gnet closes fd once OnClose
+// returns, so a fast-path write in progress on it is waited for (one
+// non-blocking system call): after that, nothing writes to fd, and its
+// number may be reused. A running writer goroutine writes on its own dup,
+// which keeps the socket open until it exits: it discards what is filed
+// itself, and a write of it waiting for room on a client that does not
+// read is broken off.
 func (c *conn) markClosed() {
 	c.mu.Lock()
 	c.closed = true
-	c.cond.Broadcast()
+	for c.rawWriting {
+		c.cond.Wait()
+	}
+	var dropped []*wire.Response
+	var sock *socket
+	if c.writerOn {
+		sock = c.sock
+	} else {
+		dropped = c.takeAllLocked()
+	}
 	c.mu.Unlock()
-	c.sock.shutdownWaits()
+	c.drop(dropped)
+	if sock != nil {
+		sock.shutdownWaits()
+	}
+}
+
+// wakeWriterLocked makes sure a writer goroutine looks at the ring: it
+// starts one unless one is running (a running writer looks again before
+// it exits). Under mu, while !closed.
+func (c *conn) wakeWriterLocked() {
+	if c.writerOn {
+		return
+	}
+	c.writerOn = true
+	c.srv.writers.Add(1)
+	go c.writeLoop()
 }
 
 // closeFromOutside asks the loop to close the connection, unless it is
-// closed or already asked to. It reports whether it asked. Any goroutine.
-func (c *conn) closeFromOutside() bool {
+// closed or already asked to. It reports whether it asked, after counting
+// it in count: first, so that whoever sees the close sees the count.
+// Any goroutine.
+func (c *conn) closeFromOutside(count *atomic.Uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || c.closing {
 		return false
 	}
 	c.closing = true
+	count.Add(1)
 	_ = c.gc.Close()
 	return true
 }

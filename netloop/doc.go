@@ -29,8 +29,8 @@
 // Three kinds of goroutine touch a connection.
 //
 // The gnet loop that owns it (Config.EventLoops of them, one per CPU by
-// default; gnet's main reactor accepts and deals connections out round
-// robin) runs OnOpen, OnTraffic and OnClose. It reads the socket, frames,
+// default; netloop accepts and hands each connection to the loop with the
+// fewest, see Accepting) runs OnOpen, OnTraffic and OnClose. It reads the socket, frames,
 // copies each frame out of gnet's reused buffers into a buffer the
 // request owns, decodes it, assigns the connection's next sequence number
 // and calls Handle. It never writes to a socket, never blocks and never
@@ -38,46 +38,55 @@
 //
 // Any goroutine may call Reply. Reply files the response in the
 // connection's reorder ring under a mutex and, if it is the next one in
-// order, either writes it at once (the fast path below) or signals the
-// writer.
+// order, either writes it at once (the fast path below) or starts the
+// connection's writer goroutine.
 //
-// Each connection has a writer goroutine. In OnOpen the loop dups the
-// socket (gnet.Conn.Dup, on the loop, where the descriptor is known to be
-// this connection's); the dup is written with plain non-blocking system
-// calls and is not registered with Go's netpoller, which would wake on
-// every inbound packet (socket.go). A write that finds the socket full
-// registers a second dup for as long as its batch takes and parks on it
-// until the socket drains (Stats.WriteWaits counts those waits). Writes
-// are serialized by a write token (conn.writing):
-// whoever holds it is the only writer. The writer goroutine waits for the
-// token and the response with the next sequence number, takes it and
-// every consecutive ready one, writes their byte chunks with writev and
-// their file regions with sendfile, then calls Done. A slow client, a full
+// A connection may have a writer goroutine, started only when a write
+// cannot be made at once by whoever replied (below): file regions, large
+// responses, the rest of a write the socket took only in part. It exits
+// as soon as it has nothing to write, so an idle connection costs no
+// goroutine (5,000 idle clients used to cost 5,000 stacks for the garbage
+// collector to scan on every cycle) and one descriptor, gnet's. The
+// writer makes its own dup of the socket when it starts (under the
+// connection's mutex while the connection is open, when gnet's descriptor
+// is known to be this connection's) and closes it as it exits; the dup is
+// written with plain non-blocking system calls and is not registered with
+// Go's netpoller, which would wake on every inbound packet (socket.go). A
+// write that finds the socket full registers a second dup for as long as
+// its batch takes and parks on it until the socket drains
+// (Stats.WriteWaits counts those waits). Writes are serialized by a write
+// token (conn.writing): whoever holds it is the only writer. The writer
+// goroutine takes the response with the next sequence number and every
+// consecutive ready one, writes their byte chunks with writev and their
+// file regions with sendfile, then calls Done. A slow client, a full
 // socket buffer or a cold page cache blocks only this goroutine. gnet's
 // own write path is never used, so its unbounded outbound buffer stays
 // empty.
 //
-// Fast path: waking the writer costs a goroutine handoff per response,
-// which dominates small requests. So when Reply files the next response
-// in order and the token is free, the replying goroutine (an actor, or the
+// Fast path: handing every response to a writer goroutine costs a
+// goroutine switch per response, which dominates small requests. So when
+// Reply files the next response in order and the token is free, the replying goroutine (an actor, or the
 // loop itself when Handle answers at once) takes the token and makes one
 // non-blocking writev of the ready run of responses, if they are bytes
-// only and at most 64 KiB. If the socket takes only part (EAGAIN, a short
-// write), the rest is handed to the writer goroutine, which finishes it;
-// the replier never waits. File regions and larger responses always go
-// through the writer goroutine. Done may therefore run on the replying
+// only and at most 64 KiB, on gnet's own descriptor. If the socket takes
+// only part (EAGAIN, a short write), the rest is handed to a writer
+// goroutine, which finishes it; the replier never waits. File regions and
+// larger responses always go through the writer goroutine. Done may therefore run on the replying
 // goroutine, including the loop: it must be quick. While the loop decodes
 // a read, replies filed meanwhile are held and flushed together when the
 // read is done, so the answers to a pipelined burst leave in one writev.
 //
-// gnet closes only its descriptor; the socket closes when the writer's
-// dup closes too: OnClose breaks off a write waiting for room on a client
-// that does not read, and the writer goroutine closes the dup as it
-// exits, once no replier holds the write token (so no write can reach a
-// reused descriptor number). After OnClose, netloop makes no more gnet
-// calls for the connection: gnet.Conn.Wake and Close are made under the
-// connection's mutex and only while it is open, since after the engine
-// stops a stale call could reach a reused descriptor.
+// gnet closes its descriptor right after OnClose returns. So OnClose
+// waits for a fast-path write in progress on it (one non-blocking system
+// call) and marks the connection closed: nothing writes to that
+// descriptor afterwards, and its number may be reused at once. A running
+// writer holds its own dup, which keeps the socket open until it exits:
+// OnClose breaks off a write of it waiting for room on a client that does
+// not read, and the writer drops what is filed and closes the dup. After
+// OnClose, netloop makes no more gnet calls for the connection:
+// gnet.Conn.Wake and Close are made under the connection's mutex and only
+// while it is open, since after the engine stops a stale call could reach
+// a reused descriptor.
 //
 // An idle sweeper goroutine (connections.max.idle.ms) uses only gnet's
 // concurrency-safe Conn.Close.
@@ -91,15 +100,28 @@
 // small frame is taken only when complete; until then its bytes wait in
 // gnet's inbound buffer, however many reads it takes (one byte at a time
 // is fine), and one read may carry many frames, all decoded in that
-// OnTraffic. A frame of 64 KiB to 16 MiB (a produce request, typically)
-// is admitted as soon as its size is in: it takes its in-flight slot, gets
-// a buffer of its own, and each read moves its bytes there straight from
+// OnTraffic. A frame of 64 KiB or more (a produce request, typically) is
+// admitted as soon as its size is in: it takes its in-flight slot, gets a
+// buffer of its own, and each read moves its bytes there straight from
 // gnet's read buffer (assembly.go). gnet's ring would otherwise grow to the
-// frame's size, copy it on every growth, and keep that memory. A
-// connection closed mid-frame gives its slot back. The buffers of such
-// frames come from a pool (framepool.go: best fit, at most 8 MiB idle)
-// and go back to it when the handler calls Request.ReleaseFrame; a
-// request never released is garbage collected. A frame that does not
+// frame's size, copy it on every growth, and keep that memory. The buffer
+// starts at 64 KiB whatever the frame announces and grows with what has
+// arrived (the socket's receive queue is asked how much), so a client that
+// announces 16 MiB and trickles holds what it sent. Beyond its first
+// 64 KiB a frame takes its declared size from queued.max.request.bytes
+// (Config.QueuedMaxRequestBytes, a budget over all connections, 256 MiB
+// by default); one that does not fit waits, its connection not read, until
+// another completes; one always fits when the budget is otherwise empty.
+// When the budget empties after a burst (32 MiB or more) the runtime is
+// asked to hand freed memory back to the OS (at most every 5 s). A request
+// that has not arrived in full RequestReadTimeout after its first byte
+// (30 s, the clients' own request.timeout.ms) closes its connection with
+// a log line; time a connection spends held back by netloop
+// (backpressure, shutdown) does not count. A connection closed mid-frame
+// gives its slot and its budget back. The buffers of such frames come
+// from a pool (framepool.go: best fit, at most 8 MiB idle) and go back to
+// it when the handler calls Request.ReleaseFrame; a request never
+// released is garbage collected. A frame that does not
 // decode (unknown API key, unsupported version, malformed header or
 // body) closes its connection with one log
 // line naming the client's address and client id; nothing else is
@@ -109,6 +131,26 @@
 //
 // max.connections and max.connections.per.ip are checked in OnOpen; an
 // extra connection is closed at once with a log line.
+//
+// # Accepting
+//
+// netloop owns its listeners (net.Listen, one goroutine per listener
+// blocked in Accept) and enrolls each accepted connection with a gnet
+// client engine: event loops without listeners (accept.go). gnet's server
+// engine took any accept(2) failure but a few transient ones as fatal and
+// stopped, closing every connection, so a broker at its descriptor limit
+// (EMFILE) lived on with a dead port. Here a failed accept is logged (at
+// most every 10 s while it persists), accepting backs off (5 ms doubling
+// to 500 ms, reset by the next success) and the open connections are
+// served throughout. At EMFILE the pending connection is shed: a spare
+// descriptor kept for the purpose is closed, the connection accepted and
+// reset at once, and the spare taken again, so clients learn instead of
+// waiting in the backlog. Enrolling dups the socket for gnet and closes
+// Go's copy, so a connection holds two descriptors only for that moment.
+//
+// If the loops stop on their own (a gnet failure: an enrollment no loop
+// takes within 10 s), Failed is closed and Err says why; the broker
+// process exits non-zero on it rather than lingering.
 //
 // # Ordering
 //
@@ -165,8 +207,9 @@
 //   - A cold page cache makes sendfile block on disk; that blocks only
 //     the connection's writer goroutine (the runtime hands its P to
 //     another thread), never a loop.
-//   - Each connection costs one goroutine and one extra descriptor (two
-//     while a write waits for room).
+//   - While a connection's writer runs it holds one extra descriptor
+//     (two while a write waits for room) and a goroutine; an idle
+//     connection holds neither.
 //   - sendfile never applies to TLS. Files without a descriptor, kernels
 //     that refuse sendfile for a file (EINVAL, ENOSYS, EOPNOTSUPP) and
 //     non-Linux builds take the copying path: ReadAt into a pooled 64 KiB
@@ -179,19 +222,16 @@
 //
 // # Shutdown
 //
-// Shutdown(ctx): stop accepting (new connections are refused) and stop
-// decoding; tell a Handler that implements Drainer to answer what it holds
-// back (parked fetches); wait until every decoded request has been answered
-// and its response written or dropped; stop the gnet engine, which closes
-// the listeners and calls OnClose for every connection; wait for the writers
-// to exit. ctx bounds the whole; when it expires the connections are closed
-// anyway and ctx's error is returned. gnet's Engine.Stop polls for
-// completion every 500 ms, so netloop starts the stop with an already done
-// context and waits for gnet.Rotate to return instead.
+// Shutdown(ctx): close the listeners (new connections are refused) and
+// stop decoding; tell a Handler that implements Drainer to answer what it
+// holds back (parked fetches); wait until every decoded request has been
+// answered and its response written or dropped; stop the event loops,
+// which call OnClose for every connection; wait for the writers to exit.
+// ctx bounds the whole; when it expires the connections are closed anyway
+// and ctx's error is returned.
 //
 // # Port 0
 //
-// gnet has no Addr(). Listeners are created without SO_REUSEPORT (gnet's
-// main reactor accepts for all loops), so port 0 binds one port, and
-// Start reads it back from a dup of the listener (Engine.DupListener).
+// Start binds every listener itself before any loop runs, so port 0 is
+// resolved when Start returns (Addrs).
 package netloop

@@ -17,14 +17,9 @@ type events struct {
 	s *Server
 }
 
-func (e *events) OnBoot(eng gnet.Engine) gnet.Action {
-	e.s.eng = eng
-	close(e.s.booted)
-	return gnet.None
-}
-
-// OnOpen applies the connection limits, gives the connection its writer
-// (a dup of the socket and a goroutine) and attaches netloop's state.
+// OnOpen applies the connection limits and attaches netloop's state. The
+// connection gets no goroutine and no other descriptor: its writer starts
+// when a write needs one (writer.go).
 func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	s := e.s
 	remote := gc.RemoteAddr()
@@ -34,22 +29,13 @@ func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		s.log.Warn("netloop: connection refused", "client", remote.String(), "reason", reason)
 		return nil, gnet.Close
 	}
-	sock, err := s.dupSocket(gc)
-	if err != nil {
-		s.forgetConn(ip)
-		s.stats.connectionsRefused.Add(1)
-		s.log.Error("netloop: connection refused: cannot give it a writer", "client", remote.String(), "err", err)
-		return nil, gnet.Close
-	}
-	c := newConn(s, gc, sock, ip)
+	c := newConn(s, gc, ip)
 	gc.SetContext(c)
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	s.stats.connectionsAccepted.Add(1)
 	s.stats.connectionsOpen.Add(1)
-	s.writers.Add(1)
-	go c.writeLoop()
 	return nil, gnet.None
 }
 
@@ -61,10 +47,15 @@ func (e *events) OnClose(gc gnet.Conn, _ error) gnet.Action {
 	s := e.s
 	c.markClosed()
 	if a := c.assembly; a != nil {
-		// The frame never completed: give back its in-flight slot.
+		// The frame never completed: give back its in-flight slot and
+		// what it held of the budget.
 		c.assembly = nil
 		c.deliver(a.seq, nil)
+		s.release(a)
 		s.frames.put(a.frame)
+	}
+	if c.memWait {
+		s.queued.forget(c)
 	}
 	s.mu.Lock()
 	delete(s.conns, c)
@@ -84,6 +75,11 @@ func (e *events) OnTraffic(gc gnet.Conn) gnet.Action {
 	if c == nil {
 		return gnet.Close
 	}
+	if h := e.s.hooks.trafficAction; h != nil {
+		if act, ok := h(); ok {
+			return act
+		}
+	}
 	act := e.s.serve(gc, c)
 	if h := e.s.hooks.afterTraffic; h != nil {
 		h(gc.InboundBuffered())
@@ -100,6 +96,7 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 	c.holdWrites()
 	defer c.flushHeld()
 	if s.draining.Load() && c.assembly == nil {
+		c.frameEnded()
 		s.pauseReading(gc, c)
 		return gnet.None
 	}
@@ -110,12 +107,14 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 			return act
 		}
 		if s.draining.Load() {
+			c.frameEnded()
 			s.pauseReading(gc, c)
 			return gnet.None
 		}
 	}
 	if c.paused {
 		if c.isMuted() {
+			c.frameEnded() // held back by us, not by the client
 			return gnet.None
 		}
 		s.resumeReading(gc, c)
@@ -129,7 +128,13 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 	for {
 		hdr, err := gc.Peek(4)
 		if err != nil {
-			return gnet.None // fewer than 4 bytes so far
+			// Fewer than 4 bytes so far: a frame has begun if any.
+			if gc.InboundBuffered() > 0 {
+				c.frameStarted()
+			} else {
+				c.frameEnded()
+			}
+			return gnet.None
 		}
 		size := int32(binary.BigEndian.Uint32(hdr))
 		if size < 0 || size > s.cfg.MaxRequestBytes {
@@ -141,9 +146,11 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 		}
 		complete := gc.InboundBuffered() >= 4+int(size)
 		if !complete && !assembles(size) {
+			c.frameStarted()
 			return gnet.None // wait for the rest of the frame
 		}
 		if !s.begin() {
+			c.frameEnded()
 			s.pauseReading(gc, c)
 			return gnet.None
 		}
@@ -151,6 +158,7 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 		if !ok {
 			s.finish(1)
 			s.stats.mutes.Add(1)
+			c.frameEnded()
 			s.pauseReading(gc, c)
 			return gnet.None
 		}
@@ -158,8 +166,10 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 		if !complete {
 			// Read the rest as it arrives straight into the frame's own
 			// buffer, instead of letting gnet's inbound ring grow to hold
-			// it and copying it out at the end.
-			c.assembly = newAssembly(seq, s.frames.get(int(size)))
+			// it and copying it out at the end. The buffer starts small
+			// and grows with what arrives (assembly.go).
+			c.frameStarted()
+			c.assembly = newAssembly(seq, int(size), s.frames.get(min(int(size), assembleMin)))
 			if act, done := s.assemble(gc, c); !done || act != gnet.None {
 				return act
 			}
@@ -179,6 +189,7 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 				"want", len(frame), "got", n)
 			return gnet.Close
 		}
+		c.frameEnded()
 		if act := s.dispatch(c, seq, frame); act != gnet.None {
 			return act
 		}
@@ -187,18 +198,42 @@ func (s *Server) serve(gc gnet.Conn, c *conn) gnet.Action {
 
 // assemble moves what has arrived into the connection's assembling frame
 // and, once it is complete, dispatches it. done reports completion; act
-// is dispatch's verdict.
+// is dispatch's verdict. A frame that cannot grow for want of budget
+// (queued.max.request.bytes) stops its connection being read until budget
+// is given back and the connection woken.
 func (s *Server) assemble(gc gnet.Conn, c *conn) (act gnet.Action, done bool) {
-	frame, seq, complete, err := c.assembly.fill(gc)
-	if !complete {
-		if err != nil {
-			s.log.Debug("netloop: connection ended in the middle of a frame", "client", c.remote, "err", err)
-			return gnet.Close, false
+	a := c.assembly
+	for {
+		res, err := s.fill(gc, a)
+		if res == fillBlocked {
+			if s.queued.wait(c, int64(a.size)) {
+				if !c.memWait {
+					c.memWait = true
+					s.stats.budgetWaits.Add(1)
+				}
+				s.pauseReading(gc, c)
+				return gnet.None, false
+			}
+			continue // budget was given back meanwhile
 		}
-		return gnet.None, false
+		if c.memWait {
+			c.memWait = false
+			if c.paused {
+				s.resumeReading(gc, c)
+			}
+		}
+		if res == fillMore {
+			if err != nil {
+				s.log.Debug("netloop: connection ended in the middle of a frame", "client", c.remote, "err", err)
+				return gnet.Close, false
+			}
+			return gnet.None, false
+		}
+		c.assembly = nil
+		s.release(a)
+		c.frameEnded()
+		return s.dispatch(c, a.seq, a.frame), true
 	}
-	c.assembly = nil
-	return s.dispatch(c, seq, frame), true
 }
 
 // dispatch decodes one frame and hands it to the Handler. A frame that

@@ -15,7 +15,9 @@ import (
 // (EAGAIN, a partial write) is handed to the writer goroutine, which
 // finishes it with blocking semantics; file regions and large responses
 // always go through the writer. The replier never waits: the fast path is
-// one non-blocking system call.
+// one non-blocking system call, made on gnet's own descriptor (fd), so an
+// idle connection needs no other. OnClose waits for that call to end
+// (conn.rawWriting) before gnet closes fd.
 
 const (
 	fastPathMaxBytes  = 64 << 10 // larger batches go to the writer
@@ -34,8 +36,13 @@ type handoff struct {
 // the token and the batch, releases mu and writes; otherwise it wakes the
 // writer (if the token is free) and releases mu.
 func (c *conn) tryFastPathLocked() {
-	if c.writing || c.handoff != nil || c.broken {
+	if c.writing || c.handoff != nil {
 		c.mu.Unlock() // the token holder (or the writer, for the handoff) sees the new head
+		return
+	}
+	if c.broken {
+		c.wakeWriterLocked() // it discards what is filed
+		c.mu.Unlock()
 		return
 	}
 	// Take the longest run of ready responses from the head that fits.
@@ -70,11 +77,11 @@ run:
 		chunks += rc
 	}
 	if k == 0 {
-		c.cond.Signal() // the writer takes it
+		c.wakeWriterLocked() // the writer takes it
 		c.mu.Unlock()
 		return
 	}
-	c.writing = true
+	c.writing, c.rawWriting = true, true
 	// Fresh slices: after finishBatch gives the token back, they may still
 	// be read here or sit in a handoff.
 	batch := make([]*wire.Response, 0, k)
@@ -102,30 +109,36 @@ func (c *conn) fastWrite(batch []*wire.Response) {
 			}
 		}
 	}
-	written, err := c.sock.tryWritev(iov)
+	written, err := tryWritev(c.fd, iov)
 	c.srv.stats.bytesWritten.Add(uint64(written))
+	c.mu.Lock()
+	c.rawWriting = false
+	closed := c.closed
+	if closed {
+		c.cond.Broadcast() // OnClose waits for this write to end
+	}
 	if err == nil && written == total {
+		c.mu.Unlock()
 		c.finishBatch(batch, nil)
 		return
 	}
 	if err != nil && err != unix.EAGAIN {
+		c.mu.Unlock()
 		c.finishBatch(batch, err)
+		return
+	}
+	if closed {
+		c.mu.Unlock()
+		c.finishBatch(batch, errClosedWhileWriting)
 		return
 	}
 	// The socket took part of it: the writer finishes with blocking
 	// semantics. The token is free, but no fast path runs while a handoff
 	// is pending.
-	rest := advance(iov, written)
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		c.finishBatch(batch, errClosedWhileWriting)
-		return
-	}
 	c.writing = false
-	c.handoff = &handoff{batch: batch, iov: rest}
+	c.handoff = &handoff{batch: batch, iov: advance(iov, written)}
 	c.srv.stats.handoffs.Add(1)
-	c.cond.Signal()
+	c.wakeWriterLocked()
 	c.mu.Unlock()
 	if h := c.srv.hooks.handoff; h != nil {
 		h()

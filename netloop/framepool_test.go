@@ -70,8 +70,10 @@ func TestReleasedFrameIsReused(t *testing.T) {
 			t.Fatalf("response %d, want %d", corr, round)
 		}
 	}
-	if st := s.Stats(); st.FrameBuffersReused != 2 {
-		t.Fatalf("%d frame buffers reused over 3 released frames, want 2", st.FrameBuffersReused)
+	// At least the two later frames' whole buffers (the first buffers of
+	// frames that grew as they arrived are reused too).
+	if st := s.Stats(); st.FrameBuffersReused < 2 {
+		t.Fatalf("%d frame buffers reused over 3 released frames, want at least 2", st.FrameBuffersReused)
 	}
 }
 

@@ -3,6 +3,7 @@ package netloop
 import (
 	"context"
 	"errors"
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,12 +91,12 @@ func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 		returned.Store(true)
 		done <- err
 	}()
-	// New connections are refused from now on (dial may still succeed
-	// at the kernel until the listener closes, but nothing is served).
+	// New connections are refused from now on: the listener is closed.
 	waitSignal(t, draining, "Shutdown to begin")
-	late := dial(t, s.Addrs()[0])
-	late.send(metadataFrame(99))
-	late.expectClosed()
+	if late, err := net.DialTimeout("tcp", s.Addrs()[0].String(), testTimeout); err == nil {
+		late.Close()
+		t.Fatal("a connection was accepted while shutting down")
+	}
 
 	r2.Reply(corrOnly(2))
 	if returned.Load() {

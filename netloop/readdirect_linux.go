@@ -28,3 +28,13 @@ func readDirect(fd int, p []byte) (n int, err error) {
 	}
 	return n, nil
 }
+
+// pendingBytes is how many bytes the socket fd holds unread (0 if it
+// cannot tell), so a growing frame can be sized to what has arrived.
+func pendingBytes(fd int) int {
+	n, err := unix.IoctlGetInt(fd, unix.SIOCINQ)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}

@@ -50,13 +50,25 @@ type Server struct {
 	log   *slog.Logger
 	stats counters
 
-	state   atomic.Int32
-	eng     gnet.Engine   // set in OnBoot, read after booted
-	booted  chan struct{} // closed by OnBoot
-	frames  *framePool    // buffers of large frames (framepool.go)
-	runDone chan struct{} // closed when gnet.Rotate returns
-	runErr  error         // gnet.Rotate's result, read after runDone
-	addrs   []net.Addr
+	state  atomic.Int32
+	cli    *gnet.Client // the event loops
+	frames *framePool   // buffers of large frames (framepool.go)
+	queued queuedBytes  // queued.max.request.bytes (assembly.go)
+	lns    []*net.TCPListener
+	addrs  []net.Addr
+
+	// Accepting (accept.go).
+	acceptors   sync.WaitGroup
+	acceptStop  chan struct{}
+	enrolling   atomic.Int64  // unix nanoseconds since an enrollment began, or 0
+	enrollStuck time.Duration // see watchdog
+	stuckSince  int64         // sweeper only: the enrollment seen stuck on the last tick
+	spareMu     sync.Mutex
+	spare       *os.File // a descriptor held back for the moment they run out
+
+	failOnce sync.Once
+	failed   chan struct{} // closed by fail
+	failErr  error
 
 	// Graceful shutdown: draining stops decoding and accepting; pending
 	// counts requests decoded and not yet finished (written, or dropped
@@ -84,6 +96,9 @@ type testHooks struct {
 	afterClose   func()                    // after each OnClose of an admitted connection
 	draining     func()                    // once Shutdown has begun draining
 	handoff      func()                    // after a fast-path write is handed to the writer
+	// trafficAction, when it reports true, replaces OnTraffic's work with
+	// its action (a test kills a loop with gnet.Shutdown).
+	trafficAction func() (gnet.Action, bool)
 }
 
 // New checks cfg and returns a server that is not yet listening.
@@ -96,17 +111,19 @@ func New(cfg Config, h Handler) (*Server, error) {
 		return nil, err
 	}
 	return &Server{
-		cfg:       cfg,
-		h:         h,
-		log:       cfg.Logger,
-		booted:    make(chan struct{}),
-		frames:    newFramePool(),
-		runDone:   make(chan struct{}),
-		drained:   make(chan struct{}, 1),
-		sweepStop: make(chan struct{}),
-		sweepDone: make(chan struct{}),
-		conns:     make(map[*conn]struct{}),
-		perIP:     make(map[string]int),
+		queued:      queuedBytes{limit: cfg.QueuedMaxRequestBytes},
+		cfg:         cfg,
+		h:           h,
+		log:         cfg.Logger,
+		frames:      newFramePool(),
+		acceptStop:  make(chan struct{}),
+		enrollStuck: enrollStuck,
+		failed:      make(chan struct{}),
+		drained:     make(chan struct{}, 1),
+		sweepStop:   make(chan struct{}),
+		sweepDone:   make(chan struct{}),
+		conns:       make(map[*conn]struct{}),
+		perIP:       make(map[string]int),
 	}, nil
 }
 
@@ -116,17 +133,17 @@ func (s *Server) Start() error {
 	if !s.state.CompareAndSwap(stateNew, stateRunning) {
 		return ErrStarted
 	}
-	urls := make([]string, len(s.cfg.Listeners))
-	for i, l := range s.cfg.Listeners {
-		urls[i] = "tcp://" + l
+	for _, l := range s.cfg.Listeners {
+		ln, err := net.Listen("tcp", l)
+		if err != nil {
+			s.closeListeners()
+			return fmt.Errorf("netloop: listener %s: %w", l, err)
+		}
+		s.lns = append(s.lns, ln.(*net.TCPListener))
+		s.addrs = append(s.addrs, ln.Addr())
 	}
 	opts := []gnet.Option{
 		gnet.WithMulticore(true),
-		// One listener, accepted by gnet's main reactor and spread over the
-		// loops: with SO_REUSEPORT every loop would bind its own listener,
-		// and port 0 would give each a different port.
-		gnet.WithReusePort(false),
-		gnet.WithReuseAddr(true),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithReadBufferCap(readBufferCap),
 		gnet.WithLogger(gnetLogger{s.log}),
@@ -134,64 +151,33 @@ func (s *Server) Start() error {
 	if s.cfg.EventLoops > 0 {
 		opts = append(opts, gnet.WithNumEventLoop(s.cfg.EventLoops))
 	}
-	go func() {
-		s.runErr = gnet.Rotate(&events{s: s}, urls, opts...)
-		close(s.runDone)
-	}()
-	select {
-	case <-s.booted:
-	case <-s.runDone:
-		close(s.sweepDone)
-		if s.runErr == nil {
-			s.runErr = errors.New("gnet engine stopped before boot")
-		}
-		return fmt.Errorf("netloop: start: %w", s.runErr)
+	// A gnet client engine: event loops without listeners of their own
+	// (accept.go says why).
+	cli, err := gnet.NewClient(&events{s: s}, opts...)
+	if err == nil {
+		err = cli.Start()
 	}
-	go s.sweepIdle()
-	go s.watchEngine()
-	for _, l := range s.cfg.Listeners {
-		a, err := s.boundAddr(l)
-		if err != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = s.Shutdown(ctx)
-			return fmt.Errorf("netloop: listener %s: %w", l, err)
-		}
-		s.addrs = append(s.addrs, a)
+	if err != nil {
+		s.closeListeners()
+		return fmt.Errorf("netloop: start: %w", err)
+	}
+	s.cli = cli
+	s.spare, _ = os.Open(os.DevNull) // held for shedOne; without it, EMFILE only backs off
+	go s.sweep()
+	for _, ln := range s.lns {
+		s.acceptors.Add(1)
+		go s.acceptLoop(ln)
 	}
 	s.log.Info("netloop: listening", "addrs", s.addrs, "max_request_bytes", s.cfg.MaxRequestBytes,
-		"max_in_flight_per_conn", s.cfg.MaxInFlightPerConn)
+		"max_in_flight_per_conn", s.cfg.MaxInFlightPerConn, "max_connections", s.cfg.MaxConnections)
 	return nil
 }
 
-// watchEngine reports a gnet engine that stops on its own. gnet stops the
-// whole engine when accept(2) fails with anything but a transient error,
-// notably EMFILE/ENFILE when the process runs out of descriptors (each
-// connection costs two: gnet's and the writer's dup), so keep
-// MaxConnections well below RLIMIT_NOFILE/2.
-func (s *Server) watchEngine() {
-	<-s.runDone
-	if s.state.Load() == stateRunning {
-		s.log.Error("netloop: the gnet engine stopped unexpectedly; no connections are served any more",
-			"err", s.runErr, "listeners", s.cfg.Listeners)
+// closeListeners closes every listener: new connections are refused.
+func (s *Server) closeListeners() {
+	for _, ln := range s.lns {
+		_ = ln.Close()
 	}
-}
-
-// boundAddr asks the kernel where listener l is bound (port 0 resolved):
-// gnet has no Addr(), but it can hand out a dup of the listener.
-func (s *Server) boundAddr(l string) (net.Addr, error) {
-	fd, err := s.eng.DupListener("tcp", l)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), "listener")
-	defer f.Close()
-	ln, err := net.FileListener(f)
-	if err != nil {
-		return nil, err
-	}
-	defer ln.Close()
-	return ln.Addr(), nil
 }
 
 // Addrs returns the listeners' bound addresses, in Config.Listeners order.
@@ -214,13 +200,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil // already shut down or shutting down
 	}
 	s.draining.Store(true)
+	s.closeListeners()
+	close(s.acceptStop)
 	if d, ok := s.h.(Drainer); ok {
 		d.Drain()
 	}
 	if h := s.hooks.draining; h != nil {
 		h()
 	}
+	// An enrollment in progress finishes (OnOpen refuses it), unless the
+	// loops have died under it.
 	var err error
+	acceptorsDone := make(chan struct{})
+	go func() { s.acceptors.Wait(); close(acceptorsDone) }()
+	select {
+	case <-acceptorsDone:
+	case <-s.failed: // an acceptor may be stuck on a dead loop
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
 	for s.pending.Load() > 0 && err == nil {
 		select {
 		case <-s.drained:
@@ -234,12 +232,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	close(s.sweepStop)
 	<-s.sweepDone
 
-	// Engine.Stop polls for completion every 500 ms; ask it to stop with a
-	// context that is already done, and wait for gnet.Rotate to return
-	// instead. Every connection gets OnClose before the loops exit.
-	stopNow, cancel := context.WithCancel(context.Background())
-	cancel()
-	_ = s.eng.Stop(stopNow)
+	// Stopping the loops closes every connection (OnClose) first.
+	stopped := make(chan struct{})
+	go func() {
+		_ = s.cli.Stop()
+		close(stopped)
+	}()
 	wait := func(done <-chan struct{}) {
 		if err != nil {
 			return
@@ -250,7 +248,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
-	wait(s.runDone)
+	wait(stopped)
+	s.spareMu.Lock()
+	if s.spare != nil {
+		_ = s.spare.Close()
+		s.spare = nil
+	}
+	s.spareMu.Unlock()
 	writersDone := make(chan struct{})
 	go func() { s.writers.Wait(); close(writersDone) }()
 	wait(writersDone)
@@ -314,40 +318,53 @@ func (s *Server) forgetConn(ip string) {
 	}
 }
 
-// sweepIdle closes connections idle for longer than ConnectionsMaxIdle.
-// It runs on its own goroutine and only uses gnet's concurrency-safe
-// Conn.Close.
-func (s *Server) sweepIdle() {
+// sweep closes connections idle for longer than ConnectionsMaxIdle and
+// those whose request has been arriving for longer than
+// RequestReadTimeout, and runs the accept watchdog. It runs on its own
+// goroutine and only uses gnet's concurrency-safe Conn.Close.
+func (s *Server) sweep() {
 	defer close(s.sweepDone)
-	idle := s.cfg.ConnectionsMaxIdle
-	if idle < 0 {
-		<-s.sweepStop
-		return
+	idle, readTimeout := s.cfg.ConnectionsMaxIdle, s.cfg.RequestReadTimeout
+	every := min(time.Second, max(s.enrollStuck/4, 10*time.Millisecond)) // the watchdog's pace
+	for _, d := range []time.Duration{idle, readTimeout} {
+		if d > 0 {
+			every = min(every, max(d/4, 10*time.Millisecond))
+		}
 	}
-	t := time.NewTicker(min(max(idle/4, 10*time.Millisecond), 30*time.Second))
+	t := time.NewTicker(every)
 	defer t.Stop()
-	var victims []*conn
+	var idlers, stalled []*conn
 	for {
 		select {
 		case <-s.sweepStop:
 			return
 		case now := <-t.C:
-			cutoff := now.Add(-idle).UnixNano()
-			victims = victims[:0]
+			s.watchdog(now)
+			idleCutoff := now.Add(-idle).UnixNano()
+			readCutoff := now.Add(-readTimeout).UnixNano()
+			idlers, stalled = idlers[:0], stalled[:0]
 			s.mu.Lock()
 			for c := range s.conns {
-				if c.idleSince(cutoff) {
-					victims = append(victims, c)
+				if since := c.frameSince.Load(); readTimeout > 0 && since != 0 && since < readCutoff {
+					stalled = append(stalled, c)
+				} else if idle > 0 && c.idleSince(idleCutoff) {
+					idlers = append(idlers, c)
 				}
 			}
 			s.mu.Unlock()
-			for _, c := range victims {
-				if c.closeFromOutside() {
-					s.stats.connectionsIdleClosed.Add(1)
+			for _, c := range stalled {
+				if c.closeFromOutside(&s.stats.requestTimeouts) {
+					s.log.Warn("netloop: closing connection: a request did not arrive in full in time",
+						"client", c.remote, "client_id", c.loopClientID(), "timeout", readTimeout)
+				}
+			}
+			for _, c := range idlers {
+				if c.closeFromOutside(&s.stats.connectionsIdleClosed) {
 					s.log.Debug("netloop: closing idle connection", "client", c.remote, "client_id", c.loopClientID(), "idle", idle)
 				}
 			}
-			clear(victims)
+			clear(idlers)
+			clear(stalled)
 		}
 	}
 }
@@ -362,16 +379,4 @@ func hostOf(a net.Addr) string {
 		return a.String()
 	}
 	return host
-}
-
-// dupSocket gives the writer its own descriptor of the connection's
-// socket (see socket). It must run on the loop (in OnOpen), where gc's
-// descriptor is known to be this connection's. The dup shares gnet's open
-// file description, so it is non-blocking already.
-func (s *Server) dupSocket(gc gnet.Conn) (*socket, error) {
-	fd, err := gc.Dup()
-	if err != nil {
-		return nil, err
-	}
-	return newSocket(fd, &s.stats.writeWaits), nil
 }

@@ -8,9 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// socket is the writer's own descriptor of a connection's socket: a dup
-// made on the loop in OnOpen, non-blocking (the flag lives on the open
-// file description gnet set up), written with plain system calls.
+// socket is the writer goroutine's own descriptor of a connection's
+// socket: a dup made when the writer starts (under the connection's mutex,
+// while gnet's descriptor is still this connection's), non-blocking (the
+// flag lives on the open file description gnet set up), written with
+// plain system calls, closed when the writer exits.
 //
 // Why not a *net.TCPConn, as Go would have it: Go registers every
 // descriptor it wraps with its netpoller for reading and writing, edge
@@ -22,10 +24,9 @@ import (
 // second dup (the waiter) to park on until the socket drains; the writer
 // drops the waiter once its batch is written.
 //
-// Ownership: fd is written only by the holder of the connection's write
-// token and closed by the writer goroutine when it exits, after the last
-// holder gave the token back, so no write can reach a reused descriptor
-// number. waiter is the writer goroutine's; mu orders its creation and
+// Ownership: fd is the writer goroutine's: it writes it while it holds
+// the connection's write token and closes it as it exits, so no write can
+// reach a reused descriptor number. waiter is the writer goroutine's; mu orders its creation and
 // closing against shutdown, which OnClose calls to break a wait on a
 // client that does not read.
 type socket struct {
@@ -70,9 +71,13 @@ func (s *socket) writev(iov [][]byte) (int, error) {
 // what the socket took, and EAGAIN when it took nothing. A short count
 // without an error means the socket took only part (or iov was longer
 // than maxIovecs).
-func (s *socket) tryWritev(iov [][]byte) (int, error) {
+func (s *socket) tryWritev(iov [][]byte) (int, error) { return tryWritev(s.fd, iov) }
+
+// tryWritev is socket.tryWritev on any descriptor: the fast path uses it
+// on gnet's own.
+func tryWritev(fd int, iov [][]byte) (int, error) {
 	for {
-		n, err := writev(s.fd, iov[:min(len(iov), maxIovecs)])
+		n, err := writev(fd, iov[:min(len(iov), maxIovecs)])
 		if err != unix.EINTR {
 			return max(n, 0), err
 		}

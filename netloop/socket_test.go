@@ -70,11 +70,15 @@ func TestWriteWaitsForRoomThenDropsWaiter(t *testing.T) {
 			waitSignal(t, h.done, "Done of the second response")
 			s.mu.Lock()
 			for cn := range s.conns {
-				cn.sock.mu.Lock()
-				if cn.sock.waiter != nil {
-					t.Error("the waiter is still registered after the write")
+				cn.mu.Lock()
+				if sock := cn.sock; sock != nil {
+					sock.mu.Lock()
+					if sock.waiter != nil {
+						t.Error("the waiter is still registered after the write")
+					}
+					sock.mu.Unlock()
 				}
-				cn.sock.mu.Unlock()
+				cn.mu.Unlock()
 			}
 			s.mu.Unlock()
 		})

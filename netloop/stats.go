@@ -7,12 +7,16 @@ import "sync/atomic"
 type Stats struct {
 	ConnectionsOpen       int64  // connections currently open
 	ConnectionsAccepted   uint64 // connections accepted (not refused)
-	ConnectionsRefused    uint64 // closed at once: max.connections, max.connections.per.ip, shutting down, or no socket dup
+	ConnectionsRefused    uint64 // closed at once: max.connections, max.connections.per.ip, shutting down
 	ConnectionsIdleClosed uint64 // closed by connections.max.idle.ms
+	AcceptErrors          uint64 // accept(2) failures (out of descriptors, typically) and connections no loop took
 
-	FramesRejected uint64 // size prefix negative or above MaxRequestBytes
-	DecodeErrors   uint64 // frames that did not decode (unknown key or version, bad header or body)
-	HandlerPanics  uint64 // Handler.Handle panicked (the connection was closed)
+	FramesRejected  uint64 // size prefix negative or above MaxRequestBytes
+	RequestTimeouts uint64 // connections closed because a request took longer than RequestReadTimeout to arrive
+	BudgetWaits     uint64 // times a large request waited for queued.max.request.bytes
+	QueuedBytes     int64  // queued.max.request.bytes in use now
+	DecodeErrors    uint64 // frames that did not decode (unknown key or version, bad header or body)
+	HandlerPanics   uint64 // Handler.Handle panicked (the connection was closed)
 
 	Requests       uint64 // requests decoded and handed to the Handler
 	Responses      uint64 // responses written in full (Reply(nil) is not one)
@@ -34,7 +38,10 @@ type counters struct {
 	connectionsAccepted   atomic.Uint64
 	connectionsRefused    atomic.Uint64
 	connectionsIdleClosed atomic.Uint64
+	acceptErrors          atomic.Uint64
 	framesRejected        atomic.Uint64
+	requestTimeouts       atomic.Uint64
+	budgetWaits           atomic.Uint64
 	decodeErrors          atomic.Uint64
 	handlerPanics         atomic.Uint64
 	requests              atomic.Uint64
@@ -51,6 +58,7 @@ type counters struct {
 func (s *Server) snapshotStats() Stats {
 	st := s.stats.snapshot()
 	st.FrameBuffersReused = s.frames.reused.Load()
+	st.QueuedBytes = s.queued.used.Load()
 	return st
 }
 
@@ -60,7 +68,10 @@ func (c *counters) snapshot() Stats {
 		ConnectionsAccepted:   c.connectionsAccepted.Load(),
 		ConnectionsRefused:    c.connectionsRefused.Load(),
 		ConnectionsIdleClosed: c.connectionsIdleClosed.Load(),
+		AcceptErrors:          c.acceptErrors.Load(),
 		FramesRejected:        c.framesRejected.Load(),
+		RequestTimeouts:       c.requestTimeouts.Load(),
+		BudgetWaits:           c.budgetWaits.Load(),
 		DecodeErrors:          c.decodeErrors.Load(),
 		HandlerPanics:         c.handlerPanics.Load(),
 		Requests:              c.requests.Load(),

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/samsa-io/samsa/wire"
 )
 
@@ -13,35 +15,51 @@ const copyBufSize = 64 << 10
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}
 
-// writeLoop is the connection's writer goroutine. Whoever holds the write
-// token (conn.writing) is the only one writing to the socket; usually
-// that is this goroutine. It waits until the token is free and there is
-// something to write: a batch a replier's fast path could not finish
-// (handoff), or the response with the next sequence number, which it
-// takes together with every consecutive ready one. It writes them (byte
-// chunks gathered into writev, file regions by sendfile or by copy) and
-// completes the batch (see finishBatch). It exits when the connection is
-// closed, releasing what is still filed, and closes the socket's
-// descriptor once no replier holds the token (a fast-path write is one
-// non-blocking call, so that wait is short).
+// writeLoop is the connection's writer goroutine, started by
+// wakeWriterLocked when there is something the fast path cannot write at
+// once: a batch it wrote in part (handoff), file regions, large responses,
+// a response after which the connection closes. Whoever holds the write
+// token (conn.writing) is the only one writing to the socket. The writer
+// takes the handoff, or the response with the next sequence number
+// together with every consecutive ready one, writes them (byte chunks
+// gathered into writev, file regions by sendfile or by copy) on its own
+// dup of the socket and completes the batch (see finishBatch).
+//
+// It exits as soon as it has nothing to write, or the token is held by a
+// fast-path write (whose finishBatch starts a writer again if more is
+// ready): an idle connection then costs no goroutine, and the dup is
+// closed with it, so one descriptor. The dup is made under mu while the
+// connection is open, when gnet's descriptor is known to be this
+// connection's; after OnClose the writer drops what is filed and closes
+// the dup, which finally closes a socket gnet has let go of.
 func (c *conn) writeLoop() {
 	defer c.srv.writers.Done()
-	batch := make([]*wire.Response, 0, len(c.slots))
-	iov := make([][]byte, 0, 16)
+	var batch []*wire.Response
+	var iov [][]byte
 	for {
 		c.mu.Lock()
-		for !c.closed && (c.writing || (c.handoff == nil && !c.headReadyLocked())) {
-			c.cond.Wait()
-		}
-		if c.closed {
-			for c.writing {
-				c.cond.Wait()
+		if c.closed || c.writing || (c.handoff == nil && !c.headReadyLocked()) {
+			var dropped []*wire.Response
+			if c.closed {
+				dropped = c.takeAllLocked()
 			}
-			dropped := c.takeAllLocked()
+			sock := c.sock
+			c.sock, c.writerOn = nil, false
 			c.mu.Unlock()
 			c.drop(dropped)
-			c.sock.close()
+			if sock != nil {
+				sock.close()
+			}
 			return
+		}
+		broken := c.broken
+		var dupErr error
+		if c.sock == nil && !broken {
+			var fd int
+			fd, dupErr = unix.FcntlInt(uintptr(c.fd), unix.F_DUPFD_CLOEXEC, 0)
+			if dupErr == nil {
+				c.sock = newSocket(fd, &c.srv.stats.writeWaits)
+			}
 		}
 		c.writing = true
 		var rest [][]byte
@@ -52,18 +70,26 @@ func (c *conn) writeLoop() {
 		} else {
 			batch = c.takeBatchLocked(batch[:0])
 		}
-		broken := c.broken
+		sock := c.sock
 		c.mu.Unlock()
 
 		var err error
 		switch {
 		case broken:
+		case dupErr != nil:
+			// Out of descriptors, typically: this connection cannot be
+			// written to, the others carry on.
+			c.srv.log.Error("netloop: closing connection: cannot get a descriptor to write its responses",
+				"client", c.remote, "client_id", c.loopClientID(), "err", dupErr)
+			err = dupErr
 		case rest != nil:
-			err = c.writev(rest)
+			err = c.writev(sock, rest)
 		default:
-			iov, err = c.writeBatch(batch, iov)
+			iov, err = c.writeBatch(sock, batch, iov)
 		}
-		c.sock.dropWaiter()
+		if sock != nil {
+			sock.dropWaiter()
+		}
 		c.finishBatch(batch, err)
 		clear(batch)
 	}
@@ -127,10 +153,8 @@ func (c *conn) finishBatch(batch []*wire.Response, err error) {
 		c.muted = false
 		_ = c.gc.Wake(nil) // OnTraffic resumes reading and decoding
 	}
-	if c.closed {
-		c.cond.Broadcast() // the writer may be waiting for the token to close the socket
-	} else if c.headReadyLocked() {
-		c.cond.Signal() // the token is free and there is more to write
+	if !c.closed && c.headReadyLocked() {
+		c.wakeWriterLocked() // the token is free and there is more to write
 	}
 	// This batch was written unless the connection was already broken or
 	// this write failed; a close it asked for does not undo it.
@@ -192,7 +216,7 @@ func (c *conn) drop(rs []*wire.Response) {
 // writeBatch writes the responses' chunks in order. Byte chunks are
 // gathered and written with one writev; a file region flushes them first.
 // iov is scratch space, returned for reuse.
-func (c *conn) writeBatch(batch []*wire.Response, iov [][]byte) ([][]byte, error) {
+func (c *conn) writeBatch(sock *socket, batch []*wire.Response, iov [][]byte) ([][]byte, error) {
 	iov = iov[:0]
 	for _, r := range batch {
 		if r == nil {
@@ -206,25 +230,25 @@ func (c *conn) writeBatch(batch []*wire.Response, iov [][]byte) ([][]byte, error
 				}
 				continue
 			}
-			if err := c.writev(iov); err != nil {
+			if err := c.writev(sock, iov); err != nil {
 				return iov[:0], err
 			}
 			iov = iov[:0]
-			if err := c.writeRegion(ch); err != nil {
+			if err := c.writeRegion(sock, ch); err != nil {
 				return iov, err
 			}
 		}
 	}
-	err := c.writev(iov)
+	err := c.writev(sock, iov)
 	clear(iov)
 	return iov[:0], err
 }
 
-func (c *conn) writev(iov [][]byte) error {
+func (c *conn) writev(sock *socket, iov [][]byte) error {
 	if len(iov) == 0 {
 		return nil
 	}
-	n, err := c.sock.writev(iov)
+	n, err := sock.writev(iov)
 	c.srv.stats.bytesWritten.Add(uint64(n))
 	return err
 }
@@ -238,10 +262,10 @@ var errShortFile = errors.New("netloop: file region past end of file")
 // writeRegion sends Length bytes of File from Position: by sendfile(2)
 // when the file has a descriptor, else (or if the kernel refuses
 // sendfile for that file) by reading into a pooled buffer and writing.
-func (c *conn) writeRegion(ch *wire.Chunk) error {
+func (c *conn) writeRegion(sock *socket, ch *wire.Chunk) error {
 	pos, remaining := ch.Position, ch.Length
 	if fd, ok := ch.File.SysFd(); ok {
-		sent, err := sendfile(c.sock, fd, pos, remaining)
+		sent, err := sendfile(sock, fd, pos, remaining)
 		c.srv.stats.bytesSendfile.Add(uint64(sent))
 		c.srv.stats.bytesWritten.Add(uint64(sent))
 		if err == nil {
@@ -268,7 +292,7 @@ func (c *conn) writeRegion(ch *wire.Chunk) error {
 			}
 			return err
 		}
-		w, err := c.sock.writev([][]byte{buf[:n]})
+		w, err := sock.writev([][]byte{buf[:n]})
 		c.srv.stats.bytesCopied.Add(uint64(w))
 		c.srv.stats.bytesWritten.Add(uint64(w))
 		if err != nil {

@@ -37,6 +37,12 @@ type BrokerConfig struct {
 	Args []string
 	// Env is added to the broker's environment (KEY=VALUE).
 	Env []string
+	// Limits are prlimit(1) options applied to the broker process from
+	// its start, for example "--nofile=256" or "--as=1073741824": the
+	// broker runs as `prlimit LIMITS... -- samsa serve ...` (prlimit execs
+	// it, so PID is still the broker's). Tests of resource exhaustion use
+	// them; they need util-linux's prlimit on PATH.
+	Limits []string
 	// ReadyTimeout bounds the wait for readiness; default 30s, or
 	// $SAMSA_TESTKIT_READY_TIMEOUT (a Go duration) for slow machines.
 	ReadyTimeout time.Duration
@@ -153,6 +159,13 @@ func (b *BrokerProcess) Start() error {
 		"--log.dirs", b.dataDir,
 	}, b.cfg.Args...)
 	cmd := exec.Command(b.bin, args...)
+	if len(b.cfg.Limits) > 0 {
+		prlimit, err := exec.LookPath("prlimit")
+		if err != nil {
+			return fmt.Errorf("testkit: BrokerConfig.Limits needs prlimit (util-linux): %w", err)
+		}
+		cmd = exec.Command(prlimit, append(append(append([]string(nil), b.cfg.Limits...), "--", b.bin), args...)...)
+	}
 	cmd.Env = append(os.Environ(), b.cfg.Env...)
 	cmd.Stdout = b.out // one writer for both: exec then shares one pipe
 	cmd.Stderr = b.out

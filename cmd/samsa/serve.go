@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -124,8 +125,17 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	// The readiness line test harnesses wait for.
 	fmt.Fprintf(os.Stderr, "samsa: listening on %s, data in %s\n", strings.Join(where, ", "), dirs)
 
-	sig := <-sigs
-	logger.Info("shutting down", "signal", sig.String(), "timeout", cfg.ShutdownTimeout)
+	var failed error
+	select {
+	case sig := <-sigs:
+		logger.Info("shutting down", "signal", sig.String(), "timeout", cfg.ShutdownTimeout)
+	case <-server.Failed():
+		// The network layer stopped on its own: exit non-zero rather than
+		// linger as a live process that serves nothing, so a supervisor
+		// restarts the broker.
+		failed = fmt.Errorf("the network layer stopped: %w", server.Err())
+		logger.Error("shutting down: the network layer stopped serving", "err", server.Err(), "timeout", cfg.ShutdownTimeout)
+	}
 	go func() {
 		s := <-sigs
 		logger.Error("second signal: exiting without a clean shutdown; logs will be recovered on next start", "signal", s.String())
@@ -134,7 +144,7 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	if err := node.Stop(ctx); err != nil {
+	if err := errors.Join(failed, node.Stop(ctx)); err != nil {
 		return err
 	}
 	logger.Info("stopped cleanly")

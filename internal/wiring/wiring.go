@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"time"
 
 	"github.com/samsa-io/samsa/actors"
 	"github.com/samsa-io/samsa/actors/config"
@@ -44,7 +45,9 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 	if wrap != nil {
 		h = wrap(broker)
 	}
-	server, err := netloop.New(NetloopConfig(cfg, logger), h)
+	nc := NetloopConfig(cfg, logger)
+	applyFDLimit(&nc, cfg, logger)
+	server, err := netloop.New(nc, h)
 	if err != nil {
 		return nil, errors.Join(err, closeBroker(broker, cfg))
 	}
@@ -79,6 +82,30 @@ func (n *Node) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Network settings read by name only here (actors/config defines them).
+const (
+	keyQueuedMaxRequestBytes = "queued.max.request.bytes"
+	keyRequestReadTimeout    = "samsa.request.read.timeout.ms"
+)
+
+// applyFDLimit raises the descriptor soft limit and, unless
+// max.connections is set, derives it from the limit.
+func applyFDLimit(nc *netloop.Config, cfg *config.Broker, logger *slog.Logger) {
+	soft, hard, err := raiseFDLimit()
+	if err != nil {
+		logger.Warn("cannot read the file descriptor limit", "err", err)
+		return
+	}
+	if _, set := cfg.Static[config.KeyMaxConnections]; !set {
+		nc.MaxConnections = defaultMaxConnections(soft)
+	}
+	logger.Info("file descriptor limit", "soft", soft, "hard", hard, "max_connections", nc.MaxConnections)
+	if soft < 4096 {
+		logger.Warn("the file descriptor limit is low for a broker: each connection and each open segment file takes one; "+
+			"raise it (ulimit -n, systemd LimitNOFILE=)", "limit", soft, "max_connections", nc.MaxConnections)
+	}
+}
+
 // NetloopConfig maps the broker's network settings.
 func NetloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 	nc := netloop.Config{
@@ -90,6 +117,12 @@ func NetloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 	}
 	if nc.ConnectionsMaxIdle == 0 {
 		nc.ConnectionsMaxIdle = -1 // Kafka's 0: never close idle connections
+	}
+	if nc.QueuedMaxRequestBytes = config.ParseInt(cfg.Value(keyQueuedMaxRequestBytes)); nc.QueuedMaxRequestBytes <= 0 {
+		nc.QueuedMaxRequestBytes = -1 // Kafka's -1: unbounded
+	}
+	if nc.RequestReadTimeout = time.Duration(config.ParseInt(cfg.Value(keyRequestReadTimeout))) * time.Millisecond; nc.RequestReadTimeout == 0 {
+		nc.RequestReadTimeout = -1 // 0: never
 	}
 	if _, set := cfg.Static[config.KeyNetworkThreads]; set {
 		nc.EventLoops = cfg.NetworkThreads // else one loop per CPU
