@@ -35,6 +35,12 @@ const (
 	// their request.timeout.ms, 30 s by default, so one still arriving
 	// after that is one nobody waits for.
 	DefaultRequestReadTimeout = 30 * time.Second
+	// DefaultUnansweredAfter is how long a decoded request may go without
+	// an answer before netloop reports it: far past any wait the broker
+	// imposes (a fetch's max wait, a produce's fsync), so one that old is
+	// one nobody will answer (a bug; its client times out, and responses
+	// behind it on its connection wait too).
+	DefaultUnansweredAfter = 2 * time.Minute
 )
 
 // ErrConfig is returned (wrapped) by New for an unusable Config.
@@ -78,6 +84,11 @@ type Config struct {
 	// request is slower is closed with a log line. 0 means the default
 	// (DefaultRequestReadTimeout); negative disables it.
 	RequestReadTimeout time.Duration
+	// UnansweredAfter is the age past which a request still without an
+	// answer is logged as an error (once) and counted
+	// (Stats.Unanswered). 0 means the default (DefaultUnansweredAfter);
+	// negative disables the check.
+	UnansweredAfter time.Duration
 	// MaxConnections is max.connections; 0 = unlimited.
 	MaxConnections int
 	// MaxConnectionsPerIP is max.connections.per.ip; 0 = unlimited.
@@ -131,6 +142,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.RequestReadTimeout == 0 {
 		cfg.RequestReadTimeout = DefaultRequestReadTimeout
+	}
+	if cfg.UnansweredAfter == 0 {
+		cfg.UnansweredAfter = DefaultUnansweredAfter
 	}
 	if cfg.MaxConnections < 0 || cfg.MaxConnectionsPerIP < 0 || cfg.EventLoops < 0 {
 		return cfg, fmt.Errorf("%w: negative MaxConnections, MaxConnectionsPerIP or EventLoops", ErrConfig)

@@ -74,6 +74,10 @@ type conn struct {
 type slot struct {
 	resp  *wire.Response
 	ready bool
+	// admitted is when the request was admitted (unix nanoseconds), for
+	// the check for requests nobody answers; reported, once it was found.
+	admitted int64
+	reported bool
 }
 
 func newConn(s *Server, gc gnet.Conn, ip string) *conn {
@@ -105,7 +109,27 @@ func (c *conn) admit() (seq uint64, ok bool) {
 	c.inFlight++
 	seq = c.nextSeq
 	c.nextSeq++
+	s := &c.slots[seq%uint64(len(c.slots))]
+	s.admitted, s.reported = time.Now().UnixNano(), false
 	return seq, true
+}
+
+// unanswered returns how many requests in flight on the connection were
+// admitted before cutoff and still have no answer, counting each only
+// the first time it is found, and the age of the oldest of them.
+func (c *conn) unanswered(cutoff, now int64) (n int, oldest time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range uint64(c.inFlight) {
+		s := &c.slots[(c.writeSeq+i)%uint64(len(c.slots))]
+		if s.ready || s.reported || s.admitted == 0 || s.admitted >= cutoff {
+			continue
+		}
+		s.reported = true
+		n++
+		oldest = max(oldest, time.Duration(now-s.admitted))
+	}
+	return n, oldest
 }
 
 // frameStarted notes that a frame has begun to arrive and not finished,

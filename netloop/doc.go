@@ -89,7 +89,11 @@
 // a reused descriptor.
 //
 // An idle sweeper goroutine (connections.max.idle.ms) uses only gnet's
-// concurrency-safe Conn.Close.
+// concurrency-safe Conn.Close. The same sweep finds requests nobody
+// answered: one still without an answer UnansweredAfter (2 minutes) after
+// it was decoded is a broker bug, logged as an error once and counted in
+// Stats.Unanswered, since its client and every response behind it on its
+// connection wait until the client times out.
 //
 // # Framing and limits
 //

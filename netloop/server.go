@@ -322,18 +322,36 @@ func (s *Server) forgetConn(ip string) {
 // those whose request has been arriving for longer than
 // RequestReadTimeout, and runs the accept watchdog. It runs on its own
 // goroutine and only uses gnet's concurrency-safe Conn.Close.
+// reportUnanswered logs, once each, the requests of conns that have had
+// no answer for longer than after: the broker promised every request an
+// answer, so one this old is a bug worth a loud line (and its client,
+// and every response behind it on its connection, waits until it times
+// out).
+func (s *Server) reportUnanswered(conns []*conn, now time.Time, after time.Duration) {
+	cutoff := now.Add(-after).UnixNano()
+	for _, c := range conns {
+		n, oldest := c.unanswered(cutoff, now.UnixNano())
+		if n == 0 {
+			continue
+		}
+		s.stats.unanswered.Add(uint64(n))
+		s.log.Error("netloop: requests have had no answer for too long; this is a broker bug (the client waits until it times out)",
+			"client", c.remote, "client_id", c.loopClientID(), "requests", n, "oldest", oldest.Round(time.Millisecond))
+	}
+}
+
 func (s *Server) sweep() {
 	defer close(s.sweepDone)
-	idle, readTimeout := s.cfg.ConnectionsMaxIdle, s.cfg.RequestReadTimeout
+	idle, readTimeout, unanswered := s.cfg.ConnectionsMaxIdle, s.cfg.RequestReadTimeout, s.cfg.UnansweredAfter
 	every := min(time.Second, max(s.enrollStuck/4, 10*time.Millisecond)) // the watchdog's pace
-	for _, d := range []time.Duration{idle, readTimeout} {
+	for _, d := range []time.Duration{idle, readTimeout, unanswered} {
 		if d > 0 {
 			every = min(every, max(d/4, 10*time.Millisecond))
 		}
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
-	var idlers, stalled []*conn
+	var idlers, stalled, all []*conn
 	for {
 		select {
 		case <-s.sweepStop:
@@ -342,9 +360,12 @@ func (s *Server) sweep() {
 			s.watchdog(now)
 			idleCutoff := now.Add(-idle).UnixNano()
 			readCutoff := now.Add(-readTimeout).UnixNano()
-			idlers, stalled = idlers[:0], stalled[:0]
+			idlers, stalled, all = idlers[:0], stalled[:0], all[:0]
 			s.mu.Lock()
 			for c := range s.conns {
+				if unanswered > 0 {
+					all = append(all, c)
+				}
 				if since := c.frameSince.Load(); readTimeout > 0 && since != 0 && since < readCutoff {
 					stalled = append(stalled, c)
 				} else if idle > 0 && c.idleSince(idleCutoff) {
@@ -363,8 +384,12 @@ func (s *Server) sweep() {
 					s.log.Debug("netloop: closing idle connection", "client", c.remote, "client_id", c.loopClientID(), "idle", idle)
 				}
 			}
+			if unanswered > 0 {
+				s.reportUnanswered(all, now, unanswered)
+			}
 			clear(idlers)
 			clear(stalled)
+			clear(all)
 		}
 	}
 }

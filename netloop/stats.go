@@ -13,6 +13,7 @@ type Stats struct {
 
 	FramesRejected  uint64 // size prefix negative or above MaxRequestBytes
 	RequestTimeouts uint64 // connections closed because a request took longer than RequestReadTimeout to arrive
+	Unanswered      uint64 // requests found without an answer after UnansweredAfter (each counted once)
 	BudgetWaits     uint64 // times a large request waited for queued.max.request.bytes
 	QueuedBytes     int64  // queued.max.request.bytes in use now
 	DecodeErrors    uint64 // frames that did not decode (unknown key or version, bad header or body)
@@ -41,6 +42,7 @@ type counters struct {
 	acceptErrors          atomic.Uint64
 	framesRejected        atomic.Uint64
 	requestTimeouts       atomic.Uint64
+	unanswered            atomic.Uint64
 	budgetWaits           atomic.Uint64
 	decodeErrors          atomic.Uint64
 	handlerPanics         atomic.Uint64
@@ -71,6 +73,7 @@ func (c *counters) snapshot() Stats {
 		AcceptErrors:          c.acceptErrors.Load(),
 		FramesRejected:        c.framesRejected.Load(),
 		RequestTimeouts:       c.requestTimeouts.Load(),
+		Unanswered:            c.unanswered.Load(),
 		BudgetWaits:           c.budgetWaits.Load(),
 		DecodeErrors:          c.decodeErrors.Load(),
 		HandlerPanics:         c.handlerPanics.Load(),
