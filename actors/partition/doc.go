@@ -19,7 +19,9 @@
 //     first offsets, out-of-sequence and fenced batches refused, and when
 //     to snapshot it;
 //   - the topic's produce rules (validate.go: one RecordBatch v2 per
-//     partition, sizes, codecs, timestamps, keys on compacted topics).
+//     partition, sizes, codecs, timestamps, keys on compacted topics);
+//     a batch refused for some of its records names every one of them
+//     (Ack.RecordErrors, Produce v8+'s record_errors, KIP-467).
 //
 // Room is left beside the high watermark for what cluster mode brings:
 // the role (leader or follower), the ISR and followers' fetch positions,
