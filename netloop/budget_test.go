@@ -52,12 +52,12 @@ func TestQueuedBytesBudget(t *testing.T) {
 
 	a := dial(t, s.Addrs()[0])
 	a.send(first[:len(first)/2])
-	if !waitFor(testTimeout, func() bool { return s.Stats().QueuedBytes == int64(len(first)-4) }) {
+	if !pollUntil(func() bool { return s.Stats().QueuedBytes == int64(len(first)-4) }) {
 		t.Fatalf("the first request holds %d bytes of the budget, want %d", s.Stats().QueuedBytes, len(first)-4)
 	}
 	b := dial(t, s.Addrs()[0])
 	b.send(second[:len(second)/2])
-	if !waitFor(testTimeout, func() bool { return s.Stats().BudgetWaits == 1 }) {
+	if !pollUntil(func() bool { return s.Stats().BudgetWaits == 1 }) {
 		t.Fatalf("the second request did not wait for the budget: %+v", s.Stats())
 	}
 	// The rest of the second one is sent too, and stays in the kernel.

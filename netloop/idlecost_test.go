@@ -4,7 +4,6 @@ import (
 	"os"
 	"runtime"
 	"testing"
-	"time"
 )
 
 // openFDs counts this process's open descriptors.
@@ -15,23 +14,6 @@ func openFDs(t *testing.T) int {
 		t.Skipf("cannot count descriptors: %v", err)
 	}
 	return len(ents)
-}
-
-// waitFor checks cond on a ticker until it holds or d passes, and
-// reports whether it held: goroutines exiting and counters moving inside
-// the server signal nothing a test can wait on (see pollUntil).
-func waitFor(d time.Duration, cond func() bool) bool {
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(d)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			return false
-		}
-	}
-	return true
 }
 
 // Idle connections cost memory only: once answered, a connection keeps no
@@ -55,7 +37,7 @@ func TestIdleConnectionsCostNoGoroutineAndOneDescriptor(t *testing.T) {
 	}
 	// A response that the fast path could not write starts a writer; it
 	// exits once it has nothing more to write.
-	if !waitFor(2*time.Second, func() bool { return runtime.NumGoroutine()-baseG < n/10 }) {
+	if !pollUntil(func() bool { return runtime.NumGoroutine()-baseG < n/10 }) {
 		t.Errorf("%d idle connections hold %d goroutines; want (almost) none", n, runtime.NumGoroutine()-baseG)
 	}
 	// Each connection is one descriptor here (the client's end) and one in

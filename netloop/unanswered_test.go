@@ -16,7 +16,7 @@ func TestUnansweredRequestsAreReported(t *testing.T) {
 	c.send(apiVersionsFrame(1), apiVersionsFrame(2))
 	answered, forgotten := h.next(t), h.next(t)
 	answered.Reply(answer(answered))
-	if !waitFor(testTimeout, func() bool { return s.Stats().Unanswered >= 1 }) {
+	if !pollUntil(func() bool { return s.Stats().Unanswered >= 1 }) {
 		t.Fatalf("a request left without an answer was never reported: %+v", s.Stats())
 	}
 	lines := logs.lines("no answer for too long", "requests=1")
