@@ -60,7 +60,9 @@ func TestMetadataCompat(t *testing.T) {
 		resps, _ = adm.AlterBrokerConfigs(testContext(t), []kadm.AlterConfig{{Name: "log.dirs", Value: ptr("/elsewhere")}}, meta.Controller)
 		wantKafkaError(t, "alter log.dirs", resps[0].Err, resps[0].ErrMessage, kerr.InvalidRequest, true)
 		// Leave the shared broker as it was.
-		adm.AlterBrokerConfigs(testContext(t), []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: key}}, meta.Controller)
+		if _, err := adm.AlterBrokerConfigs(testContext(t), []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: key}}, meta.Controller); err != nil {
+			t.Errorf("restoring %s: %v", key, err)
+		}
 	})
 
 	t.Run("GroupConfigs", func(t *testing.T) {
