@@ -20,7 +20,8 @@ func handleDeleteRecords(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.DeleteRecordsRequest)
 	resp := body.ResponseKind().(*kmsg.DeleteRecordsResponse)
 	routes := s.Env.Routes.Load()
-	var parts fanOut
+	parts := newFanOut(partitionsOf(body.Topics, func(t *kmsg.DeleteRecordsRequestTopic) int { return len(t.Partitions) }),
+		func(p *kmsg.DeleteRecordsResponseTopicPartition) { p.ErrorCode = int16(kerr.RequestTimedOut) })
 	resp.Topics = make([]kmsg.DeleteRecordsResponseTopic, len(body.Topics))
 	for i := range body.Topics {
 		rt := &body.Topics[i]
@@ -31,25 +32,11 @@ func handleDeleteRecords(s *Services, req *wire.Request) {
 			rp, sp := &rt.Partitions[j], &st.Partitions[j]
 			sp.Default()
 			sp.Partition, sp.LowWatermark = rp.Partition, -1
-			if code := parts.to(routes, rt.Topic, rp.Partition, &partition.DeleteRecords{Offset: rp.Offset, Out: sp}); code != kerr.None {
-				sp.ErrorCode = int16(code)
-			}
+			code := parts.to(routes, rt.Topic, rp.Partition, sp, func(out *kmsg.DeleteRecordsResponseTopicPartition) partition.Request {
+				return &partition.DeleteRecords{Offset: rp.Offset, Out: out}
+			})
+			sp.ErrorCode = int16(code)
 		}
 	}
-	parts.send(s.Env, func(timedOut bool) {
-		if timedOut {
-			resp = body.ResponseKind().(*kmsg.DeleteRecordsResponse)
-			for _, rt := range body.Topics {
-				st := kmsg.NewDeleteRecordsResponseTopic()
-				st.Topic = rt.Topic
-				for _, rp := range rt.Partitions {
-					sp := kmsg.NewDeleteRecordsResponseTopicPartition()
-					sp.Partition, sp.LowWatermark, sp.ErrorCode = rp.Partition, -1, int16(kerr.RequestTimedOut)
-					st.Partitions = append(st.Partitions, sp)
-				}
-				resp.Topics = append(resp.Topics, st)
-			}
-		}
-		env.Reply(req, resp)
-	})
+	parts.send(s.Env, func(bool) { env.Reply(req, resp) })
 }

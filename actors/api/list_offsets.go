@@ -20,7 +20,8 @@ func handleListOffsets(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.ListOffsetsRequest)
 	resp := body.ResponseKind().(*kmsg.ListOffsetsResponse)
 	routes := s.Env.Routes.Load()
-	var parts fanOut
+	parts := newFanOut(partitionsOf(body.Topics, func(t *kmsg.ListOffsetsRequestTopic) int { return len(t.Partitions) }),
+		func(p *kmsg.ListOffsetsResponseTopicPartition) { p.ErrorCode = int16(kerr.RequestTimedOut) })
 	resp.Topics = make([]kmsg.ListOffsetsResponseTopic, len(body.Topics))
 	for i := range body.Topics {
 		rt := &body.Topics[i]
@@ -31,26 +32,11 @@ func handleListOffsets(s *Services, req *wire.Request) {
 			rp, sp := &rt.Partitions[j], &st.Partitions[j]
 			sp.Default()
 			sp.Partition = rp.Partition
-			msg := &partition.ListOffsets{Timestamp: rp.Timestamp, CurrentEpoch: rp.CurrentLeaderEpoch, Follower: body.ReplicaID >= 0, Out: sp}
-			if code := parts.to(routes, rt.Topic, rp.Partition, msg); code != kerr.None {
-				sp.ErrorCode = int16(code)
-			}
+			code := parts.to(routes, rt.Topic, rp.Partition, sp, func(out *kmsg.ListOffsetsResponseTopicPartition) partition.Request {
+				return &partition.ListOffsets{Timestamp: rp.Timestamp, CurrentEpoch: rp.CurrentLeaderEpoch, Follower: body.ReplicaID >= 0, Out: out}
+			})
+			sp.ErrorCode = int16(code)
 		}
 	}
-	parts.send(s.Env, func(timedOut bool) {
-		if timedOut {
-			resp = body.ResponseKind().(*kmsg.ListOffsetsResponse)
-			for _, rt := range body.Topics {
-				st := kmsg.NewListOffsetsResponseTopic()
-				st.Topic = rt.Topic
-				for _, rp := range rt.Partitions {
-					sp := kmsg.NewListOffsetsResponseTopicPartition()
-					sp.Partition, sp.ErrorCode = rp.Partition, int16(kerr.RequestTimedOut)
-					st.Partitions = append(st.Partitions, sp)
-				}
-				resp.Topics = append(resp.Topics, st)
-			}
-		}
-		env.Reply(req, resp)
-	})
+	parts.send(s.Env, func(bool) { env.Reply(req, resp) })
 }

@@ -22,7 +22,8 @@ func handleOffsetForLeaderEpoch(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.OffsetForLeaderEpochRequest)
 	resp := body.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)
 	routes := s.Env.Routes.Load()
-	var parts fanOut
+	parts := newFanOut(partitionsOf(body.Topics, func(t *kmsg.OffsetForLeaderEpochRequestTopic) int { return len(t.Partitions) }),
+		func(p *kmsg.OffsetForLeaderEpochResponseTopicPartition) { p.ErrorCode = int16(kerr.RequestTimedOut) })
 	resp.Topics = make([]kmsg.OffsetForLeaderEpochResponseTopic, len(body.Topics))
 	for i := range body.Topics {
 		rt := &body.Topics[i]
@@ -33,27 +34,11 @@ func handleOffsetForLeaderEpoch(s *Services, req *wire.Request) {
 			rp, sp := &rt.Partitions[j], &st.Partitions[j]
 			sp.Default()
 			sp.Partition, sp.LeaderEpoch, sp.EndOffset = rp.Partition, -1, -1
-			msg := &partition.EndOffsetForEpoch{CurrentEpoch: rp.CurrentLeaderEpoch, Epoch: rp.LeaderEpoch, Out: sp}
-			if code := parts.to(routes, rt.Topic, rp.Partition, msg); code != kerr.None {
-				sp.ErrorCode = int16(code)
-			}
+			code := parts.to(routes, rt.Topic, rp.Partition, sp, func(out *kmsg.OffsetForLeaderEpochResponseTopicPartition) partition.Request {
+				return &partition.EndOffsetForEpoch{CurrentEpoch: rp.CurrentLeaderEpoch, Epoch: rp.LeaderEpoch, Out: out}
+			})
+			sp.ErrorCode = int16(code)
 		}
 	}
-	parts.send(s.Env, func(timedOut bool) {
-		if timedOut {
-			resp = body.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)
-			for _, rt := range body.Topics {
-				st := kmsg.NewOffsetForLeaderEpochResponseTopic()
-				st.Topic = rt.Topic
-				for _, rp := range rt.Partitions {
-					sp := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
-					sp.Partition, sp.LeaderEpoch, sp.EndOffset = rp.Partition, -1, -1
-					sp.ErrorCode = int16(kerr.RequestTimedOut)
-					st.Partitions = append(st.Partitions, sp)
-				}
-				resp.Topics = append(resp.Topics, st)
-			}
-		}
-		env.Reply(req, resp)
-	})
+	parts.send(s.Env, func(bool) { env.Reply(req, resp) })
 }

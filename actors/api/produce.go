@@ -3,7 +3,6 @@ package api
 import (
 	"strconv"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/env"
@@ -27,7 +26,7 @@ var produce = API{Key: kmsg.Produce, Handle: handleProduce}
 // here, partitions whose actor is gone NOT_LEADER_OR_FOLLOWER, and an acks
 // value other than -1, 0 or 1 INVALID_REQUIRED_ACKS for every partition.
 // If the partitions do not all answer within the gather timeout (an actor
-// died), every partition is answered REQUEST_TIMED_OUT.
+// died), every partition asked is answered REQUEST_TIMED_OUT (fanOut).
 func handleProduce(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.ProduceRequest)
 	resp := body.ResponseKind().(*kmsg.ProduceResponse)
@@ -39,7 +38,9 @@ func handleProduce(s *Services, req *wire.Request) {
 	for i := range body.Topics {
 		n += len(body.Topics[i].Partitions)
 	}
-	parts := fanOut{pids: make([]*actor.PID, 0, n), msgs: make([]partition.Request, 0, n)}
+	parts := newFanOut(n, func(p *kmsg.ProduceResponseTopicPartition) {
+		p.ErrorCode, p.BaseOffset, p.LogAppendTime, p.ErrorMessage, p.ErrorRecords = int16(kerr.RequestTimedOut), -1, -1, nil, nil
+	})
 	for i := range body.Topics {
 		rt := &body.Topics[i]
 		st := &resp.Topics[i]
@@ -66,7 +67,9 @@ func handleProduce(s *Services, req *wire.Request) {
 			case tr.Partitions[rp.Partition] == nil:
 				sp.ErrorCode = int16(kerr.NotLeaderOrFollower)
 			default:
-				parts.add(tr.Partitions[rp.Partition], &partition.ProduceRequest{Records: rp.Records, Version: body.Version, Acks: body.Acks, Out: sp})
+				parts.add(tr.Partitions[rp.Partition], sp, func(out *kmsg.ProduceResponseTopicPartition) partition.Request {
+					return &partition.ProduceRequest{Records: rp.Records, Version: body.Version, Acks: body.Acks, Out: out}
+				})
 			}
 		}
 	}
@@ -80,16 +83,11 @@ func handleProduce(s *Services, req *wire.Request) {
 			// partition may still read it: it is left to the GC.
 			req.ReleaseFrame()
 		}
-		switch {
-		case body.Acks == 0:
+		if body.Acks == 0 {
 			ackZero(s, req, resp, timedOut)
-		case timedOut:
-			// Late partitions may still write their answers: answer from
-			// a fresh response.
-			env.Reply(req, timedOutProduce(body))
-		default:
-			env.Reply(req, resp)
+			return
 		}
+		env.Reply(req, resp)
 	})
 }
 
@@ -117,20 +115,4 @@ func ackZero(s *Services, req *wire.Request, resp *kmsg.ProduceResponse, timedOu
 	s.Env.Log.Info("closing the connection of an acks=0 producer after a failed produce",
 		append([]any{"client", req.ClientAddr, "client_id", req.Header.ClientID, "correlation_id", req.Header.CorrelationID}, failed...)...)
 	req.Reply(&wire.Response{CloseAfter: true})
-}
-
-// timedOutProduce answers every partition of body REQUEST_TIMED_OUT.
-func timedOutProduce(body *kmsg.ProduceRequest) *kmsg.ProduceResponse {
-	resp := body.ResponseKind().(*kmsg.ProduceResponse)
-	for _, rt := range body.Topics {
-		st := kmsg.NewProduceResponseTopic()
-		st.Topic = rt.Topic
-		for _, rp := range rt.Partitions {
-			sp := kmsg.NewProduceResponseTopicPartition()
-			sp.Partition, sp.ErrorCode, sp.BaseOffset = rp.Partition, int16(kerr.RequestTimedOut), -1
-			st.Partitions = append(st.Partitions, sp)
-		}
-		resp.Topics = append(resp.Topics, st)
-	}
-	return resp
 }
