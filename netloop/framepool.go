@@ -43,7 +43,9 @@ func (p *framePool) get(size int) []byte {
 	p.mu.Lock()
 	best := -1
 	for i, b := range p.free {
-		if c := cap(b); c >= size && (best < 0 || c < cap(p.free[best])) {
+		// At most twice the size's own rounding: a frame's first 64 KiB
+		// must not take the buffer a whole large frame is about to need.
+		if c := cap(b); c >= size && c <= 2*roundFrame(size) && (best < 0 || c < cap(p.free[best])) {
 			best = i
 		}
 	}
