@@ -112,11 +112,13 @@ func (p *partitionActor) carry(fx Effects) {
 	if fx.Problem != nil {
 		p.log.Error(fx.Problem.Msg, append(p.attrs(), "err", fx.Problem.Err)...)
 	}
+	if fx.HighWatermarkMoved {
+		// Published before the acks go out: a producer that reads what it
+		// was just told is written must find it, also through the view.
+		p.onHighWatermark() // publishes hw, wakes long-polling fetches (actor_fetch.go)
+	}
 	for _, a := range fx.Acks {
 		p.answer(a)
-	}
-	if fx.HighWatermarkMoved {
-		p.onHighWatermark() // publishes hw, wakes long-polling fetches (partition_fetch.go)
 	}
 	if end := fx.WaitDurable; end > 0 {
 		// The callback runs on segment's flush goroutine: it only sends.
