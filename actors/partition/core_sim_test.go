@@ -20,7 +20,8 @@ import (
 // fail) and a random mix of produces (plain, idempotent, retries of
 // earlier idempotent batches, invalid ones), fsyncs, fsync failures,
 // policy changes and closes. After every step the invariants below are
-// checked; a failure names its seed, and SIM_SEED=<seed> replays it.
+// checked; a failure names its seed, and SIM_SEED=<seed> replays it
+// (SIM_SEEDS=<n> runs n seeds instead of 300).
 //
 // Invariants:
 //   - every produce is answered exactly once (none twice, none lost at
@@ -280,6 +281,13 @@ func TestCoreSimulation(t *testing.T) {
 		seeds = 50
 	}
 	first := uint64(1)
+	if v := os.Getenv("SIM_SEEDS"); v != "" { // a longer run: SIM_SEEDS=5000
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds = n
+	}
 	if v := os.Getenv("SIM_SEED"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
