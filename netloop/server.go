@@ -318,10 +318,6 @@ func (s *Server) forgetConn(ip string) {
 	}
 }
 
-// sweep closes connections idle for longer than ConnectionsMaxIdle and
-// those whose request has been arriving for longer than
-// RequestReadTimeout, and runs the accept watchdog. It runs on its own
-// goroutine and only uses gnet's concurrency-safe Conn.Close.
 // reportUnanswered logs, once each, the requests of conns that have had
 // no answer for longer than after: the broker promised every request an
 // answer, so one this old is a bug worth a loud line (and its client,
@@ -334,12 +330,18 @@ func (s *Server) reportUnanswered(conns []*conn, now time.Time, after time.Durat
 		if n == 0 {
 			continue
 		}
-		s.stats.unanswered.Add(uint64(n))
+		// The line goes out before the count moves, so whoever sees the
+		// count can also find the line.
 		s.log.Error("netloop: requests have had no answer for too long; this is a broker bug (the client waits until it times out)",
 			"client", c.remote, "client_id", c.loopClientID(), "requests", n, "oldest", oldest.Round(time.Millisecond))
+		s.stats.unanswered.Add(uint64(n))
 	}
 }
 
+// sweep closes connections idle for longer than ConnectionsMaxIdle and
+// those whose request has been arriving for longer than
+// RequestReadTimeout, and runs the accept watchdog. It runs on its own
+// goroutine and only uses gnet's concurrency-safe Conn.Close.
 func (s *Server) sweep() {
 	defer close(s.sweepDone)
 	idle, readTimeout, unanswered := s.cfg.ConnectionsMaxIdle, s.cfg.RequestReadTimeout, s.cfg.UnansweredAfter
