@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// ErrClusterMode is returned by Load when zookeeper.connect is set:
-// cluster mode is not built yet, and a broker that silently ran alone
-// while its operator expects a cluster would split the cluster's data.
-var ErrClusterMode = errors.New("config: cluster mode (zookeeper.connect) is not supported yet")
+// ErrUnsupported is returned by Load for a setting samsa does not
+// support, where going on without it would surprise the operator (ACLs
+// on ZooKeeper that would not be written, for one).
+var ErrUnsupported = errors.New("config: not supported")
 
 // Input is one layer of static configuration and where it came from, for
 // error messages ("server.properties", "environment", "flags").
@@ -65,6 +65,31 @@ type Broker struct {
 	MaxConnectionsPerIP int
 	NetworkThreads      int
 	ShutdownTimeout     time.Duration
+	// Cluster is set when zookeeper.connect is: the broker is one of a
+	// ZooKeeper-coordinated cluster. Nil: it runs alone.
+	Cluster *Cluster
+}
+
+// Cluster is the cluster-mode part of the configuration.
+type Cluster struct {
+	// ZooKeeperConnect is zookeeper.connect as written: servers and an
+	// optional chroot.
+	ZooKeeperConnect  string
+	SessionTimeout    time.Duration
+	ConnectionTimeout time.Duration
+	// GenerateBrokerID is set when no broker.id was configured and
+	// broker.id.generation.enable is true: the broker takes the id its
+	// data directory remembers, or a new one from ZooKeeper (BrokerID is
+	// -1 until then).
+	GenerateBrokerID    bool
+	ReservedBrokerMaxID int32
+	// InterBrokerListener is the listener that the controller and the
+	// other brokers reach this broker on.
+	InterBrokerListener       string
+	ControlledShutdown        bool
+	ControlledShutdownRetries int
+	ControlledShutdownBackoff time.Duration
+	OffsetsReplicationFactor  int16
 }
 
 // Layers returns the broker's static layer for resolution.
@@ -125,13 +150,96 @@ func Load(inputs ...Input) (*Broker, error) {
 		}
 	}
 	b := &Broker{Static: static, Warnings: warnings, Notes: notes}
-	if zk := static[KeyZooKeeperConnect]; zk != "" {
-		return nil, fmt.Errorf("%w: %s=%s (from %s); remove it, or set it empty (--zookeeper.connect=), to run this broker alone", ErrClusterMode, KeyZooKeeperConnect, zk, origin[KeyZooKeeperConnect])
-	}
 	if err := b.build(origin); err != nil {
 		return nil, err
 	}
+	if err := b.buildCluster(origin); err != nil {
+		return nil, err
+	}
 	return b, nil
+}
+
+// buildCluster fills Cluster when zookeeper.connect is set.
+func (b *Broker) buildCluster(origin map[string]string) error {
+	zk := b.Value(KeyZooKeeperConnect)
+	if zk == "" {
+		return nil
+	}
+	from := func(key string) string {
+		if o := origin[key]; o != "" {
+			return o
+		}
+		return "default"
+	}
+	if ParseBool(b.Value(KeyZooKeeperSetACL)) {
+		return fmt.Errorf("%w: %s=true (from %s): samsa does not write ZooKeeper ACLs (that needs SASL to ZooKeeper); set it false, and protect ZooKeeper by its network", ErrUnsupported, KeyZooKeeperSetACL, from(KeyZooKeeperSetACL))
+	}
+	servers, chroot, _ := strings.Cut(zk, "/")
+	if strings.TrimSpace(servers) == "" {
+		return fmt.Errorf("%w: %s=%q (from %s): names no ZooKeeper server", ErrInvalid, KeyZooKeeperConnect, zk, from(KeyZooKeeperConnect))
+	}
+	for _, hp := range strings.Split(servers, ",") {
+		if _, _, err := net.SplitHostPort(strings.TrimSpace(hp)); err != nil {
+			return fmt.Errorf("%w: %s=%q (from %s): %q is not host:port", ErrInvalid, KeyZooKeeperConnect, zk, from(KeyZooKeeperConnect), hp)
+		}
+	}
+	if chroot != "" && (strings.HasSuffix(chroot, "/") || strings.Contains(chroot, "//")) {
+		return fmt.Errorf("%w: %s=%q (from %s): the chroot /%s is not a ZooKeeper path", ErrInvalid, KeyZooKeeperConnect, zk, from(KeyZooKeeperConnect), chroot)
+	}
+	c := &Cluster{
+		ZooKeeperConnect:          zk,
+		SessionTimeout:            time.Duration(ParseInt(b.Value(KeyZooKeeperSessionTimeout))) * time.Millisecond,
+		ReservedBrokerMaxID:       int32(ParseInt(b.Value(KeyReservedBrokerMaxID))),
+		ControlledShutdown:        ParseBool(b.Value(KeyControlledShutdown)),
+		ControlledShutdownRetries: int(ParseInt(b.Value(KeyControlledShutdownMaxRetries))),
+		ControlledShutdownBackoff: time.Duration(ParseInt(b.Value(KeyControlledShutdownBackoff))) * time.Millisecond,
+		OffsetsReplicationFactor:  int16(ParseInt(b.Value(KeyOffsetsReplicationFactor))),
+	}
+	c.ConnectionTimeout = c.SessionTimeout
+	if v := b.Value(KeyZooKeeperConnectionTimeout); v != "" {
+		c.ConnectionTimeout = time.Duration(ParseInt(v)) * time.Millisecond
+	}
+	_, idSet := b.Static[KeyBrokerID]
+	_, nodeSet := b.Static[KeyNodeID]
+	if !idSet && !nodeSet && ParseBool(b.Value(KeyBrokerIDGeneration)) {
+		c.GenerateBrokerID = true
+		b.BrokerID = -1
+	} else if b.BrokerID > c.ReservedBrokerMaxID {
+		return fmt.Errorf("%w: %s=%d (from %s): above %s (%d), where generated ids live; pick a lower id or raise %s", ErrInvalid, KeyBrokerID, b.BrokerID, from(KeyBrokerID), KeyReservedBrokerMaxID, c.ReservedBrokerMaxID, KeyReservedBrokerMaxID)
+	}
+	ln, err := b.interBrokerListener()
+	if err != nil {
+		return err
+	}
+	c.InterBrokerListener = ln
+	b.Cluster = c
+	return nil
+}
+
+// interBrokerListener picks the listener named by
+// inter.broker.listener.name, or the first one whose protocol is
+// security.inter.broker.protocol, as Kafka does; it must be advertised.
+func (b *Broker) interBrokerListener() (string, error) {
+	name := strings.ToUpper(b.Value(KeyInterBrokerListener))
+	if name == "" {
+		proto := strings.ToUpper(b.Value(KeyInterBrokerProtocol))
+		for _, ln := range b.Listeners {
+			if ln.Protocol == proto {
+				name = ln.Name
+				break
+			}
+		}
+		if name == "" {
+			return "", fmt.Errorf("%w: %s=%s: no listener uses that security protocol; set %s to one of the listeners", ErrInvalid, KeyInterBrokerProtocol, proto, KeyInterBrokerListener)
+		}
+	}
+	if !slices.ContainsFunc(b.Listeners, func(l Listener) bool { return l.Name == name }) {
+		return "", fmt.Errorf("%w: %s=%s names no listener in listeners", ErrInvalid, KeyInterBrokerListener, name)
+	}
+	if b.Advertised != nil && !slices.ContainsFunc(b.Advertised, func(l Listener) bool { return l.Name == name }) {
+		return "", fmt.Errorf("%w: %s=%s is not in advertised.listeners: other brokers could not reach this one", ErrInvalid, KeyInterBrokerListener, name)
+	}
+	return name, nil
 }
 
 func (b *Broker) build(origin map[string]string) error {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -78,13 +79,50 @@ func TestInvalidValueNamesKeyAndOrigin(t *testing.T) {
 	}
 }
 
-func TestZooKeeperRefusedUnlessCleared(t *testing.T) {
-	file := Input{"server.properties", map[string]string{"zookeeper.connect": "localhost:2181"}}
-	if _, err := Load(file); !errors.Is(err, ErrClusterMode) {
-		t.Fatalf("err = %v", err)
+func TestZooKeeperConnectMakesACluster(t *testing.T) {
+	file := Input{"server.properties", map[string]string{"zookeeper.connect": "localhost:2181,zk2:2181/kafka", "broker.id": "3", "zookeeper.session.timeout.ms": "6000"}}
+	b, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Load(file, Input{"flags", map[string]string{"zookeeper.connect": ""}}); err != nil {
-		t.Fatalf("cleared zookeeper.connect: %v", err)
+	c := b.Cluster
+	if c == nil || c.ZooKeeperConnect != "localhost:2181,zk2:2181/kafka" || c.SessionTimeout != 6*time.Second || c.ConnectionTimeout != 6*time.Second ||
+		c.GenerateBrokerID || b.BrokerID != 3 || c.InterBrokerListener != "PLAINTEXT" || !c.ControlledShutdown || c.OffsetsReplicationFactor != 3 {
+		t.Fatalf("cluster config %+v (broker.id %d)", c, b.BrokerID)
+	}
+	if b, err := Load(file, Input{"flags", map[string]string{"zookeeper.connect": ""}}); err != nil || b.Cluster != nil {
+		t.Fatalf("cleared zookeeper.connect: %v, %+v", err, b.Cluster)
+	}
+	gen, err := Load(Input{"server.properties", map[string]string{"zookeeper.connect": "localhost:2181"}})
+	if err != nil || !gen.Cluster.GenerateBrokerID || gen.BrokerID != -1 {
+		t.Fatalf("no broker.id: %v, %+v, id %d", err, gen.Cluster, gen.BrokerID)
+	}
+}
+
+func TestClusterSettingsRefusedClearly(t *testing.T) {
+	for _, tc := range []struct {
+		values map[string]string
+		want   []string
+	}{
+		{map[string]string{"zookeeper.set.acl": "true"}, []string{"zookeeper.set.acl", "ACLs"}},
+		{map[string]string{"zookeeper.connect": "nohost"}, []string{"zookeeper.connect", "host:port"}},
+		{map[string]string{"zookeeper.connect": "h:1/kafka/"}, []string{"chroot"}},
+		{map[string]string{"broker.id": "1001"}, []string{"reserved.broker.max.id"}},
+		{map[string]string{"inter.broker.listener.name": "INTERNAL"}, []string{"inter.broker.listener.name", "names no listener"}},
+		{map[string]string{"security.inter.broker.protocol": "SSL"}, []string{"security.inter.broker.protocol", "no listener"}},
+	} {
+		values := map[string]string{"zookeeper.connect": "localhost:2181"}
+		maps.Copy(values, tc.values)
+		_, err := Load(Input{"server.properties", values})
+		if err == nil {
+			t.Errorf("%v: loaded", tc.values)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not say %q", tc.values, err, w)
+			}
+		}
 	}
 }
 

@@ -29,6 +29,19 @@ const (
 	KeyNetworkThreads      = "num.network.threads"
 	KeyRack                = "broker.rack"
 	KeyShutdownTimeout     = "samsa.shutdown.timeout.ms"
+
+	KeyZooKeeperConnectionTimeout   = "zookeeper.connection.timeout.ms"
+	KeyZooKeeperSessionTimeout      = "zookeeper.session.timeout.ms"
+	KeyZooKeeperSetACL              = "zookeeper.set.acl"
+	KeyInterBrokerListener          = "inter.broker.listener.name"
+	KeyInterBrokerProtocol          = "security.inter.broker.protocol"
+	KeyBrokerIDGeneration           = "broker.id.generation.enable"
+	KeyReservedBrokerMaxID          = "reserved.broker.max.id"
+	KeyControlledShutdown           = "controlled.shutdown.enable"
+	KeyControlledShutdownMaxRetries = "controlled.shutdown.max.retries"
+	KeyControlledShutdownBackoff    = "controlled.shutdown.retry.backoff.ms"
+	KeyOffsetsReplicationFactor     = "offsets.topic.replication.factor"
+	KeyUncleanLeaderElection        = "unclean.leader.election.enable"
 )
 
 var errEmpty = errors.New("must not be empty")
@@ -60,8 +73,10 @@ var brokerDefs = []Def{
 		Doc:     "Maps listener names to security protocols."},
 	{Name: KeyControllerListeners, Type: List, Nullable: true,
 		Doc: "KRaft controller listener names: such listeners are skipped (samsa has no KRaft controller)."},
-	{Name: "inter.broker.listener.name", Type: String, Nullable: true, Ignored: true, Doc: "Cluster mode comes later."},
-	{Name: "security.inter.broker.protocol", Type: String, Default: "PLAINTEXT", Ignored: true, Doc: "Cluster mode comes later."},
+	{Name: KeyInterBrokerListener, Type: String, Nullable: true,
+		Doc: "Cluster mode: the listener other brokers and the controller talk to this broker on. Defaults to the listener whose security protocol is security.inter.broker.protocol."},
+	{Name: KeyInterBrokerProtocol, Type: String, Default: "PLAINTEXT", Check: OneOf("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"),
+		Doc: "Cluster mode: the security protocol of the inter-broker listener, when inter.broker.listener.name is not set. Only PLAINTEXT is served so far."},
 	{Name: "process.roles", Type: List, Nullable: true, Ignored: true, Doc: "KRaft roles; samsa is always a broker."},
 	{Name: "controller.quorum.voters", Type: List, Nullable: true, Ignored: true, Doc: "KRaft only; ignored."},
 	{Name: "controller.quorum.bootstrap.servers", Type: List, Nullable: true, Ignored: true, Doc: "KRaft only; ignored."},
@@ -77,9 +92,23 @@ var brokerDefs = []Def{
 
 	// ZooKeeper.
 	{Name: KeyZooKeeperConnect, Type: String, Nullable: true,
-		Doc: "ZooKeeper connection string for cluster mode, which is not supported yet: samsa refuses to start when it is set."},
-	{Name: "zookeeper.connection.timeout.ms", Type: Int, Nullable: true, Ignored: true, Doc: "Cluster mode comes later."},
-	{Name: "zookeeper.session.timeout.ms", Type: Int, Default: "18000", Ignored: true, Doc: "Cluster mode comes later."},
+		Doc: "ZooKeeper connection string (host:port,host:port/chroot): set, the broker joins the cluster registered there, in Apache Kafka 3.9's layout; empty, it runs alone with its metadata in its data directory."},
+	{Name: KeyZooKeeperConnectionTimeout, Type: Int, Nullable: true, Check: AtLeast(1),
+		Doc: "How long the broker waits for its first ZooKeeper session at start before it gives up; defaults to zookeeper.session.timeout.ms."},
+	{Name: KeyZooKeeperSessionTimeout, Type: Int, Default: "18000", Check: AtLeast(1),
+		Doc: "ZooKeeper session timeout: a broker whose session expires is taken for dead by the controller (its ephemeral registration goes)."},
+	{Name: KeyZooKeeperSetACL, Type: Boolean, Default: "false",
+		Doc: "Write ZooKeeper ACLs on the znodes samsa creates. Not supported: samsa refuses to start when it is true (it needs SASL to ZooKeeper)."},
+	{Name: "zookeeper.max.in.flight.requests", Type: Int, Default: "10", Check: AtLeast(1), Ignored: true,
+		Doc: "Accepted; the ZooKeeper client pipelines as it sees fit."},
+	{Name: KeyBrokerIDGeneration, Type: Boolean, Default: "true",
+		Doc: "Cluster mode: a broker with no broker.id (and none in its data directory) takes one from ZooKeeper's /brokers/seqid, above reserved.broker.max.id."},
+	{Name: KeyReservedBrokerMaxID, Type: Int, Default: "1000", Check: AtLeast(0),
+		Doc: "Highest broker.id an operator may set; generated ids start above it."},
+	{Name: KeyControlledShutdownMaxRetries, Type: Int, Default: "3", Check: AtLeast(0),
+		Doc: "Cluster mode: how many times a stopping broker asks the controller to move its leaderships away before it stops anyway."},
+	{Name: KeyControlledShutdownBackoff, Type: Long, Default: "5000", Check: AtLeast(0),
+		Doc: "Cluster mode: the pause between controlled shutdown attempts."},
 
 	// Topics.
 	{Name: KeyNumPartitions, Type: Int, Default: "1", Check: AtLeast(1), Dynamic: true,
@@ -91,7 +120,7 @@ var brokerDefs = []Def{
 	{Name: KeyAutoCreateTopics, Type: Boolean, Default: "true",
 		Doc: "Create a topic when a client asks Metadata for it and allows auto-creation."},
 	{Name: KeyDeleteTopicEnable, Type: Boolean, Default: "true", Doc: "Allow DeleteTopics."},
-	{Name: "unclean.leader.election.enable", Type: Boolean, Default: "false", Dynamic: true,
+	{Name: KeyUncleanLeaderElection, Type: Boolean, Default: "false", Dynamic: true,
 		Doc: "Allow an out-of-sync replica to become leader (cluster mode)."},
 	{Name: "compression.type", Type: String, Default: "producer", Dynamic: true,
 		Check: OneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"),
@@ -185,14 +214,16 @@ var brokerDefs = []Def{
 		Doc: "Accepted; requests run in actors, not an I/O thread pool."},
 	{Name: "queued.max.requests", Type: Int, Default: "500", Check: AtLeast(1), Ignored: true, Doc: "Accepted; backpressure is per connection."},
 	{Name: "background.threads", Type: Int, Default: "10", Check: AtLeast(1), Ignored: true, Dynamic: true, Doc: "Accepted; unused."},
-	{Name: "controlled.shutdown.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "Cluster mode comes later."},
+	{Name: KeyControlledShutdown, Type: Boolean, Default: "true",
+		Doc: "Cluster mode: on SIGTERM the broker asks the controller to move the leaderships it holds to other replicas before it stops."},
 	{Name: "max.incremental.fetch.session.cache.slots", Type: Int, Default: "1000", Check: AtLeast(0),
 		Doc: "Most incremental fetch sessions (KIP-227) kept at once; 0 turns sessions off, so every fetch is a full one."},
 	{Name: "fetch.max.bytes", Type: Int, Default: "57671680", Check: AtLeast(1024),
 		Doc: "The most record data one fetch response carries, whatever its max_bytes asks (the first batch is always sent whole, so a consumer can progress). Kafka's default, 55 MiB."},
 
 	// Groups and transactions (their coordinators come later).
-	{Name: "offsets.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Consumer groups come later."},
+	{Name: KeyOffsetsReplicationFactor, Type: Short, Default: "3", Check: AtLeast(1),
+		Doc: "Cluster mode: replication factor of __consumer_offsets. Until this many brokers are up, the topic is not made and group coordinators are not available (as in Kafka). A single broker ignores it."},
 	{Name: "offsets.topic.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Doc: "Partitions of __consumer_offsets, made on first start; a group lives on abs(hash(group id)) % this. Changing it later moves groups away from their offsets."},
 	{Name: "offsets.topic.segment.bytes", Type: Int, Default: "104857600", Check: AtLeast(14), Doc: "segment.bytes of __consumer_offsets."},
 	{Name: "offsets.retention.minutes", Type: Int, Default: "10080", Check: AtLeast(1), Doc: "Committed offsets of an empty group are dropped after this long."},

@@ -55,3 +55,15 @@ func authorizedOperations(typ resourceType) int32 {
 	}
 	return bits
 }
+
+// AuthorizedOperationsUnset is the value of an AuthorizedOperations field
+// the request did not ask for.
+const AuthorizedOperationsUnset = authorizedOperationsUnset
+
+// TopicOperations and ClusterOperations are the authorized-operations
+// bitfields of a topic and of the cluster, for the cluster-mode answers
+// (actors/cluster) that are built outside this package.
+func TopicOperations() int32 { return authorizedOperations(resourceTopic) }
+
+// ClusterOperations: see TopicOperations.
+func ClusterOperations() int32 { return authorizedOperations(resourceCluster) }
