@@ -37,6 +37,9 @@ func Start(cfg *config.Broker, logger *slog.Logger) (*Node, error) {
 // The wrapper must keep the broker's Drain, as embedding *actors.Broker
 // does.
 func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler) (*Node, error) {
+	if cfg.Cluster != nil {
+		return nil, errors.New("cluster mode (zookeeper.connect) is being built and cannot start yet; clear zookeeper.connect to run this broker alone")
+	}
 	broker, err := actors.NewBroker(cfg, logger)
 	if err != nil {
 		return nil, err
