@@ -43,6 +43,10 @@ type PartitionSpec struct {
 	Dir         string
 	LeaderEpoch int32
 	Config      config.Topic
+	// Follower is set in cluster mode while this broker does not lead
+	// the partition (until the controller's LeaderAndIsr says it does):
+	// clients' reads and writes are NOT_LEADER_OR_FOLLOWER.
+	Follower bool
 }
 
 // PartitionRef names one partition of a topic incarnation.

@@ -112,6 +112,8 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 			p.latest.Store(&spec)
 		}
 		p.reconfigureProduce()
+	case *SetRole:
+		p.setRole(m)
 	case *ProduceRequest:
 		p.produce(m)
 	case *durableUpTo:

@@ -73,8 +73,8 @@ func (f *FetchSlot) Release() {
 // file and leaves by sendfile from netloop's writer.
 func (p *partitionActor) serveFetch(f *FetchSlot) {
 	var err error
-	if p.plog == nil {
-		f.Code, f.HW, f.LSO, f.LogStart, f.Res = p.offline(), -1, -1, -1, nil
+	if p.plog == nil || p.spec.Follower {
+		f.Code, f.HW, f.LSO, f.LogStart, f.Res = p.servable(-1), -1, -1, -1, nil
 	} else {
 		err = readPartition(p.plog, p.highWatermark(), p.spec.LeaderEpoch, f)
 	}

@@ -125,8 +125,8 @@ func (p *partitionActor) epochAt(offset int64) int32 {
 // deleteRecords answers one partition of DeleteRecords into m.Out.
 func (p *partitionActor) deleteRecords(m *DeleteRecords) {
 	offset, out := m.Offset, m.Out
-	if p.plog == nil {
-		out.ErrorCode = int16(p.offline())
+	if p.plog == nil || p.spec.Follower {
+		out.ErrorCode = int16(p.servable(-1))
 		return
 	}
 	hw := p.highWatermark()
@@ -190,6 +190,9 @@ func (p *partitionActor) offline() kerr.Code {
 func (p *partitionActor) servable(currentEpoch int32) kerr.Code {
 	if p.plog == nil {
 		return p.offline()
+	}
+	if p.spec.Follower {
+		return kerr.NotLeaderOrFollower
 	}
 	return CheckLeaderEpoch(currentEpoch, p.spec.LeaderEpoch)
 }

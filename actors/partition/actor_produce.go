@@ -88,6 +88,10 @@ func (p *partitionActor) produce(m *ProduceRequest) {
 		p.answer(Ack{Ticket: m, Code: p.offline(), Msg: "the partition's log is offline", BaseOffset: -1, LogAppendTime: -1})
 		return
 	}
+	if p.spec.Follower {
+		p.answer(Ack{Ticket: m, Code: kerr.NotLeaderOrFollower, Msg: "this broker is not the partition's leader", BaseOffset: -1, LogAppendTime: -1})
+		return
+	}
 	m.Out.LogStartOffset = p.plog.LogStartOffset()
 	now := p.nowMs()
 	a, fx := p.core.Produce(Produce{Records: m.Records, Version: m.Version, Acks: m.Acks, Ticket: m}, now, p.logState())

@@ -133,8 +133,8 @@ func (v *View) setHW(hw int64) []Waiter {
 // publishView turns the partition's view on with its current state; the
 // produce side calls it once the log is open and the high watermark set.
 func (p *partitionActor) publishView() {
-	if p.view == nil || p.plog == nil {
-		return
+	if p.view == nil || p.plog == nil || p.spec.Follower {
+		return // a follower's reads go to the actor, which refuses them
 	}
 	p.view.epoch.Store(p.spec.LeaderEpoch)
 	p.view.log.Store(p.plog)

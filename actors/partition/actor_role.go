@@ -1,0 +1,37 @@
+package partition
+
+// SetRole makes the partition the leader at LeaderEpoch, or a follower
+// (cluster mode: the controller's LeaderAndIsr). A new leader records its
+// epoch at the log end, so OffsetForLeaderEpoch and the batches it writes
+// carry it; a follower stops serving clients. Done, if set, is called on
+// the actor's goroutine once the role is in force.
+type SetRole struct {
+	LeaderEpoch int32
+	Follower    bool
+	Done        func()
+}
+
+func (p *partitionActor) setRole(m *SetRole) {
+	wasFollower := p.spec.Follower
+	p.spec.LeaderEpoch, p.spec.Follower = m.LeaderEpoch, m.Follower
+	if p.latest != nil {
+		spec := p.spec
+		p.latest.Store(&spec)
+	}
+	switch {
+	case p.plog == nil:
+	case !m.Follower:
+		if err := p.plog.AssignEpoch(m.LeaderEpoch, p.plog.LogEndOffset()); err != nil {
+			p.log.Error("cannot record the leader epoch; the log refuses appends", append(p.attrs(), "err", err)...)
+		}
+		p.publishView()
+		if wasFollower {
+			p.log.Info("leading the partition", append(p.attrs(), "leader_epoch", m.LeaderEpoch)...)
+		}
+	default:
+		p.hideView()
+	}
+	if m.Done != nil {
+		m.Done()
+	}
+}
