@@ -1,6 +1,10 @@
 package wire
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 // APIRange is one row of the broker's API table: the versions of an API it
 // advertises in ApiVersions. Accept may be higher than Min: a version in
@@ -95,13 +99,47 @@ var plannedAPIs = []APIRange{
 	{Key: 36, Min: 0, Max: 2, Accept: 0}, // SaslAuthenticate
 }
 
-var apiByKey = func() map[int16]APIRange {
+// InterBrokerAPIs are the controller's and the brokers' own APIs of
+// ZooKeeper mode, at the ranges Apache Kafka 3.9 serves them:
+// LeaderAndIsr, StopReplica, UpdateMetadata and ControlledShutdown
+// (controller to broker, and a stopping broker to the controller),
+// AlterPartition and AllocateProducerIds (broker to controller). A broker
+// serves and advertises them only in cluster mode (EnableInterBrokerAPIs).
+var InterBrokerAPIs = []APIRange{
+	{Key: 4, Min: 0, Max: 7, Accept: 0},  // LeaderAndIsr
+	{Key: 5, Min: 0, Max: 4, Accept: 0},  // StopReplica
+	{Key: 6, Min: 0, Max: 8, Accept: 0},  // UpdateMetadata
+	{Key: 7, Min: 0, Max: 3, Accept: 0},  // ControlledShutdown
+	{Key: 56, Min: 0, Max: 3, Accept: 0}, // AlterPartition
+	{Key: 67, Min: 0, Max: 0, Accept: 0}, // AllocateProducerIds
+}
+
+var apiByKey = indexAPIs()
+
+func indexAPIs() map[int16]APIRange {
 	m := make(map[int16]APIRange, len(APIs))
 	for _, a := range APIs {
 		m[a.Key] = a
 	}
 	return m
-}()
+}
+
+// EnableInterBrokerAPIs adds InterBrokerAPIs to the served and advertised
+// table. A broker in cluster mode calls it once, before it serves; it
+// holds for the whole process (brokers of one process are all in cluster
+// mode or all alone).
+func EnableInterBrokerAPIs() {
+	interBrokerOnce.Do(func() {
+		for _, a := range InterBrokerAPIs {
+			if _, ok := apiByKey[a.Key]; !ok {
+				APIs = append(APIs, a)
+			}
+		}
+		apiByKey = indexAPIs()
+	})
+}
+
+var interBrokerOnce sync.Once
 
 // LookupAPI returns the table row for key.
 func LookupAPI(key int16) (APIRange, bool) {

@@ -32,6 +32,10 @@ type Services struct {
 	Meta   *actor.PID // the metadata actor (actors/catalog)
 	Fetch  *fetch.Service
 	Groups *coordinator.Coordinators
+	// Controller serves the requests addressed to the controller
+	// (ControlledShutdown, AlterPartition, AllocateProducerIds) in
+	// cluster mode; nil answers NOT_CONTROLLER.
+	Controller func(req *wire.Request)
 }
 
 // All lists every API the broker serves, one entry per API; each entry is
@@ -44,7 +48,7 @@ func All() []API {
 		describeCluster, describeLogDirs, initProducerID,
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
 		findCoordinator,
-	}, groupAPIs...)
+	}, append(groupAPIs, interBrokerAPIs...)...)
 }
 
 // ByKey indexes All by API key.

@@ -38,6 +38,8 @@ type ActorConfig struct {
 	// ProducerIDs hands out producer ids (InitProducerId); it outlives
 	// incarnations.
 	ProducerIDs *ProducerIDs
+	// Cluster is set in cluster mode (zookeeper.connect); nil alone.
+	Cluster *ClusterMode
 	// Stopped is closed when the actor has stopped for good.
 	Stopped chan struct{}
 	// First is taken by the first incarnation: the state the broker
@@ -81,6 +83,8 @@ type metadataActor struct {
 	parts    map[partKey]*actor.PID
 	views    map[partKey]*partition.View // beside parts: what each partition publishes for fetches
 	stopping bool
+
+	cl *clusterState // cluster mode only (cluster.go)
 }
 
 // Messages the metadata actor receives.
@@ -122,6 +126,12 @@ func (a *metadataActor) Receive(ctx actor.Context) {
 		a.start()
 	case *AdminRequest:
 		a.serve(m.Req)
+	case *InterBrokerRequest:
+		a.serveInterBroker(m.Req)
+	case *leaderAndIsrConfigs:
+		a.leaderAndIsr(m)
+	case *awaitView:
+		a.await(m)
 	case *CreateInternalTopic:
 		a.createInternalTopic(m)
 	case *retryDeleteTopics:
@@ -162,6 +172,13 @@ func (a *metadataActor) start() {
 	a.parts = make(map[partKey]*actor.PID)
 	a.views = make(map[partKey]*partition.View)
 	eff := a.state.StartAll()
+	if a.cfg.Cluster != nil {
+		// Until the controller says otherwise, no replica here leads.
+		a.cl = &clusterState{view: a.cfg.Cluster.View.Load()}
+		for i := range eff.Start {
+			eff.Start[i].Follower = true
+		}
+	}
 	var opened *gather.Gather
 	var published func()
 	if a.ready != nil {
@@ -332,6 +349,10 @@ func (a *metadataActor) forget(who *actor.PID) {
 
 // publish replaces the routing table with the current topics.
 func (a *metadataActor) publish() {
+	if a.cl != nil {
+		a.publishCluster()
+		return
+	}
 	r := &routing.Routes{ClusterID: a.state.ClusterID(), Topics: make(map[string]*routing.Topic)}
 	for _, t := range a.state.Topics() {
 		tr := &routing.Topic{Name: t.Name, ID: t.ID, Partitions: make([]*actor.PID, len(t.Partitions)),

@@ -28,6 +28,9 @@ func (a *metadataActor) serve(req *wire.Request) {
 			panic(r)
 		}
 	}()
+	if a.cl != nil && a.serveCluster(req) {
+		return
+	}
 	switch body := req.Body.(type) {
 	case *kmsg.MetadataRequest:
 		a.handleMetadata(req, body)

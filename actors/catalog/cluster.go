@@ -1,0 +1,168 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/samsa-io/samsa/actors/cluster"
+	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/actors/routing"
+)
+
+// ClusterStore is what the metadata actor needs of ZooKeeper in cluster
+// mode (internal/wiring gives it zkmeta's client). Every call may block
+// for a ZooKeeper round trip: the actor calls them off its goroutine.
+type ClusterStore interface {
+	// CreateTopic writes a new topic's config and assignment;
+	// ErrTopicExists when the name is taken.
+	CreateTopic(name string, id [16]byte, assignment map[int32][]int32, configs map[string]string) error
+	// TopicExists says whether /brokers/topics/<name> exists.
+	TopicExists(name string) (bool, error)
+	// MarkedForDeletion says whether the topic waits in /admin/delete_topics.
+	MarkedForDeletion(name string) (bool, error)
+	// MarkForDeletion writes /admin/delete_topics/<name> (no error when
+	// already marked).
+	MarkForDeletion(name string) error
+	// SetAssignment replaces a topic's assignment (partitions only
+	// grow).
+	SetAssignment(name string, id [16]byte, assignment map[int32][]int32) error
+	// TopicConfig reads /config/topics/<name> (empty when none).
+	TopicConfig(name string) (map[string]string, error)
+	// SetTopicConfig writes /config/topics/<name> and a change
+	// notification.
+	SetTopicConfig(name string, configs map[string]string) error
+}
+
+// ErrTopicExists is ClusterStore.CreateTopic's error for a taken name.
+var ErrTopicExists = errors.New("catalog: topic exists")
+
+// ClusterMode is the metadata actor's part in a cluster; nil runs the
+// broker alone.
+type ClusterMode struct {
+	Store ClusterStore
+	// View is the published cluster view (the actor owns updates).
+	View *cluster.Table
+	// Listener is the listener whose endpoints clients are given.
+	Listener string
+	// BrokerEpoch is this broker's registration epoch (its
+	// /brokers/ids znode's czxid), set once registered.
+	BrokerEpoch atomic.Int64
+
+	randMu sync.Mutex
+	rand   *rand.Rand
+}
+
+// NewClusterMode makes the cluster part; seed seeds replica assignment.
+func NewClusterMode(store ClusterStore, clusterID, listener string, seed uint64) *ClusterMode {
+	return &ClusterMode{Store: store, View: cluster.NewTable(cluster.Empty(clusterID)), Listener: listener,
+		rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// withRand runs f with the assignment randomness (plans are made on
+// request goroutines).
+func (c *ClusterMode) withRand(f func(*rand.Rand)) {
+	c.randMu.Lock()
+	defer c.randMu.Unlock()
+	f(c.rand)
+}
+
+// awaitView asks the metadata actor to close Done once Cond holds for its
+// view, or forget it once Ctx ends.
+type awaitView struct {
+	Ctx  context.Context
+	Cond func(*cluster.View) bool
+	Done chan struct{}
+}
+
+// clusterState is the metadata actor's cluster-mode state.
+type clusterState struct {
+	view      *cluster.View
+	ctrlEpoch int32 // the newest controller epoch seen
+	waiters   []*awaitView
+}
+
+// await registers w, or closes it at once.
+func (a *metadataActor) await(w *awaitView) {
+	if w.Cond(a.cl.view) {
+		close(w.Done)
+		return
+	}
+	a.cl.waiters = append(a.cl.waiters, w)
+}
+
+// wake closes the waiters whose condition now holds and drops those
+// whose context ended.
+func (a *metadataActor) wake() {
+	a.cl.waiters = slices.DeleteFunc(a.cl.waiters, func(w *awaitView) bool {
+		if w.Ctx.Err() != nil {
+			return true
+		}
+		if w.Cond(a.cl.view) {
+			close(w.Done)
+			return true
+		}
+		return false
+	})
+}
+
+// waitFor sends an awaitView and waits for it (off the actor's
+// goroutine); false when ctx ended first.
+func waitFor(ctx context.Context, root *actor.RootContext, self *actor.PID, cond func(*cluster.View) bool) bool {
+	w := &awaitView{Ctx: ctx, Cond: cond, Done: make(chan struct{})}
+	root.Send(self, w)
+	select {
+	case <-w.Done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// publishCluster replaces the routing table in cluster mode: every topic
+// of the view (and every topic held here that the view does not know
+// yet), with this broker's partition actors where it holds a replica; a
+// partition held elsewhere has no actor, which routing answers
+// NOT_LEADER_OR_FOLLOWER.
+func (a *metadataActor) publishCluster() {
+	r := &routing.Routes{ClusterID: a.state.ClusterID(), Topics: make(map[string]*routing.Topic)}
+	size := func(name string) int {
+		n := 0
+		if t := a.cl.view.Topics[name]; t != nil {
+			n = len(t.Partitions)
+		}
+		if t, ok := a.state.Topic(name); ok {
+			for _, p := range t.Partitions {
+				n = max(n, int(p.Index)+1)
+			}
+		}
+		return n
+	}
+	add := func(name string, id [16]byte) {
+		if _, done := r.Topics[name]; done {
+			return
+		}
+		n := size(name)
+		tr := &routing.Topic{Name: name, ID: id, Partitions: make([]*actor.PID, n), Views: make([]*partition.View, n)}
+		if t, ok := a.state.Topic(name); ok {
+			tr.ID = t.ID
+			for _, p := range t.Partitions {
+				tr.Partitions[p.Index] = a.parts[partKey{t.ID, p.Index}]
+				tr.Views[p.Index] = a.views[partKey{t.ID, p.Index}]
+			}
+		}
+		r.Topics[name] = tr
+	}
+	for name, t := range a.cl.view.Topics {
+		add(name, t.ID)
+	}
+	for _, t := range a.state.Topics() {
+		add(t.Name, t.ID)
+	}
+	a.env.Routes.Publish(r)
+}
