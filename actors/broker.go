@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/samsa-io/samsa/actors/api"
 	"github.com/samsa-io/samsa/actors/catalog"
+	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/env"
@@ -23,6 +25,7 @@ import (
 	"github.com/samsa-io/samsa/actors/routing"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/segment/vfs"
+	"github.com/samsa-io/samsa/wire"
 )
 
 // Options are the seams of a Broker; the zero value is production.
@@ -49,6 +52,20 @@ type Options struct {
 	// once every data directory's checkpoints are written. Tests wait on
 	// it instead of sleeping.
 	housekept func(pass string)
+	// Cluster is required when the configuration is in cluster mode
+	// (zookeeper.connect): what internal/wiring built from ZooKeeper.
+	Cluster *ClusterOptions
+}
+
+// ClusterOptions are a cluster-mode broker's links to the cluster.
+type ClusterOptions struct {
+	ClusterID string // ZooKeeper's /cluster/id
+	Store     catalog.ClusterStore
+	// Controller serves the requests addressed to the controller on this
+	// broker (nil: NOT_CONTROLLER).
+	Controller func(req *wire.Request)
+	// Seed seeds replica assignment (default: from Rand).
+	Seed uint64
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor
@@ -75,6 +92,8 @@ type Broker struct {
 	services *api.Services
 	fetch    *fetch.Service
 	groups   *coordinator.Coordinators
+
+	cluster *catalog.ClusterMode // cluster mode only
 
 	housekeepingStop chan struct{} // closed by Close (housekeeping.go)
 	housekeepingDone chan struct{}
@@ -118,7 +137,16 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		return nil, err
 	}
 	b.locks = locks
-	state, err := catalog.Load(o.FS, cfg, o.Rand, nil)
+	var state *metadata.State
+	if cfg.Cluster != nil {
+		if o.Cluster == nil || o.Cluster.Store == nil || o.Cluster.ClusterID == "" {
+			b.unlock()
+			return nil, errors.New("actors: cluster mode needs its ZooKeeper links (Options.Cluster)")
+		}
+		state, err = catalog.LoadInCluster(o.FS, cfg, o.Rand, o.Cluster.ClusterID)
+	} else {
+		state, err = catalog.Load(o.FS, cfg, o.Rand, nil)
+	}
 	if err != nil {
 		b.unlock()
 		return nil, err
@@ -146,6 +174,18 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.fetch = fetch.New(e, int(config.ParseInt(cfg.Value(fetch.KeySessionSlots))))
 	ready := make(chan struct{})
 	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: catalog.NewProducerIDs(o.FS), FS: o.FS, Stopped: b.metaStopped}
+	if cfg.Cluster != nil {
+		wire.EnableInterBrokerAPIs()
+		seed := o.Cluster.Seed
+		if seed == 0 {
+			var s [8]byte
+			if _, err := io.ReadFull(o.Rand, s[:]); err == nil {
+				seed = binary.LittleEndian.Uint64(s[:])
+			}
+		}
+		metaCfg.Cluster = catalog.NewClusterMode(o.Cluster.Store, o.Cluster.ClusterID, ClientListener(cfg), seed)
+		b.cluster = metaCfg.Cluster
+	}
 	metaCfg.First.Store(&catalog.Startup{State: state, Ready: ready})
 	props := actor.PropsFromProducer(catalog.NewActor(metaCfg), actor.WithSupervisor(partition.Supervisor()), actor.WithDispatcher(b.dispatch))
 	b.meta, err = e.System.Root.SpawnNamed(props, "metadata")
@@ -163,6 +203,9 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.groups = coordinator.New(e, b.meta)
 	b.groups.Start()
 	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups}
+	if o.Cluster != nil {
+		b.services.Controller = o.Cluster.Controller
+	}
 	b.startHousekeeping()
 	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(e.Routes.Load().Topics))
 	return b, nil
@@ -175,6 +218,33 @@ func (b *Broker) SetAdvertised(host string, port int32) {
 	ep := metadata.Endpoint{Host: host, Port: port}
 	b.env.Endpoint.Store(&ep)
 	b.env.Send(b.meta, &catalog.SetEndpoint{Endpoint: ep})
+}
+
+// ClientListener is the listener whose endpoints clients are told in
+// cluster mode: the first advertised one.
+func ClientListener(cfg *config.Broker) string {
+	if len(cfg.Advertised) > 0 {
+		return cfg.Advertised[0].Name
+	}
+	return cfg.Listeners[0].Name
+}
+
+// SetBrokerEpoch records this broker's registration epoch (its
+// /brokers/ids znode's czxid) in cluster mode: controller requests meant
+// for an earlier registration are refused from then on.
+func (b *Broker) SetBrokerEpoch(epoch int64) {
+	if b.cluster != nil {
+		b.cluster.BrokerEpoch.Store(epoch)
+	}
+}
+
+// ClusterView is the broker's view of the cluster (cluster mode; nil
+// alone).
+func (b *Broker) ClusterView() *cluster.View {
+	if b.cluster == nil {
+		return nil
+	}
+	return b.cluster.View.Load()
 }
 
 // ClusterID returns the cluster id (for logs).

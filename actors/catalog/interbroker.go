@@ -74,7 +74,7 @@ func (a *metadataActor) brokerState() cluster.BrokerState {
 }
 
 func (a *metadataActor) updateMetadata(req *wire.Request, body *kmsg.UpdateMetadataRequest) {
-	resp := kmsg.NewPtrUpdateMetadataResponse()
+	resp := body.ResponseKind().(*kmsg.UpdateMetadataResponse)
 	if body.Version >= 5 && body.BrokerEpoch != -1 && body.BrokerEpoch < a.cfg.Cluster.BrokerEpoch.Load() {
 		resp.ErrorCode = kerr.StaleBrokerEpoch.Int16()
 		env.Reply(req, resp)

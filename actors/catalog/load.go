@@ -30,6 +30,18 @@ func Load(fs vfs.FS, cfg *config.Broker, rand io.Reader, ep *metadata.Endpoint) 
 	return s, nil
 }
 
+// LoadInCluster is Load for a broker of the cluster clusterID (read from
+// ZooKeeper): a fresh data directory takes that id, one of another
+// cluster is refused.
+func LoadInCluster(fs vfs.FS, cfg *config.Broker, rand io.Reader, clusterID string) (*metadata.State, error) {
+	store, snap, err := metadata.OpenFS(fs, cfg.LogDirs)
+	if err != nil {
+		return nil, err
+	}
+	relocate(fs, snap, cfg.LogDirs)
+	return metadata.NewInCluster(cfg, snap, store, rand, clusterID)
+}
+
 // relocate points partitions whose recorded directory is not one of
 // log.dirs (spelled differently: relative and absolute, or started from
 // another working directory) at the configured directory that holds their
