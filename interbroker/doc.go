@@ -7,8 +7,18 @@
 // actors hold no sockets, and kgo, a full client with its own metadata and
 // retries, is more than a link to one known peer needs.
 //
-// Imports: wire (constants, kerr, response framing) and kmsg; nothing else
-// of the project (internal/lint).
+// Imports: wire (its constants and kerr) and kmsg; nothing else of the
+// project (internal/lint).
+//
+// # Files
+//
+//	client.go     Config, Client, Send, Close: connections by address
+//	conn.go       one connection: ordered writes, the reader, kill
+//	handshake.go  dial, ApiVersions (KIP-511 fallback), version choice
+//	frame.go      request frames out, response frames in, header tags
+//	pin.go        Pinned, Pin: a caller-chosen version
+//	channel.go    Channel: per-broker queues, retry, removal
+//	errors.go     the error kinds callers tell apart with errors.Is
 //
 // # Client
 //
