@@ -14,24 +14,26 @@ const module = "github.com/samsa-io/samsa"
 // the project it may import (design.md, "Packages and who may import
 // whom"). A folder may always import its own sub-packages. "*" allows all.
 var allowed = map[string][]string{
-	"wire":     {},
-	"segment":  {"wire"},
-	"netloop":  {"wire"},
-	"actors":   {"wire", "segment"},
-	"cmd":      {"*"},
-	"bench":    {"testkit", "wire"},
-	"testkit":  {"*"},
-	"internal": {"*"},
-	"e2e":      {"*"},
+	"wire":        {},
+	"segment":     {"wire"},
+	"netloop":     {"wire"},
+	"interbroker": {"wire"},
+	"actors":      {"wire", "segment"},
+	"cmd":         {"*"},
+	"bench":       {"testkit", "wire"},
+	"testkit":     {"*"},
+	"internal":    {"*"},
+	"e2e":         {"*"},
 }
 
 // forbidden lists third-party or standard-library import prefixes a folder
 // must never reach, directly or transitively.
 var forbidden = map[string][]string{
-	"wire":    {"net", "os/exec", "github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
-	"segment": {"net/http", "github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
-	"netloop": {"github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
-	"actors":  {"github.com/panjf2000/gnet"},
+	"wire":        {"net", "os/exec", "github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
+	"segment":     {"net/http", "github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
+	"netloop":     {"github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
+	"interbroker": {"github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
+	"actors":      {"github.com/panjf2000/gnet"},
 }
 
 type pkg struct {
