@@ -17,12 +17,13 @@ var allowed = map[string][]string{
 	"wire":     {},
 	"segment":  {"wire"},
 	"netloop":  {"wire"},
-	"actors":   {"wire", "segment"},
+	"actors":   {"wire", "segment", "zkmeta", "interbroker"},
 	"cmd":      {"*"},
 	"bench":    {"testkit", "wire"},
 	"testkit":  {"*"},
 	"internal": {"*"},
 	"e2e":      {"*"},
+	"zkmeta":   {},
 }
 
 // forbidden lists third-party or standard-library import prefixes a folder
@@ -32,6 +33,7 @@ var forbidden = map[string][]string{
 	"segment": {"net/http", "github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
 	"netloop": {"github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
 	"actors":  {"github.com/panjf2000/gnet"},
+	"zkmeta":  {"github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go"},
 }
 
 type pkg struct {
