@@ -18,12 +18,13 @@ var allowed = map[string][]string{
 	"segment":     {"wire"},
 	"netloop":     {"wire"},
 	"interbroker": {"wire"},
-	"actors":      {"wire", "segment"},
+	"actors":      {"wire", "segment", "zkmeta", "interbroker"},
 	"cmd":         {"*"},
 	"bench":       {"testkit", "wire"},
 	"testkit":     {"*"},
 	"internal":    {"*"},
 	"e2e":         {"*"},
+	"zkmeta":      {},
 }
 
 // forbidden lists third-party or standard-library import prefixes a folder
@@ -34,6 +35,7 @@ var forbidden = map[string][]string{
 	"netloop":     {"github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
 	"interbroker": {"github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
 	"actors":      {"github.com/panjf2000/gnet"},
+	"zkmeta":      {"github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go"},
 }
 
 type pkg struct {
