@@ -238,6 +238,15 @@ func (b *Broker) SetBrokerEpoch(epoch int64) {
 	}
 }
 
+// BrokerEpoch is this broker's registration epoch (cluster mode; 0
+// before it registers).
+func (b *Broker) BrokerEpoch() int64 {
+	if b.cluster == nil {
+		return 0
+	}
+	return b.cluster.BrokerEpoch.Load()
+}
+
 // ClusterView is the broker's view of the cluster (cluster mode; nil
 // alone).
 func (b *Broker) ClusterView() *cluster.View {
@@ -246,6 +255,18 @@ func (b *Broker) ClusterView() *cluster.View {
 	}
 	return b.cluster.View.Load()
 }
+
+// Spawn starts an actor in the broker's actor system, on its dispatcher
+// (cluster mode: the controller, which internal/wiring builds).
+func (b *Broker) Spawn(props *actor.Props, name string) (*actor.PID, error) {
+	return b.env.System.Root.SpawnNamed(props.Configure(actor.WithDispatcher(b.dispatch)), name)
+}
+
+// Send sends msg to an actor of the broker's system from outside it.
+func (b *Broker) Send(pid *actor.PID, msg any) { b.env.Send(pid, msg) }
+
+// Stop stops an actor of the broker's system and waits for it.
+func (b *Broker) Stop(pid *actor.PID) { _ = b.env.System.Root.StopFuture(pid).Wait() }
 
 // ClusterID returns the cluster id (for logs).
 func (b *Broker) ClusterID() string { return b.env.Routes.Load().ClusterID }

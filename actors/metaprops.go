@@ -107,3 +107,33 @@ func checkMetaProperties(fsys vfs.FS, dirs []string, brokerID int32, clusterID s
 	}
 	return nil
 }
+
+// StoredBrokerID is the broker id the data directories' meta.properties
+// remember (found false when none does): a cluster-mode broker without a
+// configured broker.id takes it before it asks ZooKeeper for a new one,
+// as Kafka does. Directories that disagree are an error.
+func StoredBrokerID(fsys vfs.FS, dirs []string) (id int32, found bool, err error) {
+	id = -1
+	for _, d := range dirs {
+		path := filepath.Join(d, MetaPropertiesFile)
+		data, err := vfs.ReadFile(fsys, path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return -1, false, fmt.Errorf("actors: read %s: %w", path, err)
+		}
+		m, err := parseMetaProperties(data)
+		if err != nil {
+			return -1, false, fmt.Errorf("actors: %s is damaged (%v)", path, err)
+		}
+		if m.brokerID < 0 {
+			continue
+		}
+		if found && m.brokerID != id {
+			return -1, false, fmt.Errorf("%w: the data directories name broker ids %d and %d", ErrInconsistentIdentity, id, m.brokerID)
+		}
+		id, found = m.brokerID, true
+	}
+	return id, found, nil
+}

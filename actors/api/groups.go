@@ -100,12 +100,30 @@ func handleGroupRequest(s *Services, req *wire.Request) {
 	n := int32(len(pids))
 	client := group.Client{ID: req.Header.ClientID, Host: clientHost(req.ClientAddr)}
 	send := func(pid *actor.PID, t group.Ticket, body kmsg.Request) {
+		if pid == nil {
+			// Cluster mode: another broker leads the group's partition.
+			notCoordinator(t, body)
+			return
+		}
 		s.Env.Send(pid, &coordinator.Call{Ticket: t, Req: body, Client: client})
 	}
 	switch r := req.Body.(type) {
 	case *kmsg.ListGroupsRequest:
-		m := newGroupMerge(s, req, len(pids), func(parts []kmsg.Response) kmsg.Response { return group.MergeResponses(parts...) })
-		for i, pid := range pids {
+		// A broker lists the groups it coordinates, as Kafka's do.
+		var local []*actor.PID
+		for _, pid := range pids {
+			if pid != nil {
+				local = append(local, pid)
+			}
+		}
+		if len(local) == 0 {
+			resp := r.ResponseKind().(*kmsg.ListGroupsResponse)
+			resp.Version = r.Version
+			env.Reply(req, resp)
+			return
+		}
+		m := newGroupMerge(s, req, len(local), func(parts []kmsg.Response) kmsg.Response { return group.MergeResponses(parts...) })
+		for i, pid := range local {
 			send(pid, &groupPart{m, i}, r)
 		}
 	case *kmsg.DescribeGroupsRequest:
@@ -304,4 +322,16 @@ func deleteKnownTopics(s *Services, req *wire.Request, r *kmsg.OffsetDeleteReque
 		return fill(parts[0].(*kmsg.OffsetDeleteResponse))
 	})
 	send(pid, &groupPart{m, 0}, &sub)
+}
+
+// notCoordinator answers a group request (or a batch's part) whose
+// coordinator is on another broker.
+func notCoordinator(t group.Ticket, body kmsg.Request) {
+	resp := group.ErrorResponse(body, kerr.NotCoordinator)
+	switch to := t.(type) {
+	case *wire.Request:
+		env.Reply(to, resp)
+	case coordinator.Part:
+		to.Put(resp)
+	}
 }

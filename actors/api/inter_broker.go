@@ -41,14 +41,14 @@ func toInterBroker(s *Services, req *wire.Request) {
 
 func toController(s *Services, req *wire.Request) {
 	if s.Controller == nil {
-		env.Reply(req, notController(req))
+		env.Reply(req, NotController(req))
 		return
 	}
 	s.Controller(req)
 }
 
-// notController is the answer of a broker that is not the controller.
-func notController(req *wire.Request) kmsg.Response {
+// NotController is the answer of a broker that is not the controller.
+func NotController(req *wire.Request) kmsg.Response {
 	resp := req.Body.ResponseKind()
 	code := kerr.NotController.Int16()
 	switch r := resp.(type) {

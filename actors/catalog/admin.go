@@ -225,6 +225,10 @@ func (a *metadataActor) handleInitProducerID(req *wire.Request, body *kmsg.InitP
 // createInternalTopic makes an internal topic unless it exists
 // (CreateInternalTopic).
 func (a *metadataActor) createInternalTopic(m *CreateInternalTopic) {
+	if a.cl != nil {
+		a.clusterInternalTopic(m)
+		return
+	}
 	if t, ok := a.state.Topic(m.Name); ok {
 		m.Done(int32(len(t.Partitions)), false, nil)
 		return

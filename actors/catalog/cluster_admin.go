@@ -268,3 +268,64 @@ func (a *metadataActor) clusterCreatePartitions(req *wire.Request, body *kmsg.Cr
 		env.Reply(req, resp)
 	}()
 }
+
+// clusterInternalTopic makes an internal topic through ZooKeeper unless
+// the view has it, with the replication factor the broker configures for
+// it (offsets.topic.replication.factor) and never fewer live brokers than
+// that, as Kafka refuses (the caller answers COORDINATOR_NOT_AVAILABLE and
+// clients retry); Done runs once its partitions have leaders.
+func (a *metadataActor) clusterInternalTopic(m *CreateInternalTopic) {
+	if t := a.cl.view.Topics[m.Name]; t != nil {
+		m.Done(int32(len(t.Partitions)), false, nil)
+		return
+	}
+	rf := a.env.Config.Cluster.OffsetsReplicationFactor
+	if live := len(a.cl.view.Brokers); int(rf) > live {
+		m.Done(0, false, fmt.Errorf("catalog: %s needs %s=%d live brokers, %d are up", m.Name, config.KeyOffsetsReplicationFactor, rf, live))
+		return
+	}
+	create := kmsg.NewPtrCreateTopicsRequest()
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = m.Name, m.Partitions, rf
+	for _, kv := range m.Configs {
+		c := kmsg.NewCreateTopicsRequestTopicConfig()
+		c.Name, c.Value = kv[0], &kv[1]
+		rt.Configs = append(rt.Configs, c)
+	}
+	create.Topics = []kmsg.CreateTopicsRequestTopic{rt}
+	view, store, mode, d := a.cl.view, a.cfg.Cluster.Store, a.cfg.Cluster, a.defaults()
+	self, root, log := a.ctx.Self(), a.env.System.Root, a.env.Log
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*a.env.GatherTimeout)
+		defer cancel()
+		var plans []cluster.TopicPlan
+		var resp *kmsg.CreateTopicsResponse
+		mode.withRand(func(r *rand.Rand) { plans, resp = view.PlanCreateTopics(create, d, func(string) bool { return false }, r) })
+		if len(plans) == 1 {
+			err := store.CreateTopic(m.Name, plans[0].ID, plans[0].Assignment, plans[0].Configs)
+			switch {
+			case err == nil:
+				log.Info("internal topic created", "topic", m.Name, "partitions", m.Partitions, "replication_factor", rf)
+			case !errors.Is(err, ErrTopicExists):
+				m.Done(0, false, fmt.Errorf("catalog: create %s in ZooKeeper: %w", m.Name, err))
+				return
+			}
+		} else if code := resp.Topics[0].ErrorCode; code != kerr.TopicAlreadyExists.Int16() {
+			m.Done(0, false, fmt.Errorf("catalog: create %s: %s", m.Name, kerr.Code(code)))
+			return
+		}
+		n := 0
+		if !waitFor(ctx, root, self, func(v *cluster.View) bool {
+			t := v.Topics[m.Name]
+			if t == nil || !hasLeaders(v, m.Name, len(t.Partitions)) {
+				return false
+			}
+			n = len(t.Partitions)
+			return true
+		}) {
+			m.Done(0, false, fmt.Errorf("catalog: %s has no leaders yet", m.Name))
+			return
+		}
+		m.Done(int32(n), true, nil)
+	}()
+}

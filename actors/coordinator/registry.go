@@ -47,7 +47,8 @@ func (c *Coordinators) PIDs() []*actor.PID {
 	return nil
 }
 
-// Of returns the actor of the partition that holds group id.
+// Of returns the actor of the partition that holds group id (nil in
+// cluster mode when another broker leads that partition).
 func (c *Coordinators) Of(id string) (*actor.PID, bool) {
 	p := c.PIDs()
 	if len(p) == 0 {
@@ -127,6 +128,9 @@ func groupConfig(b *config.Broker) (group.Config, time.Duration) {
 // FindCoordinator or group request (ensure); until then group requests
 // wait for it.
 func (c *Coordinators) Start() {
+	if c.env.Config.Cluster != nil {
+		return // coordinators start as this broker takes leaderships (cluster.go)
+	}
 	if t, ok := c.env.Routes.Load().Topics[OffsetsTopic]; ok {
 		c.creating.Store(true)
 		c.spawn(int32(len(t.Partitions)), false)
@@ -151,6 +155,10 @@ func (c *Coordinators) ensure() {
 				c.env.Log.Error("consumer groups are unavailable (COORDINATOR_NOT_AVAILABLE)", "err", err)
 				c.creating.Store(false) // the next request tries again
 				c.started(nil)
+				return
+			}
+			if c.env.Config.Cluster != nil {
+				c.clusterStarted(n)
 				return
 			}
 			c.spawn(n, created)
@@ -189,6 +197,8 @@ func (c *Coordinators) spawn(n int32, created bool) {
 // of them writes to a closing log.
 func (c *Coordinators) Stop() {
 	for _, pid := range c.PIDs() {
-		_ = c.env.System.Root.StopFuture(pid).Wait()
+		if pid != nil {
+			_ = c.env.System.Root.StopFuture(pid).Wait()
+		}
 	}
 }

@@ -21,6 +21,8 @@ type Node struct {
 	// Host and Port are the address the broker advertises.
 	Host string
 	Port int32
+
+	cluster *clusterNode // cluster mode only
 }
 
 // Start opens the broker's metadata and logs (actors.NewBroker), starts
@@ -38,7 +40,7 @@ func Start(cfg *config.Broker, logger *slog.Logger) (*Node, error) {
 // does.
 func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler) (*Node, error) {
 	if cfg.Cluster != nil {
-		return nil, errors.New("cluster mode (zookeeper.connect) is being built and cannot start yet; clear zookeeper.connect to run this broker alone")
+		return startCluster(cfg, logger, wrap)
 	}
 	broker, err := actors.NewBroker(cfg, logger)
 	if err != nil {
@@ -75,6 +77,17 @@ func closeBroker(b *actors.Broker, cfg *config.Broker) error {
 // finished and answered), then closes the broker (every log closed
 // cleanly), both within ctx.
 func (n *Node) Stop(ctx context.Context) error {
+	if n.cluster != nil {
+		n.cluster.controlledShutdown(ctx)
+		err := n.stopLocal(ctx)
+		n.cluster.close()
+		return err
+	}
+	return n.stopLocal(ctx)
+}
+
+// stopLocal stops the listeners and closes the broker.
+func (n *Node) stopLocal(ctx context.Context) error {
 	var errs []error
 	if err := n.Server.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("stopping listeners: %w", err))
