@@ -10,6 +10,11 @@ import (
 // missing ones have died, and a broker whose epoch grew restarted: it
 // dies and comes up again in one step. A broker that only changed its
 // endpoints or rack is announced to everyone (processBrokerModification).
+//
+// Kafka handles the new brokers before the restarted ones, and so sends
+// the restarted ones requests under their old epoch, which they refuse
+// (a StopReplica refused that way stalls a deletion). This core handles
+// the restarted ones first: no request goes out under a stale epoch.
 func (c *Core) BrokersChanged(brokers map[int32]BrokerInfo) Effects {
 	c.begin()
 	var added, dead, bounced, modified []int32
@@ -29,12 +34,6 @@ func (c *Core) BrokersChanged(brokers map[int32]BrokerInfo) Effects {
 			dead = append(dead, id)
 		}
 	}
-	if len(added) > 0 {
-		for _, id := range added {
-			c.brokers[id] = brokers[id]
-		}
-		c.onBrokerStartup(added)
-	}
 	if len(bounced) > 0 {
 		for _, id := range bounced {
 			delete(c.brokers, id)
@@ -44,6 +43,12 @@ func (c *Core) BrokersChanged(brokers map[int32]BrokerInfo) Effects {
 			c.brokers[id] = brokers[id]
 		}
 		c.onBrokerStartup(bounced)
+	}
+	if len(added) > 0 {
+		for _, id := range added {
+			c.brokers[id] = brokers[id]
+		}
+		c.onBrokerStartup(added)
 	}
 	if len(dead) > 0 {
 		for _, id := range dead {

@@ -74,15 +74,25 @@ func (c *Core) DeletionRequested(names []string) Effects {
 	return c.end()
 }
 
-// StopReplicaAnswered hands the core a StopReplica response from broker.
-// Only answers about replicas being deleted matter; others are ignored.
-func (c *Core) StopReplicaAnswered(broker int32, resp *kmsg.StopReplicaResponse) Effects {
+// StopReplicaAnswered hands the core broker's answer to a StopReplica
+// request the core asked for. Only answers about replicas the request
+// told to delete matter (as Kafka's callback): the answer to the
+// delete=false request sent just before says nothing about deletion.
+func (c *Core) StopReplicaAnswered(broker int32, req *kmsg.StopReplicaRequest, resp *kmsg.StopReplicaResponse) Effects {
 	c.begin()
+	deleting := map[TopicPartition]bool{}
+	for _, t := range req.Topics {
+		for _, ps := range t.PartitionStates {
+			if ps.Delete {
+				deleting[TopicPartition{t.Topic, ps.Partition}] = true
+			}
+		}
+	}
 	var failed, done []replica
 	for _, pe := range resp.Partitions {
 		tp := TopicPartition{pe.Topic, pe.Partition}
 		p := c.parts[tp]
-		if p == nil || !c.del.queued[tp.Topic] || c.del.replicas[replicaKey{tp, broker}] != replicaDeletionStarted {
+		if p == nil || !deleting[tp] || !c.del.queued[tp.Topic] || c.del.replicas[replicaKey{tp, broker}] != replicaDeletionStarted {
 			continue
 		}
 		if resp.ErrorCode != 0 || pe.ErrorCode != 0 {
