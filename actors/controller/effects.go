@@ -48,15 +48,3 @@ const (
 	// WriteOther: anything else (a lost connection, an expired session).
 	WriteOther
 )
-
-func (fx *Effects) add(o Effects) {
-	fx.Writes = append(fx.Writes, o.Writes...)
-	fx.DeleteTopics = append(fx.DeleteTopics, o.DeleteTopics...)
-	fx.RemoveMarkers = append(fx.RemoveMarkers, o.RemoveMarkers...)
-	fx.Send = append(fx.Send, o.Send...)
-	if o.Reply != nil {
-		fx.Reply = o.Reply
-	}
-	fx.Resign = fx.Resign || o.Resign
-	fx.Reload = fx.Reload || o.Reload
-}

@@ -80,3 +80,10 @@ type StateWrite struct {
 	State  PartitionState
 	Create bool
 }
+
+// ProducerIDBlock is /latest_producer_id_block: the last block of
+// producer ids handed out, [Start, End].
+type ProducerIDBlock struct {
+	Broker     int32
+	Start, End int64
+}
