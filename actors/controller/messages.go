@@ -39,7 +39,7 @@ type (
 		gen   uint64
 		topic string
 	}
-	deletionsChanged struct{ gen uint64 }
+	deletionsChanged  struct{ gen uint64 }
 	stopReplicaAnswer struct {
 		gen    uint64
 		broker int32
