@@ -35,6 +35,20 @@ var pureCores = []string{
 	"actors/partition/core*.go",
 	"actors/partition/validate*.go",
 	"actors/partition/segment_config.go",
+	// actors/controller: everything but the shell (actor*.go, messages.go,
+	// store.go).
+	"actors/controller/core*.go",
+	"actors/controller/types.go",
+	"actors/controller/config.go",
+	"actors/controller/effects.go",
+	"actors/controller/requests.go",
+	"actors/controller/election.go",
+	"actors/controller/replicas.go",
+	"actors/controller/brokers.go",
+	"actors/controller/topics.go",
+	"actors/controller/deletion.go",
+	"actors/controller/alter.go",
+	"actors/controller/shutdown.go",
 }
 
 // sleepFree reports whether the rule against time.Sleep covers rel: every

@@ -164,6 +164,8 @@ var layerRules = []layerRule{
 		why: "the metadata actor serves what the API handlers send it and spawns partitions; it calls neither back"},
 	{from: "actors/coordinator", not: []string{"actors/api", "actors/fetch"},
 		why: "the group coordinators answer what the API handlers send them"},
+	{from: "actors/controller", not: []string{gnet, "netloop", "actors/api", "actors/catalog", "actors/fetch", "actors/coordinator", "actors/partition"},
+		why: "the controller talks to brokers only through its Sender and to ZooKeeper through its Store; it is no part of the request path"},
 	{from: "actors/api", not: []string{"netloop", gnet},
 		why: "handlers see requests as wire values; sockets are netloop's"},
 }
