@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -174,6 +175,14 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.fetch = fetch.New(e, int(config.ParseInt(cfg.Value(fetch.KeySessionSlots))))
 	ready := make(chan struct{})
 	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: catalog.NewProducerIDs(o.FS), FS: o.FS, Stopped: b.metaStopped}
+	// The coordinators are made after the metadata actor (they need it);
+	// roles it reports before then are applied once they exist.
+	groups := new(atomic.Pointer[coordinator.Coordinators])
+	metaCfg.OnOffsetsRole = func(p, n int32, leading bool, epoch int32) {
+		if g := groups.Load(); g != nil {
+			g.SetRole(p, n, leading, epoch)
+		}
+	}
 	if cfg.Cluster != nil {
 		wire.EnableInterBrokerAPIs()
 		seed := o.Cluster.Seed
@@ -185,6 +194,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		}
 		metaCfg.Cluster = catalog.NewClusterMode(o.Cluster.Store, o.Cluster.ClusterID, ClientListener(cfg), seed)
 		b.cluster = metaCfg.Cluster
+		e.Cluster, e.ClientListener = metaCfg.Cluster.View, ClientListener(cfg)
 	}
 	metaCfg.First.Store(&catalog.Startup{State: state, Ready: ready})
 	props := actor.PropsFromProducer(catalog.NewActor(metaCfg), actor.WithSupervisor(partition.Supervisor()), actor.WithDispatcher(b.dispatch))
@@ -201,6 +211,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		return nil, errors.New("actors: the metadata actor stopped while starting; see the log")
 	}
 	b.groups = coordinator.New(e, b.meta)
+	groups.Store(b.groups)
 	b.groups.Start()
 	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups}
 	if o.Cluster != nil {

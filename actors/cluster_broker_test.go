@@ -265,3 +265,9 @@ func TestClusterModeRefusesStaleControllers(t *testing.T) {
 		t.Fatalf("LeaderAndIsr for an earlier registration: %v", kerr.Code(r.ErrorCode))
 	}
 }
+
+func (m *memStore) PartitionCount(name string) (int32, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return int32(len(m.topics[name])), nil
+}

@@ -6,7 +6,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/env"
+	"github.com/samsa-io/samsa/actors/group"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -38,6 +40,10 @@ var findCoordinator = API{Key: kmsg.FindCoordinator, Handle: handleFindCoordinat
 // per client (txnRefusals).
 func handleFindCoordinator(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.FindCoordinatorRequest)
+	if s.Env.Cluster != nil && body.CoordinatorType == coordinatorKeyGroup {
+		answerClusterFindCoordinator(s, req, body)
+		return
+	}
 	if body.CoordinatorType == coordinatorKeyGroup && s.Groups.PIDs() == nil {
 		// The first group request of a broker creates __consumer_offsets:
 		// answer when it is ready (a few milliseconds) rather than send
@@ -138,4 +144,45 @@ func (l *refusalLog) note(s *Services, req *wire.Request, key string) {
 		s.Env.Log.Warn("transactional producers refused: more clients than are logged one by one; further refusals go unlogged",
 			"clients_logged", maxRefusalsLogged, "client_id", req.Header.ClientID, "client", req.ClientAddr)
 	}
+}
+
+// answerClusterFindCoordinator names the leader of each group's
+// __consumer_offsets partition, from the cluster view. Without the topic
+// it asks for it to be made (offsets.topic.replication.factor live
+// brokers are needed) and answers COORDINATOR_NOT_AVAILABLE, as Kafka
+// does; clients retry.
+func answerClusterFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordinatorRequest) {
+	resp := body.ResponseKind().(*kmsg.FindCoordinatorResponse)
+	resp.Version = body.Version
+	keys := body.CoordinatorKeys
+	if body.Version < 4 {
+		keys = []string{body.CoordinatorKey}
+	}
+	v := s.Env.Cluster.Load()
+	t := v.Topics[coordinator.OffsetsTopic]
+	if t == nil {
+		s.Groups.WhenStarted(func(bool) {})
+	}
+	for _, key := range keys {
+		c := kmsg.NewFindCoordinatorResponseCoordinator()
+		c.Key, c.NodeID, c.Port = key, -1, -1
+		c.ErrorCode = kerr.CoordinatorNotAvailable.Int16()
+		if t != nil && len(t.Partitions) > 0 {
+			p := t.Partition(group.PartitionFor(key, int32(len(t.Partitions))))
+			if p != nil {
+				if b, ok := v.Brokers[p.Leader]; ok {
+					if e, ok := b.Endpoint(s.Env.ClientListener); ok {
+						c.ErrorCode, c.NodeID, c.Host, c.Port = 0, b.ID, e.Host, e.Port
+					}
+				}
+			}
+		}
+		resp.Coordinators = append(resp.Coordinators, c)
+	}
+	if body.Version < 4 {
+		c := resp.Coordinators[0]
+		resp.Coordinators = nil
+		resp.ErrorCode, resp.ErrorMessage, resp.NodeID, resp.Host, resp.Port = c.ErrorCode, c.ErrorMessage, c.NodeID, c.Host, c.Port
+	}
+	env.Reply(req, resp)
 }

@@ -40,6 +40,10 @@ type ActorConfig struct {
 	ProducerIDs *ProducerIDs
 	// Cluster is set in cluster mode (zookeeper.connect); nil alone.
 	Cluster *ClusterMode
+	// OnOffsetsRole, in cluster mode, hears every change of this
+	// broker's role for a __consumer_offsets partition (of n), once the
+	// partition is in that role: the group coordinators follow it.
+	OnOffsetsRole func(partition, n int32, leading bool, epoch int32)
 	// Stopped is closed when the actor has stopped for good.
 	Stopped chan struct{}
 	// First is taken by the first incarnation: the state the broker

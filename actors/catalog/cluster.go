@@ -32,6 +32,8 @@ type ClusterStore interface {
 	// SetAssignment replaces a topic's assignment (partitions only
 	// grow).
 	SetAssignment(name string, id [16]byte, assignment map[int32][]int32) error
+	// PartitionCount is how many partitions /brokers/topics/<name> has.
+	PartitionCount(name string) (int32, error)
 	// TopicConfig reads /config/topics/<name> (empty when none).
 	TopicConfig(name string) (map[string]string, error)
 	// SetTopicConfig writes /config/topics/<name> and a change

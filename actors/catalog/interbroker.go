@@ -29,6 +29,7 @@ type leaderAndIsrConfigs struct {
 	req     *wire.Request
 	body    *kmsg.LeaderAndISRRequest
 	configs map[string]map[string]string
+	offsets int32 // __consumer_offsets' partition count, when the request names it
 }
 
 func (a *metadataActor) serveInterBroker(req *wire.Request) {
@@ -105,8 +106,29 @@ func (a *metadataActor) fetchNewTopicConfigs(req *wire.Request, body *kmsg.Leade
 			fresh = append(fresh, ps.Topic)
 		}
 	}
+	names := func(topic string) bool {
+		for _, ts := range body.TopicStates {
+			if ts.Topic == topic {
+				return true
+			}
+		}
+		for _, ps := range body.PartitionStates {
+			if ps.Topic == topic {
+				return true
+			}
+		}
+		return false
+	}
+	offsets := names(offsetsTopic)
 	self, root, store, log := a.ctx.Self(), a.env.System.Root, a.cfg.Cluster.Store, a.env.Log
 	go func() {
+		var n int32
+		if offsets {
+			var err error
+			if n, err = store.PartitionCount(offsetsTopic); err != nil {
+				log.Warn("cannot read the partition count of __consumer_offsets; group coordinators wait for the next LeaderAndIsr", "err", err)
+			}
+		}
 		configs := make(map[string]map[string]string, len(fresh))
 		for _, t := range fresh {
 			c, err := store.TopicConfig(t)
@@ -116,7 +138,7 @@ func (a *metadataActor) fetchNewTopicConfigs(req *wire.Request, body *kmsg.Leade
 			}
 			configs[t] = c
 		}
-		root.Send(self, &leaderAndIsrConfigs{req: req, body: body, configs: configs})
+		root.Send(self, &leaderAndIsrConfigs{req: req, body: body, configs: configs, offsets: n})
 	}()
 }
 
@@ -169,9 +191,17 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 	phases := new(atomic.Int32)
 	phases.Store(2)
 	answer := func() {
-		if phases.Add(-1) == 0 {
-			env.Reply(m.req, resp)
+		if phases.Add(-1) != 0 {
+			return
 		}
+		if hook := a.cfg.OnOffsetsRole; hook != nil && m.offsets > 0 {
+			for _, r := range roles {
+				if r.Topic == offsetsTopic {
+					hook(r.Partition, m.offsets, r.Leads(me), r.LeaderEpoch)
+				}
+			}
+		}
+		env.Reply(m.req, resp)
 	}
 	log := a.env.Log
 	roled := gather.New(len(existing), a.env.GatherTimeout, func(_ []int64, timedOut bool) {
@@ -235,6 +265,13 @@ func (a *metadataActor) stopReplicas(req *wire.Request, body *kmsg.StopReplicaRe
 			a.ctx.Send(pid, &partition.SetRole{LeaderEpoch: epoch, Follower: true})
 		}
 	}
+	if hook := a.cfg.OnOffsetsRole; hook != nil {
+		for _, s := range stops {
+			if s.Topic == offsetsTopic {
+				hook(s.Partition, 0, false, s.LeaderEpoch)
+			}
+		}
+	}
 	for topic, parts := range byTopic {
 		e, err := a.state.Unhost(topic, parts)
 		if err != nil {
@@ -253,3 +290,7 @@ func (a *metadataActor) stopReplicas(req *wire.Request, body *kmsg.StopReplicaRe
 	}
 	a.apply(eff, func() { env.Reply(req, resp) })
 }
+
+// offsetsTopic is the group coordinators' topic (actors/coordinator's
+// OffsetsTopic; catalog cannot import coordinator).
+const offsetsTopic = "__consumer_offsets"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/routing"
@@ -29,6 +30,12 @@ type Env struct {
 	// Endpoint is the host and port clients are given (set once the
 	// listeners are bound).
 	Endpoint atomic.Pointer[metadata.Endpoint]
+	// Cluster is the cluster view in cluster mode (nil alone); the
+	// metadata actor publishes it.
+	Cluster *cluster.Table
+	// ClientListener names the listener whose endpoints clients are
+	// told (cluster mode).
+	ClientListener string
 }
 
 // Send sends msg to pid from outside any actor.

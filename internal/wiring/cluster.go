@@ -262,3 +262,11 @@ func (s zkStore) TopicConfig(name string) (map[string]string, error) {
 func (s zkStore) SetTopicConfig(name string, configs map[string]string) error {
 	return s.c.SetEntityConfig("topics", name, configs)
 }
+
+func (s zkStore) PartitionCount(name string) (int32, error) {
+	a, err := s.c.Assignment(name)
+	if err != nil {
+		return 0, err
+	}
+	return int32(len(a.Partitions)), nil
+}
