@@ -20,7 +20,7 @@ import (
 // jars.
 const Kafka39Version = "3.9.1"
 
-// Main classes of Kafka 3.9.1 in the class path Kafka39 resolves. Where a
+// Main classes of Kafka 3.9.1 in the class path ResolveKafka39 resolves. Where a
 // tool lives moved between releases (kafka-topics went to kafka-tools in
 // 3.7; the console producer only moves there in 4.0), so these name the
 // 3.9.1 places, checked against the jars.
@@ -38,7 +38,7 @@ const (
 )
 
 // Kafka39DirEnv names the environment variable that overrides where
-// Kafka39 keeps its pom and resolved class path.
+// ResolveKafka39 keeps its pom and resolved class path.
 const Kafka39DirEnv = "SAMSA_KAFKA39_DIR"
 
 const (
@@ -102,19 +102,19 @@ var kafka39 struct {
 	err  error
 }
 
-// Kafka39 resolves Apache Kafka 3.9.1 from Maven Central, once per
+// ResolveKafka39 resolves Apache Kafka 3.9.1 from Maven Central, once per
 // process: it writes a small pom into a cache directory
 // (os.UserCacheDir()/samsa-testkit/kafka-3.9.1, or $SAMSA_KAFKA39_DIR),
 // runs `mvn dependency:build-classpath` there (Maven downloads the jars
 // into ~/.m2 on a fresh machine, a minute or so; later runs find them) and
 // keeps the class path in that directory, so later processes skip Maven
 // while every jar it names is still present.
-func Kafka39() (*Kafka, error) {
+func ResolveKafka39() (*Kafka, error) {
 	kafka39.once.Do(func() { kafka39.k, kafka39.err = resolveKafka39() })
 	return kafka39.k, kafka39.err
 }
 
-// Kafka39Available reports whether Kafka39 can work here: java on PATH and
+// Kafka39Available reports whether ResolveKafka39 can work here: java on PATH and
 // either Maven or a class path resolved before.
 func Kafka39Available() bool {
 	if _, err := exec.LookPath("java"); err != nil {
@@ -136,7 +136,7 @@ func Kafka39Available() bool {
 func RequireKafka39(t testing.TB) *Kafka {
 	t.Helper()
 	Require(t, Kafka39Available(), "Apache Kafka "+Kafka39Version+" needs java and mvn (Maven) on PATH")
-	k, err := Kafka39()
+	k, err := ResolveKafka39()
 	if err != nil {
 		t.Fatal(err)
 	}
