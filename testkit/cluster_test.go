@@ -118,16 +118,22 @@ func testCluster(t *testing.T, kind ClusterKind) {
 	t.Logf("%s: whole scenario in %v", kind, time.Since(began).Round(time.Millisecond))
 }
 
-// replicatedOn waits until every partition of topic has a leader among
-// want and exactly want in its ISR (a broker's death or return reaches
-// the metadata a little after ZooKeeper sees it), polling with a
-// deadline.
+// replicatedOn waits until every partition of the 3-partition topic has
+// a leader among want and exactly want in its ISR.
 func replicatedOn(t *testing.T, ctx context.Context, adm *kadm.Client, topic string, want []int32) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	var last string
+	replicatedOnN(t, ctx, adm, topic, 3, want)
+}
+
+// replicatedOnN waits until topic has n partitions, each with a leader
+// among want and exactly want in its ISR (a broker's death or return
+// reaches the metadata a little after ZooKeeper sees it), polling with a
+// deadline.
+func replicatedOnN(t *testing.T, ctx context.Context, adm *kadm.Client, topic string, n int, want []int32) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
 	for {
-		last = checkReplicated(ctx, adm, topic, want)
+		last := checkReplicated(ctx, adm, topic, n, want)
 		if last == "" {
 			return
 		}
@@ -141,7 +147,7 @@ func replicatedOn(t *testing.T, ctx context.Context, adm *kadm.Client, topic str
 	}
 }
 
-func checkReplicated(ctx context.Context, adm *kadm.Client, topic string, want []int32) string {
+func checkReplicated(ctx context.Context, adm *kadm.Client, topic string, n int, want []int32) string {
 	topics, err := adm.ListTopics(ctx, topic)
 	if err != nil {
 		return err.Error()
@@ -150,7 +156,7 @@ func checkReplicated(ctx context.Context, adm *kadm.Client, topic string, want [
 	if !ok || td.Err != nil {
 		return fmt.Sprintf("not described: %v", td.Err)
 	}
-	if len(td.Partitions) != 3 {
+	if len(td.Partitions) != n {
 		return fmt.Sprintf("%d partitions", len(td.Partitions))
 	}
 	for _, p := range td.Partitions.Sorted() {
