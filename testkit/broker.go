@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,19 +61,33 @@ type BrokerProcess struct {
 	ownsDataDir bool
 	out         *outputLog
 
-	mu     sync.Mutex
-	port   int
-	addr   string
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when cmd has been waited for
-	// endedByUs is set when Stop or Kill ended the current process.
-	endedByUs bool
-	startup   time.Duration
+	mu      sync.Mutex
+	port    int
+	addr    string
+	proc    *child // the current run; nil before the first Start
+	startup time.Duration
 }
 
 // ReadyTimeoutEnv names the environment variable that overrides the
 // default ReadyTimeout.
 const ReadyTimeoutEnv = "SAMSA_TESTKIT_READY_TIMEOUT"
+
+// readyTimeout is def, or $SAMSA_TESTKIT_READY_TIMEOUT when that is a
+// positive Go duration (slow machines).
+func readyTimeout(def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(ReadyTimeoutEnv)); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
+
+// orDefault is d, or def when d is zero (an unset config field).
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
 
 // readyLine matches the line samsa serve prints once it accepts
 // connections: "samsa: listening on 127.0.0.1:PORT (PLAINTEXT), data in DIR".
@@ -105,15 +118,8 @@ func StartBroker(t testing.TB, cfg BrokerConfig) *BrokerProcess {
 // StartBroker without a test, for TestMain and programs; call Close when
 // done.
 func LaunchBroker(cfg BrokerConfig) (*BrokerProcess, error) {
-	if cfg.ReadyTimeout == 0 {
-		cfg.ReadyTimeout = 30 * time.Second
-		if d, err := time.ParseDuration(os.Getenv(ReadyTimeoutEnv)); err == nil && d > 0 {
-			cfg.ReadyTimeout = d
-		}
-	}
-	if cfg.StopTimeout == 0 {
-		cfg.StopTimeout = 15 * time.Second
-	}
+	cfg.ReadyTimeout = orDefault(cfg.ReadyTimeout, readyTimeout(30*time.Second))
+	cfg.StopTimeout = orDefault(cfg.StopTimeout, 15*time.Second)
 	b := &BrokerProcess{cfg: cfg, bin: cfg.Binary, dataDir: cfg.DataDir, port: cfg.Port,
 		out: &outputLog{tee: cfg.Output}}
 	if b.bin == "" {
@@ -142,7 +148,7 @@ func LaunchBroker(cfg BrokerConfig) (*BrokerProcess, error) {
 func (b *BrokerProcess) Start() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.runningLocked() {
+	if b.proc.running() {
 		return errors.New("testkit: broker is already running")
 	}
 	ready := make(chan string, 1)
@@ -169,20 +175,15 @@ func (b *BrokerProcess) Start() error {
 	cmd.Env = append(os.Environ(), b.cfg.Env...)
 	cmd.Stdout = b.out // one writer for both: exec then shares one pipe
 	cmd.Stderr = b.out
-	// Kill the broker if the test binary dies (a panic, a -timeout).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 
 	mark := b.out.mark()
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	proc, err := startChild(cmd)
+	if err != nil {
 		return fmt.Errorf("testkit: starting %s: %w", b.bin, err)
 	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait() // the exit status stays in cmd.ProcessState
-		close(exited)
-	}()
-	b.cmd, b.exited, b.endedByUs = cmd, exited, false
+	b.proc = proc
+	exited := proc.exited
 
 	deadline := time.NewTimer(b.cfg.ReadyTimeout)
 	defer deadline.Stop()
@@ -193,7 +194,7 @@ func (b *BrokerProcess) Start() error {
 		return fmt.Errorf("testkit: broker exited before it was ready (%s); output:\n%s",
 			cmd.ProcessState, tail(b.out.since(mark)))
 	case <-deadline.C:
-		b.killLocked()
+		b.proc.kill()
 		return fmt.Errorf("testkit: broker printed no listening line within %v; output:\n%s",
 			b.cfg.ReadyTimeout, tail(b.out.since(mark)))
 	}
@@ -210,7 +211,7 @@ func (b *BrokerProcess) Start() error {
 			return fmt.Errorf("testkit: broker exited before accepting a connection (%s); output:\n%s",
 				cmd.ProcessState, tail(b.out.since(mark)))
 		case <-deadline.C:
-			b.killLocked()
+			b.proc.kill()
 			return fmt.Errorf("testkit: broker at %s accepted no connection within %v: %v",
 				addr, b.cfg.ReadyTimeout, err)
 		case <-time.After(2 * time.Millisecond):
@@ -239,10 +240,7 @@ func (b *BrokerProcess) DataDir() string { return b.dataDir }
 func (b *BrokerProcess) PID() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.runningLocked() {
-		return 0
-	}
-	return b.cmd.Process.Pid
+	return b.proc.pid()
 }
 
 // StartupTime is how long the last Start took, from just before the
@@ -257,19 +255,7 @@ func (b *BrokerProcess) StartupTime() time.Duration {
 func (b *BrokerProcess) Running() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.runningLocked()
-}
-
-func (b *BrokerProcess) runningLocked() bool {
-	if b.cmd == nil {
-		return false
-	}
-	select {
-	case <-b.exited:
-		return false
-	default:
-		return true
-	}
+	return b.proc.running()
 }
 
 // ExitState describes how the last process ended ("exit status 0",
@@ -277,10 +263,7 @@ func (b *BrokerProcess) runningLocked() bool {
 func (b *BrokerProcess) ExitState() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.cmd == nil || b.runningLocked() {
-		return ""
-	}
-	return b.cmd.ProcessState.String()
+	return b.proc.state()
 }
 
 // Stop sends SIGTERM and waits for the broker to exit. It returns an error
@@ -290,29 +273,17 @@ func (b *BrokerProcess) ExitState() string {
 func (b *BrokerProcess) Stop() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.cmd == nil || b.cmd.Process == nil {
-		return nil
-	}
-	select {
-	case <-b.exited:
-		if b.cmd.ProcessState.Success() || b.stoppedByUs() {
-			return nil
-		}
-		return fmt.Errorf("testkit: broker had already exited (%s)", b.cmd.ProcessState)
-	default:
-	}
-	b.markStopped()
-	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	state, err := b.proc.terminate(b.cfg.StopTimeout)
+	switch {
+	case errors.Is(err, errDiedOnItsOwn):
+		return fmt.Errorf("testkit: broker had already exited (%s)", state)
+	case errors.Is(err, errStopTimeout):
+		return fmt.Errorf("testkit: broker did not exit within %v of SIGTERM; killed", b.cfg.StopTimeout)
+	case err != nil:
 		return fmt.Errorf("testkit: SIGTERM: %w", err)
 	}
-	select {
-	case <-b.exited:
-	case <-time.After(b.cfg.StopTimeout):
-		b.killLocked()
-		return fmt.Errorf("testkit: broker did not exit within %v of SIGTERM; killed", b.cfg.StopTimeout)
-	}
-	if code := b.cmd.ProcessState.ExitCode(); code != 0 {
-		return fmt.Errorf("testkit: broker exited with %s after SIGTERM", b.cmd.ProcessState)
+	if state != nil && state.ExitCode() != 0 {
+		return fmt.Errorf("testkit: broker exited with %s after SIGTERM", state)
 	}
 	return nil
 }
@@ -322,22 +293,8 @@ func (b *BrokerProcess) Stop() error {
 func (b *BrokerProcess) Kill() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.killLocked()
+	b.proc.kill()
 }
-
-func (b *BrokerProcess) killLocked() {
-	if !b.runningLocked() {
-		return
-	}
-	b.markStopped()
-	_ = b.cmd.Process.Kill()
-	<-b.exited
-}
-
-// markStopped records that the current process is being ended on
-// purpose, so a later Stop does not report its death as a failure.
-func (b *BrokerProcess) markStopped()      { b.endedByUs = true }
-func (b *BrokerProcess) stoppedByUs() bool { return b.endedByUs }
 
 // Restart stops the broker with SIGTERM (failing if it does not exit
 // cleanly) and starts it again on the same port and data directory.

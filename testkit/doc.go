@@ -60,6 +60,26 @@
 // accepts sessions). Freeze/Thaw (SIGSTOP/SIGCONT) make sessions time out
 // as on a hung server. The admin HTTP server is disabled.
 //
+// # Clusters
+//
+// StartCluster(t, ClusterConfig{Kind: Samsa or Kafka39, Brokers: 3})
+// runs one ZooKeeper and N brokers (broker.id 1..N) as child processes,
+// each with its own server.properties in Dir(): the same keys for both
+// kinds, so one file starts samsa (`samsa serve --config`) or Apache
+// Kafka 3.9.1 (`java ... kafka.Kafka`). Each broker reaches ZooKeeper
+// through its own faultproxy, so CutZooKeeper/HealZooKeeper and
+// ExpireSession act on one broker's link; Kill (SIGKILL), Stop (SIGTERM),
+// Start and Restart act on its process. The cluster's own ZooKeeper
+// session (ZooKeeperConn) backs WaitForBrokers, Controller and
+// WaitForController, which wait on watches. Kind Samsa is skipped unless
+// SAMSA_CLUSTER_TESTS=1 while samsa's cluster mode is being built.
+//
+// ResolveKafka39 resolves Kafka 3.9.1's broker and tools from Maven
+// Central (a generated pom, `mvn dependency:build-classpath`, the class
+// path cached under os.UserCacheDir()); Kafka.ServerArgs and ToolArgs are
+// the java command lines, Kafka.Run runs a tool such as
+// Kafka39TopicCommand.
+//
 // # Prerequisites
 //
 // RequireTool and Require skip a test whose external prerequisite (kcat,

@@ -1,13 +1,14 @@
 package compare
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/samsa-io/samsa/testkit"
 )
 
 // JVMOptions are the options every Kafka JVM (broker and tools) gets: a
@@ -21,25 +22,12 @@ var JVMOptions = []string{"-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPaus
 // (kafka_2.13, kafka-tools, kafka-clients from Maven Central), with SLF4J
 // 2 so Kafka's log lines are visible.
 func KafkaClassPath(pomDir, m2 string) (string, error) {
-	out, err := os.CreateTemp("", "bench-compare-cp-")
+	jars, err := testkit.MavenClassPath(pomDir)
 	if err != nil {
-		return "", err
-	}
-	out.Close()
-	defer os.Remove(out.Name())
-	cmd := exec.Command("mvn", "-q", "dependency:build-classpath", "-Dmdep.outputFile="+out.Name())
-	cmd.Dir = pomDir
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("compare: mvn dependency:build-classpath: %v: %s", err, stderr.String())
-	}
-	raw, err := os.ReadFile(out.Name())
-	if err != nil {
-		return "", err
+		return "", fmt.Errorf("compare: %w", err)
 	}
 	var parts []string
-	for _, p := range strings.Split(strings.TrimSpace(string(raw)), ":") {
+	for _, p := range jars {
 		if strings.Contains(filepath.Base(p), "slf4j-api-1.") {
 			continue
 		}
