@@ -24,6 +24,7 @@ func startNode(t *testing.T, zk string, id int, dir string) *wiring.Node {
 		"broker.id": fmt.Sprint(id), "listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": dir,
 		"zookeeper.connect": zk + "/samsa", "zookeeper.session.timeout.ms": "6000",
 		"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "6", "samsa.shutdown.timeout.ms": "20000",
+		"controlled.shutdown.retry.backoff.ms": "200",
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestThreeBrokersFormACluster(t *testing.T) {
 			brokers = m.Brokers
 			break
 		}
-		time.Sleep(50 * time.Millisecond) //nolint:forbidigo // waiting for three registrations; no event to wait on from outside
+		tick(ctx)
 	}
 	if len(brokers) != 3 {
 		t.Fatalf("brokers in metadata: %v", brokers)
@@ -80,9 +81,15 @@ func TestThreeBrokersFormACluster(t *testing.T) {
 	if err != nil || resp.Err != nil {
 		t.Fatalf("create: %v %v", err, resp.Err)
 	}
-	td, err := adm.ListTopics(ctx, "t")
-	if err != nil {
-		t.Fatal(err)
+	// Every broker hears of the topic from the controller in its own
+	// time; a client asking one that has not yet is told to retry.
+	var td kadm.TopicDetails
+	for ctx.Err() == nil {
+		td, err = adm.ListTopics(ctx, "t")
+		if err == nil && len(td["t"].Partitions) == 6 {
+			break
+		}
+		tick(ctx)
 	}
 	leaders := map[int32]int{}
 	for _, p := range td["t"].Partitions {
@@ -112,5 +119,16 @@ func TestThreeBrokersFormACluster(t *testing.T) {
 	}
 	if _, err := adm.DeleteTopics(ctx, "t"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// tick waits for the next poll of a remote view (the cluster as a client
+// sees it has no event to wait on), or ctx's end.
+func tick(ctx context.Context) {
+	t := time.NewTimer(20 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
