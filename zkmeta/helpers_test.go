@@ -4,8 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,10 +44,21 @@ func zkAddr(t *testing.T) string {
 	return shared.zk.Addr()
 }
 
-// chroot is a chroot unique to the test.
+var (
+	roots sync.Map // *testing.T -> its chroot
+	runs  atomic.Int32
+)
+
+// chroot is a chroot unique to the test (and to each run of it, with
+// -count); every call in one test returns the same.
 func chroot(t *testing.T) string {
+	if r, ok := roots.Load(t); ok {
+		return r.(string)
+	}
 	r := strings.NewReplacer("/", "_", " ", "_", "#", "_")
-	return "/" + r.Replace(t.Name())
+	root := "/" + r.Replace(t.Name()) + "-" + strconv.Itoa(int(runs.Add(1)))
+	roots.Store(t, root)
+	return root
 }
 
 // connect opens a client to addr+root for the test's duration.
@@ -123,20 +136,6 @@ func nextEvent(t *testing.T, c *zkmeta.Client, timeout time.Duration) zkmeta.Ses
 		t.Fatalf("no session event within %v", timeout)
 	}
 	return 0
-}
-
-// waitEvent reads session events until want, failing on any in stop.
-func waitEvent(t *testing.T, c *zkmeta.Client, want zkmeta.SessionEvent, timeout time.Duration) []zkmeta.SessionEvent {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var seen []zkmeta.SessionEvent
-	for {
-		ev := nextEvent(t, c, time.Until(deadline))
-		seen = append(seen, ev)
-		if ev == want {
-			return seen
-		}
-	}
 }
 
 // logSignal is a slog handler that sends on ch (buffered) for each
