@@ -3,7 +3,6 @@ package zkmeta_test
 import (
 	"bytes"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -74,18 +73,9 @@ func TestClusterIDGetOrCreateConcurrent(t *testing.T) {
 	}
 	ids := make([]string, n)
 	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			ids[i], errs[i] = c.GetOrCreateClusterID(func() string { return fmt.Sprintf("proposed-%d", i) })
-		}()
-	}
-	close(start)
-	wg.Wait()
+	together(n, func(i int) {
+		ids[i], errs[i] = clients[i].GetOrCreateClusterID(func() string { return fmt.Sprintf("proposed-%d", i) })
+	})
 	for i := range ids {
 		if errs[i] != nil {
 			t.Fatal(errs[i])

@@ -3,7 +3,6 @@ package zkmeta_test
 import (
 	"errors"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,20 +18,10 @@ type election struct {
 // race runs ElectController on every client at once.
 func race(clients []*zkmeta.Client, ids []int32) []election {
 	out := make([]election, len(clients))
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			var e election
-			e.won, e.epoch, e.version, e.err = c.ElectController(ids[i], time.UnixMilli(1700000000000))
-			out[i] = e
-		}()
-	}
-	close(start)
-	wg.Wait()
+	together(len(clients), func(i int) {
+		e := &out[i]
+		e.won, e.epoch, e.version, e.err = clients[i].ElectController(ids[i], time.UnixMilli(1700000000000))
+	})
 	return out
 }
 

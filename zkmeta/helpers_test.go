@@ -165,3 +165,20 @@ func (l logSignal) WithGroup(string) slog.Handler      { return l }
 func plaintext(port int32) []zkmeta.Endpoint {
 	return []zkmeta.Endpoint{{Listener: "PLAINTEXT", Host: "127.0.0.1", Port: port, SecurityProtocol: "PLAINTEXT"}}
 }
+
+// together runs f(0) .. f(n-1) in goroutines released at once, and waits
+// for them all.
+func together(n int, f func(i int)) {
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			f(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}

@@ -17,31 +17,26 @@ func TestProducerIDBlocksDoNotOverlap(t *testing.T) {
 	const brokers, each = 4, 15
 	var mu sync.Mutex
 	var blocks []zkmeta.ProducerIDBlock
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for b := range int32(brokers) {
-		c := connect(t, addr, root)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for range each {
-				blk, err := c.AllocateProducerIDBlock(b, 0)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if blk.Broker != b {
-					t.Errorf("block %+v for broker %d", blk, b)
-				}
-				mu.Lock()
-				blocks = append(blocks, blk)
-				mu.Unlock()
-			}
-		}()
+	clients := make([]*zkmeta.Client, brokers)
+	for i := range clients {
+		clients[i] = connect(t, addr, root)
 	}
-	close(start)
-	wg.Wait()
+	together(brokers, func(i int) {
+		c, b := clients[i], int32(i)
+		for range each {
+			blk, err := c.AllocateProducerIDBlock(b, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if blk.Broker != b {
+				t.Errorf("block %+v for broker %d", blk, b)
+			}
+			mu.Lock()
+			blocks = append(blocks, blk)
+			mu.Unlock()
+		}
+	})
 	if len(blocks) != brokers*each {
 		t.Fatalf("%d blocks", len(blocks))
 	}
