@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
 	"slices"
@@ -109,13 +110,8 @@ func encodeListenerMap(eps []Endpoint) []byte {
 // LinkedHashMaps {"min_version":..,"max_version":..}. Names are taken in
 // sorted order (Kafka's source map is itself a HashMap).
 func encodeSupportedFeatures(fs map[string]VersionRange) []byte {
-	names := make([]string, 0, len(fs))
-	for n := range fs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	fields := make([]field, 0, len(names))
-	for _, n := range names {
+	fields := make([]field, 0, len(fs))
+	for _, n := range slices.Sorted(maps.Keys(fs)) {
 		r := fs[n]
 		fields = append(fields, field{n, object([]field{{"min_version", jInt(int64(r.Min))}, {"max_version", jInt(int64(r.Max))}})})
 	}

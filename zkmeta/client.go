@@ -99,12 +99,17 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		up:           make(chan struct{}),
 		pastSessions: map[int64]bool{},
 	}
+	// c.mu keeps the connection's first events (onEvent reads c.conn)
+	// waiting until c.conn is set; zk.Connect itself sends none.
+	c.mu.Lock()
 	conn, _, err := zk.Connect(servers, cfg.SessionTimeout,
 		zk.WithLogger(zkLogger{c.log}), zk.WithLogInfo(false), zk.WithEventCallback(c.onEvent))
+	c.conn = conn
+	c.mu.Unlock()
 	if err != nil {
+		c.events.close()
 		return nil, fmt.Errorf("zkmeta: connect %s: %w", cfg.Connect, err)
 	}
-	c.conn = conn
 	wait, cancel := context.WithTimeout(ctx, cfg.ConnectionTimeout)
 	defer cancel()
 	if err := c.waitSession(wait); err != nil {

@@ -3,6 +3,8 @@ package zkmeta
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -84,12 +86,9 @@ type Features struct {
 // EncodeFeatures is FeatureZNode.encode at version 2:
 // {"features":{"name":{"max_version_level":n}},"version":2,"status":1}.
 func EncodeFeatures(f Features) []byte {
-	names := make([]string, 0, len(f.Finalized))
-	for n := range f.Finalized {
-		names = append(names, n)
-	}
+	names := slices.Sorted(maps.Keys(f.Finalized))
 	fields := make([]field, 0, len(names))
-	for _, n := range scalaImmutableOrder(sortedStrings(names)) {
+	for _, n := range scalaImmutableOrder(names) {
 		fields = append(fields, field{n, object([]field{{"max_version_level", jInt(int64(f.Finalized[n]))}})})
 	}
 	return object(orderFields([]field{
@@ -159,14 +158,4 @@ func (c *Client) EnsureFeatures() (int32, error) {
 		return 0, err
 	}
 	return st.Version, nil
-}
-
-func sortedStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }

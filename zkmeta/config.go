@@ -3,6 +3,7 @@ package zkmeta
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,11 +14,7 @@ import (
 // {"version":1,"config":{"retention.ms":"1000"}}, the config in the order
 // of a java.util.Properties filled in sorted key order.
 func EncodeEntityConfig(cfg map[string]string) []byte {
-	keys := make([]string, 0, len(cfg))
-	for k := range cfg {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(cfg))
 	fields := make([]field, len(keys))
 	for i, k := range keys {
 		fields[i] = field{k, jStr(cfg[k])}

@@ -54,7 +54,11 @@
 //	/feature           {"features":{},"version":2,"status":1}
 //
 // Timestamps, block_start and block_end are strings; the cluster id's
-// version is a string. Decoders accept every version Kafka 3.9 reads
+// version is a string. Two orders cannot be Kafka's in every case: the
+// keys of a config that share a hash bucket come in the order Kafka was
+// handed them (its own JSON does not keep it), here sorted; and the
+// position of "leader_recovery_state" follows from Scala's CHAMP map (all
+// six keys have distinct hash fragments, as the five observed ones do). Decoders accept every version Kafka 3.9 reads
 // (broker registrations 1 to 5, controller 1 and 2, config changes 1 and 2,
 // features 1 and 2) and ignore unknown fields.
 //

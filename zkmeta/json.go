@@ -2,8 +2,10 @@ package zkmeta
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -181,7 +183,7 @@ func scalaMutableOrder(initial int, keys []string) []string {
 	size := uint32(16)
 	if initial > 0 {
 		c := int(float64(initial+1) / 0.75)
-		size = highestOneBit(uint32(max(c-1, 4))) * 2
+		size = 1 << bits.Len32(uint32(max(c-1, 4))) // Integer.highestOneBit(x) * 2
 	}
 	for len(keys)+1 > int(size)*3/4 {
 		size *= 2
@@ -189,34 +191,12 @@ func scalaMutableOrder(initial int, keys []string) []string {
 	out := slices.Clone(keys)
 	slices.SortStableFunc(out, func(a, b string) int {
 		ha, hb := spread(javaStringHash(a)), spread(javaStringHash(b))
-		if c := cmpU(ha&(size-1), hb&(size-1)); c != 0 {
+		if c := cmp.Compare(ha&(size-1), hb&(size-1)); c != 0 {
 			return c
 		}
-		return cmpI(int32(ha), int32(hb))
+		return cmp.Compare(int32(ha), int32(hb))
 	})
 	return out
-}
-
-func highestOneBit(v uint32) uint32 {
-	if v == 0 {
-		return 0
-	}
-	r := uint32(1)
-	for v > 1 {
-		v >>= 1
-		r <<= 1
-	}
-	return r
-}
-
-func cmpI(a, b int32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // javaHashMapOrder is the iteration order of a java.util.HashMap holding
@@ -225,7 +205,7 @@ func javaHashMapOrder(keys []string) []string {
 	size := tableSize(len(keys), false)
 	out := slices.Clone(keys)
 	slices.SortStableFunc(out, func(a, b string) int {
-		return cmpU(spread(javaStringHash(a))&(size-1), spread(javaStringHash(b))&(size-1))
+		return cmp.Compare(spread(javaStringHash(a))&(size-1), spread(javaStringHash(b))&(size-1))
 	})
 	return out
 }
@@ -337,16 +317,6 @@ func scalaImprove(hcode int32) uint32 {
 	h ^= int32(uint32(h) >> 14)
 	h += h << 4
 	return uint32(h ^ int32(uint32(h)>>10))
-}
-
-func cmpU(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // decodeJSON unmarshals data into v with a message naming the znode.
