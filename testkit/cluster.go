@@ -40,11 +40,6 @@ func (k ClusterKind) String() string {
 	return "ClusterKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ClusterTestsEnv names the environment variable that enables tests of
-// samsa clusters (SAMSA_CLUSTER_TESTS=1): until samsa's cluster mode
-// works, StartCluster skips them with Kind Samsa unless it is set.
-const ClusterTestsEnv = "SAMSA_CLUSTER_TESTS"
-
 // ClusterConfig says how to run a cluster. The zero value is three samsa
 // brokers on one new ZooKeeper.
 type ClusterConfig struct {
@@ -115,7 +110,7 @@ type Cluster struct {
 // StartCluster starts a cluster for test t and closes it when t ends;
 // if t failed, the end of each broker's output goes to the test log.
 // Without java and ZooKeeper (and Maven for Kafka39) it skips t, or fails
-// it in CI; Kind Samsa is skipped unless SAMSA_CLUSTER_TESTS=1.
+// it in CI.
 //
 // Every broker gets a server.properties with the same keys whatever the
 // kind, so the one file starts either broker:
@@ -142,10 +137,6 @@ func StartCluster(t testing.TB, cfg ClusterConfig) *Cluster {
 	switch cfg.Kind {
 	case Kafka39:
 		RequireKafka39(t)
-	case Samsa:
-		if os.Getenv(ClusterTestsEnv) != "1" {
-			t.Skipf("skipped: samsa cluster mode is not complete yet; set %s=1 to run samsa cluster tests", ClusterTestsEnv)
-		}
 	}
 	c, err := LaunchCluster(cfg)
 	if err != nil {

@@ -71,8 +71,7 @@
 // ExpireSession act on one broker's link; Kill (SIGKILL), Stop (SIGTERM),
 // Start and Restart act on its process. The cluster's own ZooKeeper
 // session (ZooKeeperConn) backs WaitForBrokers, Controller and
-// WaitForController, which wait on watches. Kind Samsa is skipped unless
-// SAMSA_CLUSTER_TESTS=1 while samsa's cluster mode is being built.
+// WaitForController, which wait on watches.
 //
 // ResolveKafka39 resolves Kafka 3.9.1's broker and tools from Maven
 // Central (a generated pom, `mvn dependency:build-classpath`, the class
