@@ -23,7 +23,9 @@ import (
 	"github.com/samsa-io/samsa/actors/fetch"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/actors/replica"
 	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
@@ -94,7 +96,9 @@ type Broker struct {
 	fetch    *fetch.Service
 	groups   *coordinator.Coordinators
 
-	cluster *catalog.ClusterMode // cluster mode only
+	cluster  *catalog.ClusterMode // cluster mode only
+	peers    *interbroker.Client  // cluster mode: replication's link to the other brokers
+	fetchers *replica.Fetchers
 
 	housekeepingStop chan struct{} // closed by Close (housekeeping.go)
 	housekeepingDone chan struct{}
@@ -195,6 +199,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		metaCfg.Cluster = catalog.NewClusterMode(o.Cluster.Store, o.Cluster.ClusterID, ClientListener(cfg), seed)
 		b.cluster = metaCfg.Cluster
 		e.Cluster, e.ClientListener = metaCfg.Cluster.View, ClientListener(cfg)
+		b.startReplication(metaCfg)
 	}
 	metaCfg.First.Store(&catalog.Startup{State: state, Ready: ready})
 	props := actor.PropsFromProducer(catalog.NewActor(metaCfg), actor.WithSupervisor(partition.Supervisor()), actor.WithDispatcher(b.dispatch))
@@ -301,6 +306,7 @@ func (b *Broker) Close(ctx context.Context) error {
 	err := ErrClosed
 	b.closeOnce.Do(func() {
 		b.stopHousekeeping()
+		b.stopReplication()
 		b.groups.Stop()
 		b.env.System.Root.Poison(b.meta)
 		select {

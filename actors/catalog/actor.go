@@ -44,6 +44,11 @@ type ActorConfig struct {
 	// broker's role for a __consumer_offsets partition (of n), once the
 	// partition is in that role: the group coordinators follow it.
 	OnOffsetsRole func(partition, n int32, leading bool, epoch int32)
+	// Replication links the partitions to the cluster (cluster mode).
+	Replication *partition.Replication
+	// Followers replicates the partitions this broker follows (cluster
+	// mode).
+	Followers Followers
 	// Stopped is closed when the actor has stopped for good.
 	Stopped chan struct{}
 	// First is taken by the first incarnation: the state the broker
@@ -267,7 +272,8 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather.Gat
 		latest := new(atomic.Pointer[metadata.PartitionSpec])
 		latest.Store(&spec)
 		view := partition.NewView()
-		cfg := partition.Config{Spec: latest, View: view, Dir: a.cfg.Dirs[spec.Dir], Log: a.env.Log, Now: a.env.Now, Startup: startup}
+		cfg := partition.Config{Spec: latest, View: view, Dir: a.cfg.Dirs[spec.Dir], Log: a.env.Log, Now: a.env.Now, Startup: startup,
+			Replication: a.cfg.Replication}
 		props := actor.PropsFromProducer(func() actor.Actor { return partition.NewActor(cfg) }, actor.WithDispatcher(a.env.Dispatcher))
 		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
 		pid, err := a.ctx.SpawnNamed(props, name)

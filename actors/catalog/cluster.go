@@ -168,3 +168,20 @@ func (a *metadataActor) publishCluster() {
 	}
 	a.env.Routes.Publish(r)
 }
+
+// Followers is the follower fetchers (actors/replica), as the metadata
+// actor drives them from LeaderAndIsr and StopReplica.
+type Followers interface {
+	Follow(p FollowedPartition)
+	Unfollow(topic string, partition int32)
+}
+
+// FollowedPartition is one partition to replicate from its leader.
+type FollowedPartition struct {
+	Topic       string
+	ID          [16]byte
+	Partition   int32
+	Leader      int32
+	LeaderEpoch int32
+	PID         *actor.PID
+}

@@ -172,22 +172,14 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 		id, _, _ := a.state.Held(r.Topic, r.Partition)
 		byKey[partKey{id, r.Partition}] = r
 	}
-	started := make(map[partKey]bool, len(eff.Start))
 	for i := range eff.Start {
 		s := &eff.Start[i]
-		key := partKey{s.ID, s.Partition}
-		started[key] = true
-		r := byKey[key]
+		r := byKey[partKey{s.ID, s.Partition}]
 		s.LeaderEpoch, s.Follower = r.LeaderEpoch, !r.Leads(me)
 	}
-	var existing []cluster.Role
-	for key, r := range byKey {
-		if !started[key] {
-			existing = append(existing, r)
-		}
-	}
-	// The answer waits for both: the new logs open (apply) and the held
-	// partitions in their new roles.
+	// The answer waits for both: the new logs open (apply) and every
+	// partition in its role (the new ones get theirs right after they
+	// open: the message queues behind their start).
 	phases := new(atomic.Int32)
 	phases.Store(2)
 	answer := func() {
@@ -203,23 +195,6 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 		}
 		env.Reply(m.req, resp)
 	}
-	log := a.env.Log
-	roled := gather.New(len(existing), a.env.GatherTimeout, func(_ []int64, timedOut bool) {
-		if timedOut {
-			log.Warn("partitions took long to take the roles the controller gave them; answering anyway")
-		}
-		answer()
-	})
-	for i, r := range existing {
-		id, _, _ := a.state.Held(r.Topic, r.Partition)
-		pid := a.parts[partKey{id, r.Partition}]
-		slot := gather.Slot{G: roled, I: i}
-		if pid == nil {
-			slot.Put(0)
-			continue
-		}
-		a.ctx.Send(pid, &partition.SetRole{LeaderEpoch: r.LeaderEpoch, Follower: !r.Leads(me), Done: func() { slot.Put(0) }})
-	}
 	leaders := 0
 	for _, r := range roles {
 		if r.Leads(me) {
@@ -229,6 +204,33 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 	a.env.Log.Info("the controller set this broker's roles", "partitions", len(roles), "leading", leaders, "new", len(eff.Start),
 		"controller", m.body.ControllerID, "controller_epoch", m.body.ControllerEpoch)
 	a.apply(eff, answer)
+	log := a.env.Log
+	roled := gather.New(len(roles), a.env.GatherTimeout, func(_ []int64, timedOut bool) {
+		if timedOut {
+			log.Warn("partitions took long to take the roles the controller gave them; answering anyway")
+		}
+		answer()
+	})
+	for i, r := range roles {
+		id, _, _ := a.state.Held(r.Topic, r.Partition)
+		pid := a.parts[partKey{id, r.Partition}]
+		slot := gather.Slot{G: roled, I: i}
+		if pid == nil {
+			slot.Put(0)
+			continue
+		}
+		a.ctx.Send(pid, &partition.SetRole{LeaderEpoch: r.LeaderEpoch, Follower: !r.Leads(me), Replicas: r.Replicas, ISR: r.ISR,
+			PartitionEpoch: r.ZkVersion, Done: func() { slot.Put(0) }})
+		if f := a.cfg.Followers; f != nil {
+			if r.Leads(me) {
+				f.Unfollow(r.Topic, r.Partition)
+			} else if r.Leader >= 0 {
+				f.Follow(FollowedPartition{Topic: r.Topic, ID: id, Partition: r.Partition, Leader: r.Leader, LeaderEpoch: r.LeaderEpoch, PID: pid})
+			} else {
+				f.Unfollow(r.Topic, r.Partition)
+			}
+		}
+	}
 }
 
 func setAll(resp *kmsg.LeaderAndISRResponse, code kerr.Code) {
@@ -259,10 +261,16 @@ func (a *metadataActor) stopReplicas(req *wire.Request, body *kmsg.StopReplicaRe
 		}
 		if s.Delete {
 			byTopic[s.Topic] = append(byTopic[s.Topic], s.Partition)
+			if f := a.cfg.Followers; f != nil {
+				f.Unfollow(s.Topic, s.Partition)
+			}
 			continue
 		}
 		if pid := a.parts[partKey{id, s.Partition}]; pid != nil {
 			a.ctx.Send(pid, &partition.SetRole{LeaderEpoch: epoch, Follower: true})
+		}
+		if f := a.cfg.Followers; f != nil {
+			f.Unfollow(s.Topic, s.Partition)
 		}
 	}
 	if hook := a.cfg.OnOffsetsRole; hook != nil {

@@ -42,6 +42,12 @@ const (
 	KeyControlledShutdownBackoff    = "controlled.shutdown.retry.backoff.ms"
 	KeyOffsetsReplicationFactor     = "offsets.topic.replication.factor"
 	KeyUncleanLeaderElection        = "unclean.leader.election.enable"
+	KeyReplicaLagTimeMax            = "replica.lag.time.max.ms"
+	KeyReplicaFetchWaitMax          = "replica.fetch.wait.max.ms"
+	KeyReplicaFetchMinBytes         = "replica.fetch.min.bytes"
+	KeyReplicaFetchMaxBytes         = "replica.fetch.max.bytes"
+	KeyReplicaFetchResponseMaxBytes = "replica.fetch.response.max.bytes"
+	KeyReplicaFetchBackoff          = "replica.fetch.backoff.ms"
 )
 
 var errEmpty = errors.New("must not be empty")
@@ -214,6 +220,20 @@ var brokerDefs = []Def{
 		Doc: "Accepted; requests run in actors, not an I/O thread pool."},
 	{Name: "queued.max.requests", Type: Int, Default: "500", Check: AtLeast(1), Ignored: true, Doc: "Accepted; backpressure is per connection."},
 	{Name: "background.threads", Type: Int, Default: "10", Check: AtLeast(1), Ignored: true, Dynamic: true, Doc: "Accepted; unused."},
+	{Name: KeyReplicaLagTimeMax, Type: Long, Default: "30000", Check: AtLeast(1),
+		Doc: "Cluster mode: a follower that has not caught up with its leader for this long leaves the ISR."},
+	{Name: KeyReplicaFetchWaitMax, Type: Int, Default: "500", Check: AtLeast(0),
+		Doc: "Cluster mode: how long a follower's fetch waits at the leader for new data."},
+	{Name: KeyReplicaFetchMinBytes, Type: Int, Default: "1", Check: AtLeast(1),
+		Doc: "Cluster mode: the data a follower's fetch waits for at the leader."},
+	{Name: KeyReplicaFetchMaxBytes, Type: Int, Default: "1048576", Check: AtLeast(0),
+		Doc: "Cluster mode: the most data per partition in one follower fetch (a larger first batch still comes whole)."},
+	{Name: KeyReplicaFetchResponseMaxBytes, Type: Int, Default: "10485760", Check: AtLeast(0),
+		Doc: "Cluster mode: the most data in one follower fetch answer."},
+	{Name: KeyReplicaFetchBackoff, Type: Int, Default: "1000", Check: AtLeast(0),
+		Doc: "Cluster mode: the pause after a follower fetch failed."},
+	{Name: "num.replica.fetchers", Type: Int, Default: "1", Check: AtLeast(1), Ignored: true,
+		Doc: "Accepted; samsa runs one fetcher per leader broker."},
 	{Name: KeyControlledShutdown, Type: Boolean, Default: "true",
 		Doc: "Cluster mode: on SIGTERM the broker asks the controller to move the leaderships it holds to other replicas before it stops."},
 	{Name: "max.incremental.fetch.session.cache.slots", Type: Int, Default: "1000", Check: AtLeast(0),

@@ -106,9 +106,8 @@ func (svc *Service) Handle(req *wire.Request) {
 		req.Reply(nil)
 		return
 	}
-	if kreq.ReplicaID >= 0 {
-		// Followers fetch with their broker id; replication comes with
-		// cluster mode.
+	if kreq.ReplicaID >= 0 && svc.env.Cluster == nil {
+		// Followers fetch with their broker id; alone there are none.
 		svc.replicaW.Do(func() {
 			svc.env.Log.Warn("replica fetch refused: this broker runs alone and does not replicate", "replica_id", kreq.ReplicaID, "client", req.ClientAddr)
 		})
@@ -142,6 +141,9 @@ func (svc *Service) Handle(req *wire.Request) {
 		s := &o.slots[i]
 		s.Op, s.Slot = o, i
 		s.Offset, s.LeaderEpoch = t.fetchOffset, t.currentLeaderEpoch
+		if kreq.ReplicaID >= 0 {
+			s.Follower = &partition.FollowerFetch{ID: kreq.ReplicaID, LastFetchedEpoch: t.lastFetchedEpoch}
+		}
 		s.MaxBytes = min(max(int64(t.maxBytes), 0), maxBytes)
 		var tr *routing.Topic
 		if fc.usesIDs {
@@ -158,6 +160,12 @@ func (svc *Service) Handle(req *wire.Request) {
 			errorOutcome(s, kerr.NotLeaderOrFollower) // its log is offline
 		default:
 			s.PID, s.View = tr.Partitions[t.key.partition], tr.View(t.key.partition)
+			if s.Follower != nil {
+				// A follower's fetch must reach the leader's actor,
+				// which records its position; the view's shortcut
+				// would skip that.
+				s.View = nil
+			}
 		}
 		if s.Op == nil {
 			o.canWait = false // errors are answered at once
@@ -246,6 +254,9 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 			Partition: t.key.partition, ErrorCode: out.code.Int16(),
 			HighWatermark: out.hw, LastStableOffset: out.lso, LogStartOffset: out.logStart,
 			AbortedTransactions: aborted, PreferredReadReplica: -1,
+		}
+		if d := o.slots[i].Diverging; d != nil && kreq.Version >= 12 {
+			fp.DivergingEpoch = &wire.EpochEndOffset{Epoch: d.Epoch, EndOffset: d.EndOffset}
 		}
 		if s := &o.slots[i]; out.bytes > 0 && s.Res != nil {
 			at := len(chunks)

@@ -57,6 +57,7 @@ type fetchTarget struct {
 	fetchOffset        int64
 	maxBytes           int32 // partition_max_bytes
 	currentLeaderEpoch int32 // -1: no check
+	lastFetchedEpoch   int32 // a follower's (v12+), -1: none
 }
 
 // sessionPartition is a session's memory of one partition: the client's
@@ -368,5 +369,9 @@ func targetOf(rt *kmsg.FetchRequestTopic, rp *kmsg.FetchRequestTopicPartition, v
 	if version < 9 {
 		epoch = -1 // the field is v9+; older clients do not check epochs
 	}
-	return fetchTarget{key: k, fetchOffset: rp.FetchOffset, maxBytes: rp.PartitionMaxBytes, currentLeaderEpoch: epoch}
+	last := rp.LastFetchedEpoch
+	if version < 12 {
+		last = -1
+	}
+	return fetchTarget{key: k, fetchOffset: rp.FetchOffset, maxBytes: rp.PartitionMaxBytes, currentLeaderEpoch: epoch, lastFetchedEpoch: last}
 }

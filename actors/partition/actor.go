@@ -39,13 +39,16 @@ type Config struct {
 	Now  func() time.Time // the broker's clock; nil: time.Now
 	// Startup, if set, is told once the first open is over.
 	Startup *StartReport
+	// Replication links a cluster-mode partition to the cluster; nil
+	// alone.
+	Replication *Replication
 }
 
 // NewActor returns a partition actor for cfg (to spawn through
 // actor.PropsFromProducer, with Supervisor as its parent's strategy).
 func NewActor(cfg Config) actor.Actor {
 	return &partitionActor{spec: *cfg.Spec.Load(), latest: cfg.Spec, view: cfg.View, dir: cfg.Dir, log: cfg.Log,
-		now: cfg.Now, startup: cfg.Startup}
+		now: cfg.Now, startup: cfg.Startup, repl: cfg.Replication}
 }
 
 // partitionActor owns one partition's segment.Log: it opens (and
@@ -72,6 +75,12 @@ type partitionActor struct {
 	wasOffline bool
 
 	produceSide // actor_produce.go: the produce core (high watermark, producer state, acks waiting for fsync)
+
+	// Replication (cluster mode; actor_replica.go).
+	repl           *Replication
+	followerHW     int64 // the high watermark as the leader last said, while following
+	isrTimer       *time.Timer
+	replicaWaiters []Waiter // followers' fetches parked for the log to grow
 }
 
 // StartReport tells whoever waits for a partition's first open (the
@@ -114,6 +123,16 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		p.reconfigureProduce()
 	case *SetRole:
 		p.setRole(m)
+	case *ReplicaAppend:
+		p.followerAppend(m)
+	case *ReplicaTruncate:
+		p.followerTruncate(m)
+	case *ReplicaPosition:
+		p.replicaPosition(m)
+	case *isrUpdated:
+		p.onISRUpdated(m)
+	case *checkISR:
+		p.onCheckISR(m)
 	case *ProduceRequest:
 		p.produce(m)
 	case *durableUpTo:

@@ -40,11 +40,14 @@ type FetchSlot struct {
 	MaxBytes    int64 // min(partition_max_bytes, max_bytes)
 	LeaderEpoch int32 // the client's current leader epoch; -1 skips the check
 	Wait        bool  // register a waiter if this read is short of min_bytes
+	// Follower is set when a follower fetches (nil: a consumer).
+	Follower *FollowerFetch
 
 	// Outputs.
 	Code              kerr.Code
 	HW, LSO, LogStart int64
 	Res               *segment.ReadResult // nil when empty or on error
+	Diverging         *EpochEnd           // a follower's log diverged: truncate to here
 	Done              bool                // set by the fetch when complete, under its lock
 
 	Avail int64 // the fetch's, under its lock: bytes estimated to have arrived past this round's read
@@ -72,6 +75,10 @@ func (f *FetchSlot) Release() {
 // itself is index lookups and header preads: record data stays in the
 // file and leaves by sendfile from netloop's writer.
 func (p *partitionActor) serveFetch(f *FetchSlot) {
+	if f.Follower != nil {
+		p.serveReplicaFetch(f)
+		return
+	}
 	var err error
 	if p.plog == nil || p.spec.Follower {
 		f.Code, f.HW, f.LSO, f.LogStart, f.Res = p.servable(-1), -1, -1, -1, nil

@@ -101,6 +101,7 @@ func (p *partitionActor) produce(m *ProduceRequest) {
 	}
 	res, err := p.plog.Append(a.Records, p.spec.LeaderEpoch, now)
 	p.carry(p.core.Appended(a, res, err, now, p.logState()))
+	p.wakeReplicas()
 }
 
 // durable hands a WhenDurable answer to the core.
@@ -128,6 +129,9 @@ func (p *partitionActor) carry(fx Effects) {
 		// The callback runs on segment's flush goroutine: it only sends.
 		self, root := p.self, p.root
 		p.plog.WhenDurable(end-1, func(err error) { root.Send(self, &durableUpTo{end: end, err: err}) })
+	}
+	if fx.AlterISR != nil {
+		p.proposeISR(fx.AlterISR)
 	}
 	if fx.Snapshot {
 		p.snapshotProducers(p.nowMs())

@@ -3,12 +3,17 @@ package partition
 // SetRole makes the partition the leader at LeaderEpoch, or a follower
 // (cluster mode: the controller's LeaderAndIsr). A new leader records its
 // epoch at the log end, so OffsetForLeaderEpoch and the batches it writes
-// carry it; a follower stops serving clients. Done, if set, is called on
-// the actor's goroutine once the role is in force.
+// carry it, and tracks its followers (Replicas, ISR, PartitionEpoch, the
+// state znode's version that AlterPartition names); a follower stops
+// serving clients and its waiting produces fail over. Done, if set, is
+// called on the actor's goroutine once the role is in force.
 type SetRole struct {
-	LeaderEpoch int32
-	Follower    bool
-	Done        func()
+	LeaderEpoch    int32
+	Follower       bool
+	Replicas       []int32
+	ISR            []int32
+	PartitionEpoch int32
+	Done           func()
 }
 
 func (p *partitionActor) setRole(m *SetRole) {
@@ -24,11 +29,15 @@ func (p *partitionActor) setRole(m *SetRole) {
 		if err := p.plog.AssignEpoch(m.LeaderEpoch, p.plog.LogEndOffset()); err != nil {
 			p.log.Error("cannot record the leader epoch; the log refuses appends", append(p.attrs(), "err", err)...)
 		}
+		if p.repl != nil {
+			p.lead(m)
+		}
 		p.publishView()
 		if wasFollower {
-			p.log.Info("leading the partition", append(p.attrs(), "leader_epoch", m.LeaderEpoch)...)
+			p.log.Info("leading the partition", append(p.attrs(), "leader_epoch", m.LeaderEpoch, "isr", m.ISR)...)
 		}
 	default:
+		p.follow()
 		p.hideView()
 	}
 	if m.Done != nil {

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/samsa-io/samsa/actors/idempotence"
 	"github.com/samsa-io/samsa/segment"
@@ -60,6 +61,9 @@ type Effects struct {
 	// log end, then call SnapshotWritten.
 	Snapshot bool
 	Problem  *Problem
+	// AlterISR is an ISR change for the controller (leading in a
+	// cluster); its answer comes back through ISRUpdated.
+	AlterISR *ISRProposal
 }
 
 // Produce is one partition's part of a Produce request.
@@ -77,6 +81,7 @@ type Append struct {
 	Records []byte
 	header  wire.BatchHeader
 	ticket  Ticket
+	all     bool // acks=all
 }
 
 // Producer-state housekeeping.
@@ -106,9 +111,16 @@ const (
 type Core struct {
 	rules Rules
 	// hw is the high watermark: offsets below it are durable under the
-	// topic's flush policy (single node: no followers to wait for). It
-	// only grows while the log is open.
+	// topic's flush policy here and, when this replica leads in a
+	// cluster, on every member of the ISR. It only grows while the log is
+	// open in one role (becoming leader may start it lower: see Lead).
 	hw int64
+	// local is the end of what is durable here under the flush policy;
+	// alone, the high watermark is local.
+	local int64
+	// lead is the replication state while this replica leads in a
+	// cluster (core_replica.go); nil alone or as a follower.
+	lead *leaderState
 	// waitingFor is the end offset of the newest durability wait asked
 	// for (0: none outstanding).
 	waitingFor int64
@@ -128,6 +140,9 @@ type Core struct {
 type pendingAck struct {
 	end int64 // offsets below end must be durable
 	ack Ack
+	// all: acks=all, answered once end is below the high watermark (in a
+	// cluster: on every ISR member); otherwise once it is durable here.
+	all bool
 }
 
 // NewCore starts a partition's produce state on an open log: producer
@@ -137,7 +152,7 @@ func NewCore(rules Rules, producers *idempotence.State, snapAt, logStart, nowMs 
 	if producers == nil {
 		producers = idempotence.New()
 	}
-	c := &Core{rules: rules, hw: logStart, producers: producers, snapAt: snapAt, lastExpiryMs: nowMs}
+	c := &Core{rules: rules, hw: logStart, local: logStart, producers: producers, snapAt: snapAt, lastExpiryMs: nowMs}
 	var fx Effects
 	c.advance(log, &fx)
 	return c, fx
@@ -162,9 +177,12 @@ func (c *Core) Pending() int { return len(c.pending) }
 // once they are durable.
 func (c *Core) Produce(p Produce, nowMs int64, log LogState) (*Append, Effects) {
 	var fx Effects
-	if p.Acks == -1 && c.rules.MinInsync > 1 {
-		c.answer(&fx, Ack{Ticket: p.Ticket}, kerr.NotEnoughReplicas, "acks=all needs min.insync.replicas in sync; this partition has 1 replica")
-		return nil, fx
+	if p.Acks == -1 {
+		if isr := c.isrSize(); isr < c.rules.MinInsync {
+			c.answer(&fx, Ack{Ticket: p.Ticket}, kerr.NotEnoughReplicas,
+				fmt.Sprintf("acks=all needs min.insync.replicas=%d in sync; the ISR has %d", c.rules.MinInsync, isr))
+			return nil, fx
+		}
 	}
 	// segment.Log.Append verifies the CRC before writing anything.
 	v := validateProduce(p.Records, p.Version, c.rules, nowMs, false, &c.scratch)
@@ -184,10 +202,10 @@ func (c *Core) Produce(p Produce, nowMs int64, log LogState) (*Append, Effects) 
 		if c.rules.LogAppendTime {
 			ack.LogAppendTime = chk.Prior.Timestamp
 		}
-		c.whenDurable(pendingAck{end: chk.Prior.LastOffset + 1, ack: ack}, log, &fx)
+		c.whenDurable(pendingAck{end: chk.Prior.LastOffset + 1, ack: ack, all: p.Acks == -1}, log, &fx)
 		return nil, fx
 	}
-	return &Append{Records: p.Records, header: v.header, ticket: p.Ticket}, fx
+	return &Append{Records: p.Records, header: v.header, ticket: p.Ticket, all: p.Acks == -1}, fx
 }
 
 // Appended takes the outcome of an Append: err from segment.Log.Append,
@@ -208,7 +226,7 @@ func (c *Core) Appended(a *Append, res segment.AppendResult, err error, nowMs in
 	}
 	c.producers.Record(&a.header, res.FirstOffset, ts)
 	c.sinceSnap += int64(len(a.Records))
-	c.whenDurable(pendingAck{end: res.LastOffset + 1, ack: Ack{Ticket: a.ticket, BaseOffset: res.FirstOffset, LogAppendTime: res.LogAppendTime}}, log, &fx)
+	c.whenDurable(pendingAck{end: res.LastOffset + 1, ack: Ack{Ticket: a.ticket, BaseOffset: res.FirstOffset, LogAppendTime: res.LogAppendTime}, all: a.all}, log, &fx)
 	if c.sinceSnap >= min(SnapshotEveryBytes, log.SegmentBytes) {
 		fx.Snapshot = true
 	}
@@ -251,7 +269,7 @@ func (c *Core) Durable(end int64, err error, log LogState) Effects {
 		c.failPending(&fx, code, msg)
 		return fx
 	}
-	c.raise(min(end, log.End), &fx)
+	c.raiseLocal(min(end, log.End), &fx)
 	if len(c.pending) > 0 {
 		c.advance(log, &fx)
 	}
@@ -307,12 +325,35 @@ func (c *Core) SnapshotStale(end int64) bool { return c.snapAt != end }
 // whenDurable answers a produce once its offsets are below the high
 // watermark, asking for a durability wait if needed.
 func (c *Core) whenDurable(p pendingAck, log LogState, fx *Effects) {
-	if p.end <= c.hw {
-		c.answer(fx, p.ack, kerr.None, "")
+	if c.settles(p) {
+		c.settle(fx, p)
 		return
 	}
 	c.pending = append(c.pending, p)
 	c.advance(log, fx)
+}
+
+// settles reports whether p can be answered now.
+func (c *Core) settles(p pendingAck) bool {
+	if p.all {
+		return p.end <= c.hw
+	}
+	return p.end <= c.local
+}
+
+// settle answers p: acks=all once the ISR has it, unless the ISR shrank
+// below min.insync.replicas since the append
+// (NOT_ENOUGH_REPLICAS_AFTER_APPEND, as Kafka: the records are written,
+// the producer is told they may not survive).
+func (c *Core) settle(fx *Effects, p pendingAck) {
+	if p.all {
+		if isr := c.isrSize(); isr < c.rules.MinInsync {
+			c.answer(fx, p.ack, kerr.NotEnoughReplicasAfterAppend,
+				fmt.Sprintf("written, but the ISR has %d replicas, fewer than min.insync.replicas=%d", isr, c.rules.MinInsync))
+			return
+		}
+	}
+	c.answer(fx, p.ack, kerr.None, "")
 }
 
 // advance moves the high watermark towards the log end: at once when the
@@ -321,17 +362,17 @@ func (c *Core) whenDurable(p pendingAck, log LogState, fx *Effects) {
 // the end is out: its report asks again).
 func (c *Core) advance(log LogState, fx *Effects) {
 	end := log.End
-	if end <= c.hw {
+	if end <= c.local {
 		return
 	}
 	switch log.Policy {
 	case segment.FlushInterval, segment.FlushNever:
-		c.raise(end, fx)
+		c.raiseLocal(end, fx)
 		return
 	}
-	if rp := log.RecoveryPoint; rp > c.hw {
-		c.raise(min(rp, end), fx)
-		if end <= c.hw {
+	if rp := log.RecoveryPoint; rp > c.local {
+		c.raiseLocal(min(rp, end), fx)
+		if end <= c.local {
 			return
 		}
 	}
@@ -342,17 +383,26 @@ func (c *Core) advance(log LogState, fx *Effects) {
 	fx.WaitDurable = end
 }
 
-// raise sets the high watermark and answers the produces it covers.
-func (c *Core) raise(hw int64, fx *Effects) {
-	if hw <= c.hw {
-		return
+// raiseLocal records that offsets below end are durable here, moves the
+// high watermark as far as that allows, and answers what it covers.
+func (c *Core) raiseLocal(end int64, fx *Effects) {
+	if end > c.local {
+		c.local = end
 	}
-	c.hw = hw
-	fx.HighWatermarkMoved = true
+	c.raise(c.replicatedTo(), fx)
+}
+
+// raise moves the high watermark up to hw (never down) and answers the
+// produces that are then settled.
+func (c *Core) raise(hw int64, fx *Effects) {
+	if hw > c.hw {
+		c.hw = hw
+		fx.HighWatermarkMoved = true
+	}
 	kept := c.pending[:0]
 	for _, p := range c.pending {
-		if p.end <= hw {
-			c.answer(fx, p.ack, kerr.None, "")
+		if c.settles(p) {
+			c.settle(fx, p)
 		} else {
 			kept = append(kept, p)
 		}

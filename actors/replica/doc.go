@@ -1,5 +1,32 @@
-// Package replica will hold the follower fetchers of cluster mode: one
-// actor per source broker multiplexing its partitions, fetching with the
-// ordinary Fetch API (replica id set), truncating by leader epoch before
-// fetching. Nothing is here yet; replication is its own issue.
+// Package replica is the follower side of replication in cluster mode,
+// and the leaders' link to the controller for ISR changes.
+//
+// # Fetchers
+//
+// Fetchers keeps one fetcher per leader broker (Kafka's
+// ReplicaFetcherManager and its fetcher threads): each multiplexes every
+// partition this broker follows from that leader into one Fetch request
+// at a time, with this broker's id as the replica id, from each
+// partition's log end and with the epoch of its last batch (KIP-320), so
+// the leader can say where a divergent tail starts. What comes back goes
+// to the partition's actor (partition.ReplicaAppend), which answers once
+// the data counts as this follower's position (once fsynced, under a
+// flush policy that fsyncs); only then does the next fetch go out, so the
+// leader's high watermark never counts an offset a follower could lose
+// to a power cut. A divergent tail is cut (partition.ReplicaTruncate)
+// before fetching on. A partition whose leader says NOT_LEADER or
+// FENCED_LEADER_EPOCH waits for the controller's next LeaderAndIsr.
+//
+// # Threading
+//
+// A fetcher is a goroutine with a network client, not an actor: it
+// blocks on the leader's answer and on the partition actors' replies,
+// which arrive through callbacks into channels. Fetchers' methods are
+// safe for concurrent use; the metadata actor calls them as roles change.
+//
+// # ISR changes
+//
+// ISRSender sends a leader's AlterPartition (v3, as Kafka 3.9's brokers)
+// to the controller the cluster view names, and hands the answer back to
+// the partition.
 package replica

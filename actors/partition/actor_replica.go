@@ -1,0 +1,297 @@
+package partition
+
+import (
+	"errors"
+	"time"
+
+	"github.com/samsa-io/samsa/segment"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// Replication is a cluster-mode partition's link to the rest of the
+// cluster, shared by every partition of the broker.
+type Replication struct {
+	// Me is this broker's id.
+	Me int32
+	// LagMax is replica.lag.time.max.ms: a follower behind for longer
+	// leaves the ISR.
+	LagMax time.Duration
+	// AlterISR sends an ISR proposal to the controller and calls done,
+	// from any goroutine, with the ISR and partition epoch in force
+	// (ok), or ok false when it was refused or could not be sent.
+	AlterISR func(topic string, id [16]byte, partition int32, p ISRProposal, done func(isr []int32, partitionEpoch int32, ok bool))
+}
+
+// Messages of replication.
+type (
+	// ReplicaAppend hands a follower the batches its fetcher got from the
+	// leader, with the leader's high watermark (Records may be empty: a
+	// fetch that only moved the high watermark). Reply gets the new log
+	// end once it counts as the follower's position: once durable under a
+	// flush policy that fsyncs (so the next fetch tells the leader what
+	// is on disk here), at once otherwise. It is called on any goroutine.
+	ReplicaAppend struct {
+		Records  []byte
+		LeaderHW int64
+		Reply    func(end int64, err error)
+	}
+	// ReplicaTruncate cuts a follower's log back to To (a tail that
+	// diverged from the leader's), and Reply gets the new end.
+	ReplicaTruncate struct {
+		To    int64
+		Reply func(end int64, err error)
+	}
+	// ReplicaPosition asks a follower where its fetcher should fetch
+	// from: its log end and the epoch of its last batch.
+	ReplicaPosition struct {
+		Reply func(end int64, lastEpoch int32, err error)
+	}
+	isrUpdated struct {
+		isr            []int32
+		partitionEpoch int32
+		ok             bool
+	}
+	checkISR struct{ epoch int32 }
+)
+
+// ErrNotFollower answers a replica message to a partition that does not
+// follow (it leads, or its log is offline).
+var ErrNotFollower = errors.New("partition: not a follower here")
+
+// lead starts leadership in the core (cluster mode).
+func (p *partitionActor) lead(m *SetRole) {
+	if p.core == nil || p.repl == nil {
+		return
+	}
+	l := Leadership{Me: p.repl.Me, LeaderEpoch: m.LeaderEpoch, PartitionEpoch: m.PartitionEpoch, Replicas: m.Replicas, ISR: m.ISR,
+		LagMaxMs: p.repl.LagMax.Milliseconds()}
+	start := max(p.followerHW, p.plog.LogStartOffset())
+	if p.core.Leading() {
+		start = p.core.HighWatermark() // a new epoch of the same leadership: never backwards
+	}
+	p.carry(p.core.Lead(l, start, p.nowMs(), p.logState()))
+	p.armISRCheck(m.LeaderEpoch)
+}
+
+// follow ends leadership in the core; waiting produces fail over.
+func (p *partitionActor) follow() {
+	if p.isrTimer != nil {
+		p.isrTimer.Stop()
+		p.isrTimer = nil
+	}
+	if p.core != nil && p.core.Leading() {
+		p.followerHW = p.core.HighWatermark()
+		p.carry(p.core.Follow())
+	}
+	p.dropReplicaWaiters()
+}
+
+func (p *partitionActor) armISRCheck(epoch int32) {
+	if p.repl == nil || p.repl.LagMax <= 0 {
+		return
+	}
+	if p.isrTimer != nil {
+		p.isrTimer.Stop()
+	}
+	self, root := p.self, p.root
+	p.isrTimer = time.AfterFunc(p.repl.LagMax/2, func() { root.Send(self, &checkISR{epoch: epoch}) })
+}
+
+func (p *partitionActor) onCheckISR(m *checkISR) {
+	if p.core == nil || !p.core.Leading() || m.epoch != p.spec.LeaderEpoch {
+		return
+	}
+	p.carry(p.core.CheckISR(p.nowMs()))
+	p.armISRCheck(m.epoch)
+}
+
+// proposeISR sends the core's ISR proposal to the controller.
+func (p *partitionActor) proposeISR(prop *ISRProposal) {
+	if p.repl == nil || p.repl.AlterISR == nil {
+		return
+	}
+	self, root := p.self, p.root
+	p.log.Info("proposing an ISR change", append(p.attrs(), "isr", prop.ISR, "leader_epoch", prop.LeaderEpoch)...)
+	p.repl.AlterISR(p.spec.Topic, p.spec.ID, p.spec.Partition, *prop, func(isr []int32, epoch int32, ok bool) {
+		root.Send(self, &isrUpdated{isr: isr, partitionEpoch: epoch, ok: ok})
+	})
+}
+
+func (p *partitionActor) onISRUpdated(m *isrUpdated) {
+	if p.core == nil || p.plog == nil {
+		return
+	}
+	if m.ok {
+		p.log.Info("ISR changed", append(p.attrs(), "isr", m.isr, "partition_epoch", m.partitionEpoch)...)
+	}
+	p.carry(p.core.ISRUpdated(m.isr, m.partitionEpoch, m.ok, p.logState()))
+}
+
+// serveReplicaFetch answers a follower's fetch: up to the log end (not
+// the high watermark), with the follower's position recorded first so
+// the high watermark in the answer already counts it; a follower whose
+// last fetched epoch ended earlier here is told where it diverged
+// (KIP-320) and truncates.
+func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
+	f.Res, f.Diverging = nil, nil
+	f.Code, f.HW, f.LSO, f.LogStart = 0, -1, -1, -1
+	switch {
+	case p.plog == nil:
+		f.Code = p.offline()
+	case p.core == nil || !p.core.Leading():
+		f.Code = kerr.NotLeaderOrFollower
+	case f.LeaderEpoch >= 0 && f.LeaderEpoch < p.spec.LeaderEpoch:
+		f.Code = kerr.FencedLeaderEpoch
+	case f.LeaderEpoch > p.spec.LeaderEpoch:
+		f.Code = kerr.UnknownLeaderEpoch
+	}
+	if f.Code != kerr.None {
+		f.Op.Complete(f)
+		return
+	}
+	l := p.plog
+	f.LogStart = l.LogStartOffset()
+	if f.Follower.LastFetchedEpoch >= 0 {
+		if epoch, end := l.EndOffsetForEpoch(f.Follower.LastFetchedEpoch); epoch < f.Follower.LastFetchedEpoch || end < f.Offset {
+			f.Diverging = &EpochEnd{Epoch: epoch, EndOffset: end}
+			f.HW, f.LSO = p.core.HighWatermark(), p.core.HighWatermark()
+			f.Op.Complete(f)
+			return
+		}
+	}
+	if f.Offset < f.LogStart || f.Offset > l.LogEndOffset() {
+		f.Code = kerr.OffsetOutOfRange
+		f.Op.Complete(f)
+		return
+	}
+	fx, _ := p.core.FollowerFetched(f.Follower.ID, f.Offset, p.nowMs(), p.logState())
+	p.carry(fx)
+	f.HW = p.core.HighWatermark()
+	f.LSO = f.HW
+	res, err := l.Read(segment.ReadRequest{Offset: f.Offset, MaxBytes: f.MaxBytes, MaxOffset: -1, MinOneBatch: true})
+	switch {
+	case err == nil && res.Bytes > 0:
+		f.Res = res
+	case err == nil:
+		res.Release()
+	case errors.Is(err, segment.ErrOffsetOutOfRange):
+		f.Code = kerr.OffsetOutOfRange
+	default:
+		f.Code = kerr.KafkaStorageError
+		p.log.Error("replica fetch read failed", append(p.attrs(), "offset", f.Offset, "err", err)...)
+	}
+	if f.Wait && f.Code == 0 && f.Bytes() < f.Op.MinBytes() {
+		p.replicaWaiters = append(p.replicaWaiters, Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
+	}
+	f.Op.Complete(f)
+}
+
+// FollowerFetch is what a follower's fetch says beyond a consumer's: who
+// it is, and the epoch of its last batch (-1: unchecked) for the
+// divergence check.
+type FollowerFetch struct {
+	ID               int32
+	LastFetchedEpoch int32
+}
+
+// EpochEnd is where a leader epoch ends in the leader's log (Fetch's
+// diverging_epoch).
+type EpochEnd struct {
+	Epoch     int32
+	EndOffset int64
+}
+
+// wakeReplicas tells followers' parked fetches that the log grew.
+func (p *partitionActor) wakeReplicas() {
+	if len(p.replicaWaiters) == 0 || p.plog == nil {
+		return
+	}
+	end, size := p.plog.LogEndOffset(), p.plog.Size()
+	kept := p.replicaWaiters[:0]
+	for _, w := range p.replicaWaiters {
+		switch {
+		case w.Op.Stale(w.Round):
+		case end > w.offset:
+			w.Op.Progress(w.Round, w.Slot, max(size-w.sizeAt, 1))
+		default:
+			kept = append(kept, w)
+		}
+	}
+	clear(p.replicaWaiters[len(kept):])
+	p.replicaWaiters = kept
+}
+
+func (p *partitionActor) dropReplicaWaiters() {
+	for _, w := range p.replicaWaiters {
+		if !w.Op.Stale(w.Round) {
+			w.Op.Progress(w.Round, w.Slot, 1)
+		}
+	}
+	p.replicaWaiters = nil
+}
+
+// followerAppend appends what the fetcher brought.
+func (p *partitionActor) followerAppend(m *ReplicaAppend) {
+	if p.plog == nil || p.core == nil || !p.spec.Follower {
+		m.Reply(0, ErrNotFollower)
+		return
+	}
+	now := p.nowMs()
+	if len(m.Records) > 0 {
+		if _, err := p.plog.AppendReplicated(m.Records, now); err != nil {
+			p.log.Error("cannot append what the leader sent", append(p.attrs(), "err", err)...)
+			m.Reply(0, err)
+			return
+		}
+		p.carry(p.core.Replicated(m.Records, p.logState()))
+	}
+	p.carry(p.core.FollowerHighWatermark(m.LeaderHW, p.logState()))
+	p.followerHW = p.core.HighWatermark()
+	end := p.plog.LogEndOffset()
+	switch p.plog.Config().FlushPolicy {
+	case segment.FlushInterval, segment.FlushNever:
+		m.Reply(end, nil)
+	default:
+		if end <= p.plog.RecoveryPoint() || end == 0 {
+			m.Reply(end, nil)
+			return
+		}
+		reply := m.Reply
+		p.plog.WhenDurable(end-1, func(err error) { reply(end, err) })
+	}
+}
+
+// followerTruncate cuts a divergent tail and rebuilds the produce core
+// (the producer state of the cut batches goes with them).
+func (p *partitionActor) followerTruncate(m *ReplicaTruncate) {
+	if p.plog == nil || !p.spec.Follower {
+		m.Reply(0, ErrNotFollower)
+		return
+	}
+	before := p.plog.LogEndOffset()
+	end, err := p.plog.TruncateTo(max(m.To, p.plog.LogStartOffset()))
+	if err != nil {
+		p.log.Error("cannot truncate the log to the leader's", append(p.attrs(), "to", m.To, "err", err)...)
+		m.Reply(0, err)
+		return
+	}
+	if end < before {
+		p.log.Warn("truncated a tail that diverged from the leader", append(p.attrs(), "from", before, "to", end)...)
+	}
+	now := p.nowMs()
+	producers, snapAt := p.loadProducers(now)
+	core, fx := NewCore(RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
+	p.core = core
+	p.carry(fx)
+	p.followerHW = min(p.followerHW, end)
+	p.carry(p.core.FollowerHighWatermark(p.followerHW, p.logState()))
+	m.Reply(end, nil)
+}
+
+func (p *partitionActor) replicaPosition(m *ReplicaPosition) {
+	if p.plog == nil {
+		m.Reply(0, -1, ErrNotFollower)
+		return
+	}
+	m.Reply(p.plog.LogEndOffset(), p.plog.LatestEpoch(), nil)
+}

@@ -1,0 +1,107 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/cluster"
+	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/interbroker"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// alterPartitionVersion is what Kafka 3.9's brokers send: the new ISR
+// with each member's broker epoch (KIP-903).
+const alterPartitionVersion = 3
+
+// ISRSender sends leaders' ISR proposals to the controller.
+type ISRSender struct {
+	Me       int32
+	Epoch    *atomic.Int64 // this broker's registration epoch
+	Client   *interbroker.Client
+	View     *cluster.Table
+	Listener string
+	Log      *slog.Logger
+	Timeout  time.Duration
+}
+
+// AlterISR is partition.Replication's AlterISR: one AlterPartition, off
+// the caller's goroutine; done gets the controller's answer.
+func (s *ISRSender) AlterISR(topic string, id [16]byte, p int32, prop partition.ISRProposal, done func(isr []int32, epoch int32, ok bool)) {
+	go func() {
+		isr, epoch, err := s.send(topic, id, p, prop)
+		if err != nil {
+			s.Log.Warn("ISR change not made; the leader proposes again", "topic", topic, "partition", p, "isr", prop.ISR, "err", err)
+			done(nil, 0, false)
+			return
+		}
+		done(isr, epoch, true)
+	}()
+}
+
+func (s *ISRSender) send(topic string, id [16]byte, p int32, prop partition.ISRProposal) ([]int32, int32, error) {
+	addr, ok := s.controllerAddr()
+	if !ok {
+		return nil, 0, errors.New("no controller known")
+	}
+	req := kmsg.NewPtrAlterPartitionRequest()
+	req.BrokerID, req.BrokerEpoch = s.Me, s.Epoch.Load()
+	t := kmsg.NewAlterPartitionRequestTopic()
+	t.Topic, t.TopicID = topic, id
+	rp := kmsg.NewAlterPartitionRequestTopicPartition()
+	rp.Partition, rp.LeaderEpoch, rp.PartitionEpoch, rp.NewISR = p, prop.LeaderEpoch, prop.PartitionEpoch, prop.ISR
+	for _, b := range prop.ISR {
+		rp.NewEpochISR = append(rp.NewEpochISR, kmsg.AlterPartitionRequestTopicPartitionNewEpochISR{BrokerID: b, BrokerEpoch: -1})
+	}
+	t.Partitions = []kmsg.AlterPartitionRequestTopicPartition{rp}
+	req.Topics = []kmsg.AlterPartitionRequestTopic{t}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	resp, err := s.Client.Send(ctx, addr, interbroker.Pin(req, alterPartitionVersion))
+	if err != nil {
+		return nil, 0, err
+	}
+	r := resp.(*kmsg.AlterPartitionResponse)
+	if r.ErrorCode != 0 {
+		return nil, 0, kerr.Code(r.ErrorCode)
+	}
+	for _, rt := range r.Topics {
+		for _, pr := range rt.Partitions {
+			if pr.Partition != p {
+				continue
+			}
+			if pr.ErrorCode != 0 {
+				return nil, 0, kerr.Code(pr.ErrorCode)
+			}
+			return pr.ISR, pr.PartitionEpoch, nil
+		}
+	}
+	return nil, 0, errors.New("the controller's answer names no such partition")
+}
+
+func (s *ISRSender) controllerAddr() (string, bool) {
+	v := s.View.Load()
+	b, ok := v.Brokers[v.ControllerID]
+	if !ok {
+		return "", false
+	}
+	e, ok := b.Endpoint(s.Listener)
+	if !ok {
+		if len(b.Endpoints) == 0 {
+			return "", false
+		}
+		e = b.Endpoints[0]
+	}
+	return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), true
+}

@@ -1,0 +1,320 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/interbroker"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// fetchVersion is the Fetch version samsa's followers send: 12 is the
+// first with last_fetched_epoch and diverging_epoch (KIP-320) and still
+// names the replica in replica_id and topics by name.
+const fetchVersion = 12
+
+// position is where a followed partition fetches from.
+type position struct {
+	known     bool // asked of the partition actor since it was (re)followed
+	offset    int64
+	lastEpoch int32
+	hw        int64 // the leader's high watermark as last handed on
+	paused    bool  // the leader refused it: wait for a new LeaderAndIsr
+}
+
+type followedPart struct {
+	Followed
+	pos position
+}
+
+// fetcher replicates the partitions this broker follows from one leader.
+type fetcher struct {
+	fs     *Fetchers
+	leader int32
+
+	mu    sync.Mutex
+	parts map[partKey]*followedPart
+	wake  chan struct{} // a partition was added
+	quit  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newFetcher(fs *Fetchers, leader int32) *fetcher {
+	return &fetcher{fs: fs, leader: leader, parts: map[partKey]*followedPart{}, wake: make(chan struct{}, 1),
+		quit: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (f *fetcher) add(k partKey, p Followed) {
+	f.mu.Lock()
+	f.parts[k] = &followedPart{Followed: p}
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fetcher) remove(k partKey) {
+	f.mu.Lock()
+	delete(f.parts, k)
+	f.mu.Unlock()
+}
+
+func (f *fetcher) stop() {
+	f.once.Do(func() { close(f.quit) })
+	<-f.done
+}
+
+func (f *fetcher) log() *logCtx { return &logCtx{f} }
+
+type logCtx struct{ f *fetcher }
+
+func (l *logCtx) warn(msg string, args ...any) {
+	l.f.fs.cfg.Log.Warn(msg, append([]any{"leader", l.f.leader}, args...)...)
+}
+
+// run fetches until stopped: one request at a time, each from every
+// partition's position, each answer handed to the partitions before the
+// next request.
+func (f *fetcher) run() {
+	defer close(f.done)
+	for {
+		parts := f.ready()
+		if len(parts) == 0 {
+			select {
+			case <-f.quit:
+				return
+			case <-f.wake:
+				continue
+			case <-time.After(f.fs.cfg.Backoff):
+				continue // a paused partition may have been followed again
+			}
+		}
+		if err := f.fetchOnce(parts); err != nil {
+			f.log().warn("replica fetch failed; retrying", "err", err)
+			select {
+			case <-f.quit:
+				return
+			case <-time.After(f.fs.cfg.Backoff):
+			}
+		}
+		select {
+		case <-f.quit:
+			return
+		default:
+		}
+	}
+}
+
+// ready returns the partitions to fetch, asking the partition actors for
+// the positions not known yet.
+func (f *fetcher) ready() []*followedPart {
+	f.mu.Lock()
+	var out []*followedPart
+	for _, p := range f.parts {
+		if !p.pos.paused {
+			out = append(out, p)
+		}
+	}
+	f.mu.Unlock()
+	kept := out[:0]
+	for _, p := range out {
+		if !p.pos.known {
+			end, epoch, err := f.askPosition(p)
+			if err != nil {
+				continue
+			}
+			p.pos.known, p.pos.offset, p.pos.lastEpoch = true, end, epoch
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
+func (f *fetcher) askPosition(p *followedPart) (int64, int32, error) {
+	type answer struct {
+		end   int64
+		epoch int32
+		err   error
+	}
+	ch := make(chan answer, 1)
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{Reply: func(end int64, epoch int32, err error) { ch <- answer{end, epoch, err} }})
+	select {
+	case a := <-ch:
+		return a.end, a.epoch, a.err
+	case <-time.After(f.fs.cfg.ActorTimeout):
+		return 0, 0, errors.New("the partition actor did not answer")
+	case <-f.quit:
+		return 0, 0, errors.New("stopping")
+	}
+}
+
+// fetchOnce sends one Fetch for parts and hands each partition its part
+// of the answer.
+func (f *fetcher) fetchOnce(parts []*followedPart) error {
+	addr, ok := f.fs.leaderAddr(f.leader)
+	if !ok {
+		return fmt.Errorf("broker %d is not in the cluster view", f.leader)
+	}
+	cfg := f.fs.cfg
+	req := kmsg.NewPtrFetchRequest()
+	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = cfg.Me, int32(cfg.MaxWait.Milliseconds()), cfg.MinBytes, cfg.MaxBytes
+	req.SessionID, req.SessionEpoch = 0, -1
+	byTopic := map[string]int{}
+	index := map[partKey]*followedPart{}
+	for _, p := range parts {
+		i, ok := byTopic[p.Topic]
+		if !ok {
+			t := kmsg.NewFetchRequestTopic()
+			t.Topic, t.TopicID = p.Topic, p.ID
+			req.Topics = append(req.Topics, t)
+			i = len(req.Topics) - 1
+			byTopic[p.Topic] = i
+		}
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.CurrentLeaderEpoch, rp.FetchOffset, rp.LastFetchedEpoch = p.Partition, p.LeaderEpoch, p.pos.offset, p.pos.lastEpoch
+		rp.LogStartOffset, rp.PartitionMaxBytes = -1, cfg.PartitionMaxBytes
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
+		index[partKey{p.Topic, p.Partition}] = p
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.MaxWait+30*time.Second)
+	defer cancel()
+	go func() {
+		select {
+		case <-f.quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	resp, err := cfg.Client.Send(ctx, addr, interbroker.Pin(req, fetchVersion))
+	if err != nil {
+		return err
+	}
+	fr := resp.(*kmsg.FetchResponse)
+	if fr.ErrorCode != 0 {
+		return fmt.Errorf("fetch refused: %s", kerr.Code(fr.ErrorCode))
+	}
+	for _, t := range fr.Topics {
+		for _, rp := range t.Partitions {
+			p := index[partKey{t.Topic, rp.Partition}]
+			if p == nil {
+				continue
+			}
+			f.handOn(p, rp)
+		}
+	}
+	return nil
+}
+
+// handOn gives a partition its part of a fetch answer.
+func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
+	switch code := kerr.Code(rp.ErrorCode); code {
+	case kerr.None:
+	case kerr.NotLeaderOrFollower, kerr.FencedLeaderEpoch, kerr.UnknownTopicOrPartition, kerr.UnknownTopicID:
+		// The controller will say who leads; until then, leave it be.
+		f.mu.Lock()
+		p.pos.paused = true
+		f.mu.Unlock()
+		f.log().warn("the leader refuses this follower; waiting for the controller", "topic", p.Topic, "partition", p.Partition, "error", code.String())
+		return
+	case kerr.UnknownLeaderEpoch:
+		return // the leader has not heard of its epoch yet: next round
+	case kerr.OffsetOutOfRange:
+		f.outOfRange(p, rp)
+		return
+	default:
+		f.log().warn("replica fetch error", "topic", p.Topic, "partition", p.Partition, "error", code.String())
+		return
+	}
+	if d := rp.DivergingEpoch; d.Epoch >= 0 || d.EndOffset >= 0 {
+		f.truncate(p, d.EndOffset)
+		return
+	}
+	if len(rp.RecordBatches) == 0 && rp.HighWatermark == p.pos.hw {
+		return
+	}
+	end, err := f.appendTo(p, rp.RecordBatches, rp.HighWatermark)
+	if err != nil {
+		if !errors.Is(err, partition.ErrNotFollower) {
+			f.log().warn("the follower could not append what the leader sent", "topic", p.Topic, "partition", p.Partition, "err", err)
+		}
+		p.pos.known = false // ask again
+		return
+	}
+	p.pos.offset, p.pos.hw = end, rp.HighWatermark
+	if e, ok := lastEpoch(rp.RecordBatches); ok {
+		p.pos.lastEpoch = e
+	}
+}
+
+// outOfRange: a follower ahead of its leader's log end (it had a tail
+// the leader never got) truncates to it; one behind the leader's log
+// start cannot catch up by fetching, which retention makes rare: it is
+// reported and retried.
+func (f *fetcher) outOfRange(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
+	if rp.HighWatermark >= 0 && p.pos.offset > rp.HighWatermark {
+		f.truncate(p, rp.HighWatermark)
+		return
+	}
+	f.log().warn("the follower's position is out of the leader's range", "topic", p.Topic, "partition", p.Partition, "offset", p.pos.offset,
+		"leader_log_start", rp.LogStartOffset)
+	p.pos.known = false
+}
+
+func (f *fetcher) truncate(p *followedPart, to int64) {
+	ch := make(chan error, 1)
+	var end int64
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaTruncate{To: to, Reply: func(e int64, err error) { end = e; ch <- err }})
+	select {
+	case err := <-ch:
+		if err != nil {
+			p.pos.known = false
+			return
+		}
+		p.pos.offset = end
+		p.pos.known = false // re-read the last epoch after the cut
+	case <-time.After(f.fs.cfg.ActorTimeout):
+		p.pos.known = false
+	case <-f.quit:
+	}
+}
+
+func (f *fetcher) appendTo(p *followedPart, records []byte, hw int64) (int64, error) {
+	type answer struct {
+		end int64
+		err error
+	}
+	ch := make(chan answer, 1)
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, Reply: func(end int64, err error) { ch <- answer{end, err} }})
+	select {
+	case a := <-ch:
+		return a.end, a.err
+	case <-time.After(f.fs.cfg.ActorTimeout):
+		return 0, errors.New("the partition actor did not answer")
+	case <-f.quit:
+		return 0, errors.New("stopping")
+	}
+}
+
+// lastEpoch is the leader epoch of the last batch in records.
+func lastEpoch(records []byte) (int32, bool) {
+	var epoch int32
+	found := false
+	for len(records) >= wire.BatchHeaderSize {
+		h, err := wire.ParseBatchHeader(records)
+		if err != nil || h.Size() > int64(len(records)) {
+			break
+		}
+		epoch, found = h.LeaderEpoch, true
+		records = records[h.Size():]
+	}
+	return epoch, found
+}
