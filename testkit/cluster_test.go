@@ -25,16 +25,7 @@ func TestClusterSamsa(t *testing.T) { testCluster(t, Samsa) }
 
 func testCluster(t *testing.T, kind ClusterKind) {
 	began := time.Now()
-	// rejoined is the ISR to expect once every broker is back: all of
-	// them, when followers replicate. samsa's followers do not fetch yet
-	// (replication is issue #17), so a broker that left the ISR stays out
-	// and only the leader's place in it is checked.
-	rejoined := func(ids []int32) []int32 {
-		if kind == Samsa {
-			return nil
-		}
-		return ids
-	}
+
 	c := StartCluster(t, ClusterConfig{Kind: kind, Brokers: 3, Chroot: "/testkit"})
 	t.Logf("%s: 3 brokers ready in %v", kind, time.Since(began).Round(time.Millisecond))
 	ids, err := c.WaitForBrokers(3)
@@ -95,7 +86,7 @@ func testCluster(t *testing.T, kind ClusterKind) {
 	if _, err := c.WaitForBrokers(3); err != nil {
 		t.Fatal(err)
 	}
-	replicatedOn(t, ctx, adm, "rf3", rejoined(ids))
+	replicatedOn(t, ctx, adm, "rf3", ids)
 
 	other := c.BrokerByID(next%3 + 1)
 	if err := other.Restart(); err != nil {
@@ -123,7 +114,7 @@ func testCluster(t *testing.T, kind ClusterKind) {
 	if after == before {
 		t.Errorf("broker %d's epoch (registration czxid) is still %d after its session expired", b.ID(), before)
 	}
-	replicatedOn(t, ctx, adm, "rf3", rejoined(ids))
+	replicatedOn(t, ctx, adm, "rf3", ids)
 	t.Logf("%s: whole scenario in %v", kind, time.Since(began).Round(time.Millisecond))
 }
 
@@ -170,9 +161,6 @@ func checkReplicated(ctx context.Context, adm *kadm.Client, topic string, n int,
 	}
 	for _, p := range td.Partitions.Sorted() {
 		isr := slices.Sorted(slices.Values(p.ISR))
-		if want == nil && len(p.Replicas) == 3 && p.Leader >= 0 && slices.Contains(p.ISR, p.Leader) {
-			continue // any leader in the ISR (see rejoined)
-		}
 		if len(p.Replicas) != 3 || !slices.Contains(want, p.Leader) || !slices.Equal(isr, want) {
 			return fmt.Sprintf("partition %d: leader %d, replicas %v, isr %v", p.Partition, p.Leader, p.Replicas, p.ISR)
 		}

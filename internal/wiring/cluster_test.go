@@ -132,3 +132,60 @@ func tick(ctx context.Context) {
 	case <-ctx.Done():
 	}
 }
+
+// Records acknowledged with acks=all survive their leader: with RF 3 the
+// followers have them, and after a broker stops every record is read back
+// from the new leaders.
+func TestAcknowledgedRecordsSurviveALeader(t *testing.T) {
+	zk := testkit.StartZooKeeper(t, testkit.ZooKeeperConfig{})
+	var nodes []*wiring.Node
+	for i := 1; i <= 3; i++ {
+		nodes = append(nodes, startNode(t, zk.Addr(), i, t.TempDir()))
+	}
+	stopped := map[int]bool{}
+	t.Cleanup(func() {
+		for i, n := range nodes {
+			if !stopped[i] {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				n.Stop(ctx)
+				cancel()
+			}
+		}
+	})
+	var seeds []string
+	for _, n := range nodes {
+		seeds = append(seeds, fmt.Sprintf("%s:%d", n.Host, n.Port))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	prod := testkit.NewClient(t, kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic("r"), kgo.RequiredAcks(kgo.AllISRAcks()))
+	adm := kadm.NewClient(prod)
+	for ctx.Err() == nil {
+		if m, err := adm.Metadata(ctx); err == nil && len(m.Brokers) == 3 {
+			break
+		}
+		tick(ctx)
+	}
+	if resp, err := adm.CreateTopic(ctx, 3, 3, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, "r"); err != nil || resp.Err != nil {
+		t.Fatalf("create: %v %v", err, resp.Err)
+	}
+	const n = 300
+	for i := range n {
+		if err := prod.ProduceSync(ctx, &kgo.Record{Value: []byte(fmt.Sprint(i))}).FirstErr(); err != nil {
+			t.Fatalf("produce %d: %v", i, err)
+		}
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+	nodes[0].Stop(sctx)
+	scancel()
+	stopped[0] = true
+	cons := testkit.NewClient(t, kgo.SeedBrokers(seeds[1:]...), kgo.ConsumeTopics("r"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	seen := map[string]bool{}
+	for len(seen) < n && ctx.Err() == nil {
+		fs := cons.PollFetches(ctx)
+		fs.EachRecord(func(r *kgo.Record) { seen[string(r.Value)] = true })
+	}
+	if len(seen) != n {
+		t.Fatalf("read back %d of %d acknowledged records after broker 1 stopped", len(seen), n)
+	}
+}
