@@ -300,7 +300,9 @@ func (a *metadataActor) clusterInternalTopic(m *CreateInternalTopic) {
 		defer cancel()
 		var plans []cluster.TopicPlan
 		var resp *kmsg.CreateTopicsResponse
-		mode.withRand(func(r *rand.Rand) { plans, resp = view.PlanCreateTopics(create, d, func(string) bool { return false }, r) })
+		mode.withRand(func(r *rand.Rand) {
+			plans, resp = view.PlanCreateTopics(create, d, func(string) bool { return false }, r)
+		})
 		if len(plans) == 1 {
 			err := store.CreateTopic(m.Name, plans[0].ID, plans[0].Assignment, plans[0].Configs)
 			switch {
