@@ -173,9 +173,11 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 		byKey[partKey{id, r.Partition}] = r
 	}
 	for i := range eff.Start {
+		// A new replica opens as a follower whatever its role: the
+		// SetRole below makes a leader of it with its ISR, so no write
+		// is acknowledged before the leader knows whom to wait for.
 		s := &eff.Start[i]
-		r := byKey[partKey{s.ID, s.Partition}]
-		s.LeaderEpoch, s.Follower = r.LeaderEpoch, !r.Leads(me)
+		s.LeaderEpoch, s.Follower = byKey[partKey{s.ID, s.Partition}].LeaderEpoch, true
 	}
 	// The answer waits for both: the new logs open (apply) and every
 	// partition in its role (the new ones get theirs right after they

@@ -47,6 +47,10 @@ type PartitionSpec struct {
 	// the partition (until the controller's LeaderAndIsr says it does):
 	// clients' reads and writes are NOT_LEADER_OR_FOLLOWER.
 	Follower bool
+	// Replicas, ISR and PartitionEpoch are the last LeaderAndIsr's, so a
+	// leader restarted by its supervisor leads as it did (cluster mode).
+	Replicas, ISR  []int32
+	PartitionEpoch int32
 }
 
 // PartitionRef names one partition of a topic incarnation.

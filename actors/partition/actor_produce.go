@@ -42,6 +42,11 @@ func (p *partitionActor) startProduce(ctx actor.Context) {
 	core, fx := NewCore(RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
 	p.core = core
 	p.carry(fx)
+	if p.repl != nil && !p.spec.Follower && p.spec.Replicas != nil {
+		// A supervised restart of a leader: lead again as the last
+		// LeaderAndIsr said (its high watermark waits for the followers).
+		p.lead(&SetRole{LeaderEpoch: p.spec.LeaderEpoch, Replicas: p.spec.Replicas, ISR: p.spec.ISR, PartitionEpoch: p.spec.PartitionEpoch})
+	}
 	p.publishView()
 }
 

@@ -19,6 +19,7 @@ type SetRole struct {
 func (p *partitionActor) setRole(m *SetRole) {
 	wasFollower := p.spec.Follower
 	p.spec.LeaderEpoch, p.spec.Follower = m.LeaderEpoch, m.Follower
+	p.spec.Replicas, p.spec.ISR, p.spec.PartitionEpoch = m.Replicas, m.ISR, m.PartitionEpoch
 	if p.latest != nil {
 		spec := p.spec
 		p.latest.Store(&spec)
