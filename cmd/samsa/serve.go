@@ -35,9 +35,10 @@ environment, then file, then defaults.
 Defaults suit a laptop: PLAINTEXT://127.0.0.1:9092, data in ./data.
 Unknown keys are logged and ignored, so an existing server.properties
 loads unchanged; keys samsa accepts without acting on yet are logged too.
-zookeeper.connect (cluster mode) is not supported yet: samsa refuses to
-start with it set rather than run alone while its operator expects a
-cluster; clear it (--zookeeper.connect=) to run a single node.
+With zookeeper.connect set the broker joins the cluster registered in
+that ZooKeeper, in Apache Kafka 3.9's layout (see the README, "Running a
+cluster"); without it, it runs alone with its metadata in its data
+directory.
 
 SIGTERM or SIGINT stops accepting connections, finishes the requests in
 flight, closes every log cleanly (the next start skips recovery) and exits
