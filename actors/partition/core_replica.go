@@ -218,9 +218,13 @@ func (c *Core) propose(isr []int32, fx *Effects) {
 // ISRUpdated takes the controller's answer to the proposal in flight:
 // the ISR and partition epoch now in force (ok), or a refusal, after
 // which the next fetch or check may propose again.
-func (c *Core) ISRUpdated(isr []int32, partitionEpoch int32, ok bool, log LogState) Effects {
+//
+// An answer to a proposal made under another leader epoch or partition
+// epoch (a LeaderAndIsr came in between) is stale and changes nothing:
+// taking it would put an old ISR and version back.
+func (c *Core) ISRUpdated(asked ISRProposal, isr []int32, partitionEpoch int32, ok bool, log LogState) Effects {
 	var fx Effects
-	if c.lead == nil {
+	if c.lead == nil || asked.LeaderEpoch != c.lead.LeaderEpoch || asked.PartitionEpoch != c.lead.PartitionEpoch {
 		return fx
 	}
 	c.lead.proposed = nil

@@ -26,7 +26,12 @@ type position struct {
 	offset    int64
 	lastEpoch int32
 	hw        int64 // the leader's high watermark as last handed on
-	paused    bool  // the leader refused it: wait for a new LeaderAndIsr
+	// retryAt, when set, holds the partition back after the leader
+	// refused it (not the leader yet, or an epoch one of them has not
+	// heard of): the LeaderAndIsr that settles it may already be here,
+	// so the fetcher tries again after a back-off rather than waiting
+	// for another.
+	retryAt time.Time
 }
 
 type followedPart struct {
@@ -119,8 +124,9 @@ func (f *fetcher) run() {
 func (f *fetcher) ready() []*followedPart {
 	f.mu.Lock()
 	var out []*followedPart
+	now := time.Now()
 	for _, p := range f.parts {
-		if !p.pos.paused {
+		if p.pos.retryAt.IsZero() || now.After(p.pos.retryAt) {
 			out = append(out, p)
 		}
 	}
@@ -218,15 +224,16 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 	switch code := kerr.Code(rp.ErrorCode); code {
 	case kerr.None:
-	case kerr.NotLeaderOrFollower, kerr.FencedLeaderEpoch, kerr.UnknownTopicOrPartition, kerr.UnknownTopicID:
-		// The controller will say who leads; until then, leave it be.
+	case kerr.NotLeaderOrFollower, kerr.FencedLeaderEpoch, kerr.UnknownTopicOrPartition, kerr.UnknownTopicID, kerr.UnknownLeaderEpoch:
+		// The leader and this follower have not heard the same from the
+		// controller yet (one of them is a LeaderAndIsr behind): try
+		// again shortly; a new LeaderAndIsr replaces the partition here
+		// anyway.
 		f.mu.Lock()
-		p.pos.paused = true
+		p.pos.retryAt = time.Now().Add(f.fs.cfg.Backoff)
 		f.mu.Unlock()
-		f.log().warn("the leader refuses this follower; waiting for the controller", "topic", p.Topic, "partition", p.Partition, "error", code.String())
+		f.fs.cfg.Log.Debug("the leader refuses this follower for now; retrying", "leader", f.leader, "topic", p.Topic, "partition", p.Partition, "error", code.String())
 		return
-	case kerr.UnknownLeaderEpoch:
-		return // the leader has not heard of its epoch yet: next round
 	case kerr.OffsetOutOfRange:
 		f.outOfRange(p, rp)
 		return
