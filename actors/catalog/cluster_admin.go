@@ -38,6 +38,12 @@ func (a *metadataActor) serveCluster(req *wire.Request) bool {
 		a.clusterDeleteTopics(req, body)
 	case *kmsg.CreatePartitionsRequest:
 		a.clusterCreatePartitions(req, body)
+	case *kmsg.DescribeConfigsRequest:
+		a.clusterDescribeConfigs(req, body)
+	case *kmsg.AlterConfigsRequest:
+		a.clusterLegacyAlterConfigs(req, body)
+	case *kmsg.IncrementalAlterConfigsRequest:
+		a.clusterIncrementalAlterConfigs(req, body)
 	default:
 		return false
 	}
@@ -300,7 +306,9 @@ func (a *metadataActor) clusterInternalTopic(m *CreateInternalTopic) {
 		defer cancel()
 		var plans []cluster.TopicPlan
 		var resp *kmsg.CreateTopicsResponse
-		mode.withRand(func(r *rand.Rand) { plans, resp = view.PlanCreateTopics(create, d, func(string) bool { return false }, r) })
+		mode.withRand(func(r *rand.Rand) {
+			plans, resp = view.PlanCreateTopics(create, d, func(string) bool { return false }, r)
+		})
 		if len(plans) == 1 {
 			err := store.CreateTopic(m.Name, plans[0].ID, plans[0].Assignment, plans[0].Configs)
 			switch {

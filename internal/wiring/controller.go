@@ -39,7 +39,6 @@ func (c *controllerRequests) serve(req *wire.Request) {
 	env.Reply(req, api.NotController(req))
 }
 
-
 // brokerController is this broker's controller actor and what feeds it.
 type brokerController struct {
 	broker  *actors.Broker
@@ -144,8 +143,10 @@ func (s controllerStore) Brokers() (map[int32]controller.BrokerInfo, error) {
 	return out, nil
 }
 
-func (s controllerStore) WatchBrokerIDs() ([]int32, <-chan struct{}, error) { return s.c.WatchBrokerIDs() }
-func (s controllerStore) WatchTopics() ([]string, <-chan struct{}, error)   { return s.c.WatchTopics() }
+func (s controllerStore) WatchBrokerIDs() ([]int32, <-chan struct{}, error) {
+	return s.c.WatchBrokerIDs()
+}
+func (s controllerStore) WatchTopics() ([]string, <-chan struct{}, error) { return s.c.WatchTopics() }
 func (s controllerStore) WatchDeleteTopics() ([]string, <-chan struct{}, error) {
 	return s.c.WatchDeleteTopics()
 }

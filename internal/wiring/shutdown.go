@@ -77,4 +77,3 @@ func (cn *clusterNode) controllerAddr() (string, bool) {
 	}
 	return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), true
 }
-
