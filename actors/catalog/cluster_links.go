@@ -1,15 +1,22 @@
 package catalog
 
-import "sync"
+import (
+	"strconv"
+	"sync"
+
+	"github.com/samsa-io/samsa/interbroker"
+)
 
 // clusterLinks are the goroutines that keep a cluster-mode broker in
 // step with the cluster beyond the controller's requests: the config
-// watch (cluster_config_watch.go). The first incarnation of the metadata
+// watch (cluster_config_watch.go) and the producer-id blocks it asks the
+// controller for (cluster_producer_ids.go). The first incarnation of the metadata
 // actor starts them; they outlive its restarts (they reach it by its
 // PID, which a restart keeps) and stop when it stops for good.
 type clusterLinks struct {
 	once  sync.Once
 	watch *configWatch
+	pids  *clusterProducerIDs
 }
 
 // startClusterLinks starts the links, once per broker.
@@ -20,6 +27,16 @@ func (a *metadataActor) startClusterLinks() {
 		send := func(msg any) { root.Send(self, msg) }
 		l.watch = newConfigWatch(a.cfg.Cluster.Store, a.env.BrokerID(), send, a.env.Log.With("component", "config-watch"), a.env.Now, a.cfg.Stopped)
 		go l.watch.run()
+		// Kafka's brokers name themselves by id to the controller.
+		me := a.env.BrokerID()
+		client := interbroker.New(interbroker.Config{ClientID: strconv.Itoa(int(me)), Log: a.env.Log})
+		stopped := a.cfg.Stopped
+		go func() {
+			<-stopped
+			client.Close()
+		}()
+		fetch := allocateFromController(client, a.cfg.Cluster, me, a.env.Config.Cluster.InterBrokerListener)
+		l.pids = newClusterProducerIDs(fetch, a.env.Log.With("component", "producer-ids"), stopped)
 	})
 }
 

@@ -256,3 +256,48 @@ func TestClusterBrokerConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Producer ids come from blocks the controller allocates cluster-wide
+// (AllocateProducerIds): idempotent producers on different brokers never
+// share an id, and a broker's block lasts for many producers.
+func TestClusterProducerIDsAreUnique(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	tc := startTestCluster(t, ctx, 3)
+	seen := map[int64]int32{}
+	for round := range 30 {
+		for id := int32(1); id <= 3; id++ {
+			for ctx.Err() == nil {
+				resp := tc.on(t, ctx, id, kmsg.NewPtrInitProducerIDRequest()).(*kmsg.InitProducerIDResponse)
+				if resp.ErrorCode == kerr.CoordinatorLoadInProgress.Int16() {
+					tick(ctx) // the first block is on its way
+					continue
+				}
+				if resp.ErrorCode != 0 || resp.ProducerEpoch != 0 {
+					t.Fatalf("round %d broker %d: %v epoch %d", round, id, kerr.Code(resp.ErrorCode), resp.ProducerEpoch)
+				}
+				if other, dup := seen[resp.ProducerID]; dup {
+					t.Fatalf("producer id %d from broker %d and broker %d", resp.ProducerID, other, id)
+				}
+				seen[resp.ProducerID] = id
+				break
+			}
+		}
+	}
+	// Each broker has one block of 1000: its ids lie in it.
+	blocks := map[int32]map[int64]bool{}
+	for pid, id := range seen {
+		if blocks[id] == nil {
+			blocks[id] = map[int64]bool{}
+		}
+		blocks[id][pid/1000] = true
+	}
+	for id, b := range blocks {
+		if len(b) != 1 {
+			t.Errorf("broker %d's ids span blocks %v", id, b)
+		}
+	}
+	if len(blocks) != 3 {
+		t.Fatalf("ids by broker: %v", blocks)
+	}
+}
