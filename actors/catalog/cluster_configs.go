@@ -50,10 +50,9 @@ type ConfigStore interface {
 // ZooKeeper's config entity types and the cluster-wide default's name
 // (Kafka's ConfigType and ConfigEntityName.DEFAULT).
 const (
-	entityTopics   = "topics"
-	entityBrokers  = "brokers"
-	defaultEntity  = "<default>"
-	unknownTopicIn = "The topic '%s' does not exist in the cluster."
+	entityTopics  = "topics"
+	entityBrokers = "brokers"
+	defaultEntity = "<default>"
 )
 
 // Messages the config watch sends the metadata actor.
@@ -101,18 +100,26 @@ func (a *metadataActor) brokerConfigsChanged(m *BrokerConfigsChanged) {
 	a.apply(eff, nil)
 }
 
-// clusterDescribeConfigs answers DescribeConfigs: BROKER and GROUP
-// resources from this broker's state (its dynamic broker layers mirror
-// ZooKeeper's), TOPIC resources for any topic of the cluster view from
-// its /config/topics znode, read off the actor, as Kafka's ZooKeeper
-// config repository reads it.
+// clusterDescribeConfigs answers DescribeConfigs: BROKER resources from
+// this broker's state (its dynamic broker layers mirror ZooKeeper's),
+// TOPIC resources for any topic of the cluster view from its
+// /config/topics znode, read off the actor, as Kafka's ZooKeeper config
+// repository reads it. GROUP resources are INVALID_REQUEST: Kafka 3.9
+// has group configs in KRaft mode only (it fails the whole request; samsa
+// fails only those resources).
 func (a *metadataActor) clusterDescribeConfigs(req *wire.Request, body *kmsg.DescribeConfigsRequest) {
 	resp := a.state.DescribeConfigs(body)
 	view, layers, store := a.cl.view, a.state.Layers(), a.cfg.Cluster.Store
 	var topics []int
 	for i, res := range body.Resources {
-		if res.ResourceType == kmsg.ConfigResourceTypeTopic && resp.Resources[i].ErrorCode != kerr.InvalidTopicException.Int16() {
+		out := &resp.Resources[i]
+		switch {
+		case res.ResourceType == kmsg.ConfigResourceTypeTopic && out.ErrorCode != kerr.InvalidTopicException.Int16():
 			topics = append(topics, i)
+		case res.ResourceType == kmsg.ConfigResourceTypeBroker && out.ErrorCode == kerr.InvalidRequest.Int16():
+			out.ErrorMessage = ptr(fmt.Sprintf("Unexpected broker id, expected %d or empty string, but received %s", a.env.BrokerID(), res.ResourceName))
+		case res.ResourceType == kmsg.ConfigResourceTypeGroupConfig:
+			out.Configs, out.ErrorCode, out.ErrorMessage = nil, kerr.InvalidRequest.Int16(), ptr("Group configs are supported on KRaft clusters only.")
 		}
 	}
 	if len(topics) == 0 {
@@ -125,7 +132,7 @@ func (a *metadataActor) clusterDescribeConfigs(req *wire.Request, body *kmsg.Des
 			if view.Topics[res.ResourceName] == nil {
 				out := kmsg.NewDescribeConfigsResponseResource()
 				out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
-				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Int16(), ptr(fmt.Sprintf(unknownTopicIn, res.ResourceName))
+				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Int16(), ptr("") // as Kafka: no message
 				resp.Resources[i] = out
 				continue
 			}
@@ -155,7 +162,7 @@ type alterResource struct {
 
 // clusterAlterConfigs serves the legacy AlterConfigs (replace) and
 // IncrementalAlterConfigs in cluster mode, as Kafka's ZkAdminManager:
-// TOPIC and BROKER resources only; each resource's current configs are
+// TOPIC and BROKER resources only (the error messages are Kafka 3.9.1's); each resource's current configs are
 // read from ZooKeeper, changed and checked by metadata.AlterConfig, and
 // (unless validateOnly) written back with a change notification.
 // Resources are independent: one failing leaves the others done.
@@ -207,7 +214,7 @@ func alterEntity(store ClusterStore, typ kmsg.ConfigResourceType, name string, m
 			return 0, "", "", kerr.UnknownServerError, "Could not read the topic from ZooKeeper: " + err.Error()
 		}
 		if !ok {
-			return 0, "", "", kerr.UnknownTopicOrPartition, fmt.Sprintf(unknownTopicIn, name)
+			return 0, "", "", kerr.UnknownTopicOrPartition, fmt.Sprintf("The topic '%s' does not exist.", name)
 		}
 		return metadata.TopicConfigs, entityTopics, name, kerr.None, ""
 	case kmsg.ConfigResourceTypeBroker:
@@ -216,11 +223,11 @@ func alterEntity(store ClusterStore, typ kmsg.ConfigResourceType, name string, m
 		}
 		id, err := strconv.ParseInt(name, 10, 32)
 		if err != nil || int32(id) != me {
-			return 0, "", "", kerr.InvalidRequest, fmt.Sprintf("Unexpected broker id, expected %d or empty string, but received %s", me, name)
+			return 0, "", "", kerr.InvalidRequest, fmt.Sprintf("Unexpected broker id, expected %d, but received %s", me, name)
 		}
 		return metadata.BrokerConfigs, entityBrokers, name, kerr.None, ""
 	}
-	return 0, "", "", kerr.InvalidRequest, fmt.Sprintf("AlterConfigs is only supported for topics and brokers in a ZooKeeper cluster, but resource type is %d", typ)
+	return 0, "", "", kerr.InvalidRequest, fmt.Sprintf("Unknown resource type %d", typ)
 }
 
 func (a *metadataActor) clusterLegacyAlterConfigs(req *wire.Request, body *kmsg.AlterConfigsRequest) {

@@ -212,6 +212,25 @@ func TestClusterTopicConfigs(t *testing.T) {
 		}
 	}
 	tc.rollsEverywhere(t, ctx, "cfg", 3)
+
+	// The legacy AlterConfigs replaces the topic's whole set.
+	legacy := kmsg.NewPtrAlterConfigsRequest()
+	lr := kmsg.NewAlterConfigsRequestResource()
+	lr.ResourceType, lr.ResourceName = kmsg.ConfigResourceTypeTopic, "cfg"
+	lr.Configs = []kmsg.AlterConfigsRequestResourceConfig{{Name: "retention.ms", Value: kmsg.StringPtr("7200000")}}
+	legacy.Resources = append(legacy.Resources, lr)
+	if r := tc.on(t, ctx, 3, legacy).(*kmsg.AlterConfigsResponse); r.Resources[0].ErrorCode != 0 {
+		t.Fatalf("legacy alter: %+v", r.Resources)
+	}
+	got, _ := tc.describe(t, ctx, 2, kmsg.ConfigResourceTypeTopic, "cfg", "segment.bytes", "retention.ms")
+	if got["segment.bytes"].source != kmsg.ConfigSourceDefaultConfig || got["retention.ms"] != (described{"7200000", kmsg.ConfigSourceDynamicTopicConfig}) {
+		t.Fatalf("after the legacy alter: %+v", got)
+	}
+	// Group configs are KRaft-only in Kafka 3.9.
+	tc.expectAlter(t, ctx, 1, kerr.InvalidRequest, incrementalAlter(kmsg.ConfigResourceTypeGroupConfig, "g", false, "consumer.session.timeout.ms", "50000"))
+	if _, code := tc.describe(t, ctx, 1, kmsg.ConfigResourceTypeGroupConfig, "g"); code != kerr.InvalidRequest {
+		t.Fatalf("describe a group: %v", code)
+	}
 }
 
 // Dynamic broker configs live in /config/brokers/<id> and
