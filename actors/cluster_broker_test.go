@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -85,6 +86,41 @@ func (m *memStore) SetTopicConfig(name string, c map[string]string) error {
 	m.configs[name] = c
 	return nil
 }
+
+// The config watch's calls: memStore has no notifications, so the
+// watch reads every config once and then waits.
+func (m *memStore) EntityConfig(typ, name string) (map[string]string, error) {
+	if typ == "topics" {
+		return m.TopicConfig(name)
+	}
+	return map[string]string{}, nil
+}
+
+func (m *memStore) SetEntityConfig(typ, name string, c map[string]string) error {
+	if typ == "topics" {
+		return m.SetTopicConfig(name, c)
+	}
+	return nil
+}
+
+func (m *memStore) EntitiesWithConfig(typ string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if typ != "topics" {
+		return nil, nil
+	}
+	return slices.Sorted(maps.Keys(m.configs)), nil
+}
+
+func (m *memStore) ConfigChanges() ([]string, <-chan struct{}, error) {
+	return nil, make(chan struct{}), nil
+}
+
+func (m *memStore) ConfigChange(string) (string, string, time.Time, error) {
+	return "", "", time.Time{}, nil
+}
+
+func (m *memStore) DeleteConfigChange(string) error { return nil }
 
 func (m *memStore) assignment(name string) (map[int32][]int32, [16]byte) {
 	m.mu.Lock()

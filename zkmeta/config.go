@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -162,11 +163,19 @@ func (c *Client) WatchConfigChanges() (seqNodes []string, changed <-chan struct{
 // ConfigChange reads one notification (a name WatchConfigChanges
 // listed): which entity's config changed.
 func (c *Client) ConfigChange(node string) (entityType, name string, err error) {
-	data, _, err := c.get(PathConfigChanges + "/" + node)
+	entityType, name, _, err = c.ConfigChangeCreated(node)
+	return entityType, name, err
+}
+
+// ConfigChangeCreated is ConfigChange with the notification's creation
+// time (its znode's ctime), by which brokers purge old notifications.
+func (c *Client) ConfigChangeCreated(node string) (entityType, name string, created time.Time, err error) {
+	data, st, err := c.get(PathConfigChanges + "/" + node)
 	if err != nil {
-		return "", "", err
+		return "", "", time.Time{}, err
 	}
-	return DecodeConfigChange(data)
+	entityType, name, err = DecodeConfigChange(data)
+	return entityType, name, time.UnixMilli(st.Ctime), err
 }
 
 // DeleteConfigChange removes a notification (Kafka purges those older

@@ -139,6 +139,11 @@ func (a *metadataActor) Receive(ctx actor.Context) {
 		a.serveInterBroker(m.Req)
 	case *leaderAndIsrConfigs:
 		a.leaderAndIsr(m)
+		a.refreshConfigs(m.configs)
+	case *TopicConfigsChanged:
+		a.topicConfigsChanged(m)
+	case *BrokerConfigsChanged:
+		a.brokerConfigsChanged(m)
 	case *awaitView:
 		a.await(m)
 	case *CreateInternalTopic:
@@ -184,6 +189,7 @@ func (a *metadataActor) start() {
 	if a.cfg.Cluster != nil {
 		// Until the controller says otherwise, no replica here leads.
 		a.cl = &clusterState{view: a.cfg.Cluster.View.Load()}
+		a.startClusterLinks()
 		for i := range eff.Start {
 			eff.Start[i].Follower = true
 		}

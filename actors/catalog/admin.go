@@ -211,6 +211,11 @@ func (a *metadataActor) handleInitProducerID(req *wire.Request, body *kmsg.InitP
 		env.Reply(req, resp)
 		return
 	}
+	if a.cl != nil {
+		// Ids come from the controller's cluster-wide blocks.
+		a.clusterInitProducerID(req, resp)
+		return
+	}
 	id, err := a.cfg.ProducerIDs.allocate(a.env.Config.LogDirs)
 	if err != nil {
 		a.env.Log.Error("cannot allocate producer ids", "err", err)

@@ -39,6 +39,9 @@ type ClusterStore interface {
 	// SetTopicConfig writes /config/topics/<name> and a change
 	// notification.
 	SetTopicConfig(name string, configs map[string]string) error
+	// ConfigStore: dynamic configs and their change notifications
+	// (cluster_configs.go).
+	ConfigStore
 }
 
 // ErrTopicExists is ClusterStore.CreateTopic's error for a taken name.
@@ -58,6 +61,8 @@ type ClusterMode struct {
 
 	randMu sync.Mutex
 	rand   *rand.Rand
+
+	links clusterLinks // cluster_links.go
 }
 
 // NewClusterMode makes the cluster part; seed seeds replica assignment.

@@ -38,6 +38,12 @@ func (a *metadataActor) serveCluster(req *wire.Request) bool {
 		a.clusterDeleteTopics(req, body)
 	case *kmsg.CreatePartitionsRequest:
 		a.clusterCreatePartitions(req, body)
+	case *kmsg.DescribeConfigsRequest:
+		a.clusterDescribeConfigs(req, body)
+	case *kmsg.AlterConfigsRequest:
+		a.clusterLegacyAlterConfigs(req, body)
+	case *kmsg.IncrementalAlterConfigsRequest:
+		a.clusterIncrementalAlterConfigs(req, body)
 	default:
 		return false
 	}

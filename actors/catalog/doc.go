@@ -13,6 +13,17 @@
 // directory (producer_ids.go) and creates internal topics on request
 // (CreateInternalTopic: __consumer_offsets for the group coordinators).
 //
+// In cluster mode (cluster*.go) the admin APIs go through ZooKeeper as
+// Kafka's ZooKeeper-mode admin path does (cluster_admin.go), dynamic
+// configs included (cluster_configs.go: /config/topics, /config/brokers,
+// checked by metadata.AlterConfig, the rules a single broker applies).
+// Two goroutines outlive the actor's restarts (cluster_links.go): the
+// config watch, which follows /config/changes and sends the actor each
+// changed topic's or broker layer's configs (TopicConfigsChanged,
+// BrokerConfigsChanged), and the producer-id blocks, which InitProducerId
+// takes from the controller (AllocateProducerIds) instead of the data
+// directories.
+//
 // Threading: one actor, so the State is only touched on its goroutine.
 // It never waits: an answer that needs partition actors (new logs open,
 // sizes for DescribeLogDirs, files removed for DeleteTopics) is gathered

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -35,12 +34,7 @@ func (s *State) DescribeConfigs(req *kmsg.DescribeConfigsRequest) *kmsg.Describe
 				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Int16(), str("This broker has no topic '"+res.ResourceName+"'.")
 				break
 			}
-			for _, d := range config.TopicDefs() {
-				if wanted(res.ConfigNames, d.Name) {
-					e, _ := config.ResolveTopic(d.Name, t.Configs, s.Layers())
-					entries = append(entries, e)
-				}
-			}
+			entries = topicEntries(t.Configs, s.Layers(), res.ConfigNames)
 		case kmsg.ConfigResourceTypeBroker:
 			clusterDefault, terr := s.brokerResource(res.ResourceName)
 			if terr != nil {
@@ -104,6 +98,31 @@ func (s *State) brokerEntries(clusterDefault bool, names []string) []config.Entr
 	return entries
 }
 
+// topicEntries lists a topic's configs (names: only those; nil: all),
+// its dynamic ones from configs, the rest from the broker's layers.
+func topicEntries(configs map[string]string, l config.Layers, names []string) []config.Entry {
+	var entries []config.Entry
+	for _, d := range config.TopicDefs() {
+		if wanted(names, d.Name) {
+			e, _ := config.ResolveTopic(d.Name, configs, l)
+			entries = append(entries, e)
+		}
+	}
+	return entries
+}
+
+// DescribeTopicConfigs is a DescribeConfigs answer for one TOPIC
+// resource whose dynamic configs are configs (the cluster-mode path
+// reads them from ZooKeeper), resolved against the broker's layers l.
+func DescribeTopicConfigs(req *kmsg.DescribeConfigsRequest, res kmsg.DescribeConfigsRequestResource, configs map[string]string, l config.Layers) kmsg.DescribeConfigsResponseResource {
+	out := kmsg.NewDescribeConfigsResponseResource()
+	out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
+	for _, e := range topicEntries(configs, l, res.ConfigNames) {
+		out.Configs = append(out.Configs, describeEntry(e, req))
+	}
+	return out
+}
+
 func wanted(names []string, name string) bool {
 	return names == nil || slices.Contains(names, name)
 }
@@ -145,21 +164,12 @@ func (s *State) brokerResource(name string) (clusterDefault bool, _ *topicError)
 	return false, nil
 }
 
-// alteration is one config change of an AlterConfigs or
-// IncrementalAlterConfigs resource.
-type alteration struct {
-	name  string
-	op    kmsg.IncrementalAlterConfigOp
-	value *string
-}
-
 // alterTarget is the dynamic layer a resource alters.
 type alterTarget struct {
-	topic          *Topic // nil for broker and group resources
-	group          bool   // a GROUP resource
-	clusterDefault bool   // the BROKER resource with an empty name
-	current        map[string]string
-	apply          func(next *Snapshot, values map[string]string)
+	kind    ConfigKind
+	topic   *Topic // TopicConfigs only
+	current map[string]string
+	apply   func(next *Snapshot, values map[string]string)
 }
 
 func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *topicError) {
@@ -169,7 +179,7 @@ func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *
 		if !ok {
 			return alterTarget{}, fail(kerr.UnknownTopicOrPartition, "This broker has no topic '%s'.", name)
 		}
-		return alterTarget{topic: t, current: t.Configs, apply: func(next *Snapshot, v map[string]string) {
+		return alterTarget{kind: TopicConfigs, topic: t, current: t.Configs, apply: func(next *Snapshot, v map[string]string) {
 			for i := range next.Topics {
 				if next.Topics[i].ID == t.ID {
 					next.Topics[i].Configs = v
@@ -182,15 +192,15 @@ func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *
 			return alterTarget{}, terr
 		}
 		if clusterDefault {
-			return alterTarget{clusterDefault: true, current: s.snap.DynamicDefault, apply: func(next *Snapshot, v map[string]string) { next.DynamicDefault = v }}, nil
+			return alterTarget{kind: ClusterDefaultConfigs, current: s.snap.DynamicDefault, apply: func(next *Snapshot, v map[string]string) { next.DynamicDefault = v }}, nil
 		}
-		return alterTarget{current: s.snap.DynamicBroker, apply: func(next *Snapshot, v map[string]string) { next.DynamicBroker = v }}, nil
+		return alterTarget{kind: BrokerConfigs, current: s.snap.DynamicBroker, apply: func(next *Snapshot, v map[string]string) { next.DynamicBroker = v }}, nil
 	case kmsg.ConfigResourceTypeGroupConfig:
 		if name == "" {
 			return alterTarget{}, fail(kerr.InvalidRequest, "Default group resources are not allowed.")
 		}
 		// A group need not exist: its configs wait for it.
-		return alterTarget{group: true, current: s.snap.Groups[name], apply: func(next *Snapshot, v map[string]string) {
+		return alterTarget{kind: GroupConfigs, current: s.snap.Groups[name], apply: func(next *Snapshot, v map[string]string) {
 			if v == nil {
 				delete(next.Groups, name)
 				return
@@ -204,139 +214,6 @@ func (s *State) target(typ kmsg.ConfigResourceType, name string) (alterTarget, *
 	return alterTarget{}, fail(kerr.InvalidRequest, "samsa alters TOPIC, BROKER and GROUP config resources only.")
 }
 
-// def finds the definition an alteration must follow. A broker config's
-// may be nil: a listener override of a key samsa does not know, stored as
-// a string, unchecked (as Kafka does).
-func (tg *alterTarget) def(name string) (*config.Def, *topicError) {
-	if tg.topic != nil {
-		d, ok := config.TopicDef(name)
-		if !ok {
-			return nil, fail(kerr.InvalidConfig, "Unknown topic config %q.", name)
-		}
-		return d, nil
-	}
-	if tg.group {
-		d, ok := config.GroupDef(name)
-		if !ok {
-			return nil, fail(kerr.InvalidConfig, "Unknown group config name: %s", name)
-		}
-		return d, nil
-	}
-	d, _, ok := config.DynamicBrokerDef(name)
-	if !ok {
-		return nil, fail(kerr.InvalidConfig, "Unknown broker config %q.", name)
-	}
-	return d, nil
-}
-
-// checkDynamic refuses, for a broker resource, the keys an alteration sets
-// that Kafka does not let change at runtime (see config.CheckDynamicBroker):
-// INVALID_REQUEST, in Kafka's words. Deleting such a key is allowed: it
-// cannot be set.
-func (tg *alterTarget) checkDynamic(changes []alteration) *topicError {
-	if tg.topic != nil || tg.group {
-		return nil
-	}
-	var set []string
-	for _, c := range changes {
-		if c.op != kmsg.IncrementalAlterConfigOpDelete && c.value != nil {
-			set = append(set, c.name)
-		}
-	}
-	if err := config.CheckDynamicBroker(set, tg.clusterDefault); err != nil {
-		return fail(kerr.InvalidRequest, "%s", err.Error())
-	}
-	return nil
-}
-
-// alter computes a resource's new dynamic config map.
-func (s *State) alter(tg *alterTarget, changes []alteration, replace bool) (map[string]string, *topicError) {
-	seen := make(map[string]bool, len(changes))
-	next := make(map[string]string)
-	if !replace {
-		maps.Copy(next, tg.current)
-	}
-	if terr := tg.checkDynamic(changes); terr != nil {
-		return nil, terr
-	}
-	for _, c := range changes {
-		if seen[c.name] {
-			return nil, fail(kerr.InvalidRequest, "Config %s appears more than once for this resource.", c.name)
-		}
-		seen[c.name] = true
-		d, terr := tg.def(c.name)
-		if terr != nil {
-			return nil, terr
-		}
-		switch c.op {
-		case kmsg.IncrementalAlterConfigOpSet:
-			if c.value == nil {
-				if replace {
-					continue // legacy AlterConfigs: a null value leaves the key unset
-				}
-				return nil, fail(kerr.InvalidConfig, "Null value for %s; use DELETE to remove a config.", c.name)
-			}
-			next[c.name] = strings.TrimSpace(*c.value)
-		case kmsg.IncrementalAlterConfigOpDelete:
-			delete(next, c.name)
-		case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:
-			if d == nil || d.Type != config.List {
-				return nil, fail(kerr.InvalidConfig, "%s is not a list; APPEND and SUBTRACT apply to lists only.", c.name)
-			}
-			if c.value == nil {
-				return nil, fail(kerr.InvalidConfig, "Null value for %s.", c.name)
-			}
-			list := config.ParseList(s.currentValue(tg, c.name, next))
-			for _, item := range config.ParseList(*c.value) {
-				has := slices.Contains(list, item)
-				if c.op == kmsg.IncrementalAlterConfigOpAppend && !has {
-					list = append(list, item)
-				}
-				if c.op == kmsg.IncrementalAlterConfigOpSubtract && has {
-					list = slices.DeleteFunc(list, func(x string) bool { return x == item })
-				}
-			}
-			next[c.name] = strings.Join(list, ",")
-		default:
-			return nil, fail(kerr.InvalidRequest, "Unknown config operation %d for %s.", c.op, c.name)
-		}
-		if v, ok := next[c.name]; ok && d != nil {
-			if err := d.Validate(v); err != nil {
-				return nil, fail(kerr.InvalidConfig, "%s", config.ClientMessage(err))
-			}
-		}
-	}
-	if tg.group {
-		// Kafka checks a group's configs together, against the broker's
-		// bounds.
-		if err := config.ValidateGroup(next, s.Layers()); err != nil {
-			return nil, fail(kerr.InvalidConfig, "%s", err.Error())
-		}
-	}
-	if len(next) == 0 {
-		return nil, nil
-	}
-	return next, nil
-}
-
-// currentValue is the value APPEND and SUBTRACT start from: the layer's
-// own value when set, else the effective value.
-func (s *State) currentValue(tg *alterTarget, name string, layer map[string]string) string {
-	if v, ok := layer[name]; ok {
-		return v
-	}
-	var e config.Entry
-	switch {
-	case tg.topic != nil:
-		e, _ = config.ResolveTopic(name, nil, s.Layers())
-	case tg.group:
-		e, _ = config.ResolveGroup(name, nil, s.Layers())
-	default:
-		e, _ = config.ResolveBroker(name, s.Layers())
-	}
-	return e.Value
-}
-
 type resourceResult struct {
 	typ  kmsg.ConfigResourceType
 	name string
@@ -345,7 +222,7 @@ type resourceResult struct {
 
 // applyAlters validates every resource, then commits the successful ones
 // together (unless validateOnly) and returns the live reconfigurations.
-func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, replace, validateOnly bool) ([]resourceResult, Effects) {
+func (s *State) applyAlters(resources []resourceResult, changes [][]Alteration, replace, validateOnly bool) ([]resourceResult, Effects) {
 	next := s.snap.clone()
 	var ok []int
 	for i := range resources {
@@ -358,7 +235,7 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, 
 			r.err = terr
 			continue
 		}
-		values, terr := s.alter(&tg, changes[i], replace)
+		values, terr := alter(tg.kind, tg.current, changes[i], replace, s.Layers())
 		if terr != nil {
 			r.err = terr
 			continue
@@ -396,13 +273,13 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]alteration, 
 
 // unappliedChanges are the broker configs a committed alteration set that
 // samsa does not act on, not reported before.
-func (s *State) unappliedChanges(r resourceResult, changes []alteration) []UnappliedConfig {
+func (s *State) unappliedChanges(r resourceResult, changes []Alteration) []UnappliedConfig {
 	if r.typ == kmsg.ConfigResourceTypeGroupConfig {
 		var out []UnappliedConfig
 		for _, c := range changes {
-			if key := "group/" + c.name; c.op != kmsg.IncrementalAlterConfigOpDelete && c.value != nil && !s.unapplied[key] {
+			if key := "group/" + c.Name; c.Op != kmsg.IncrementalAlterConfigOpDelete && c.Value != nil && !s.unapplied[key] {
 				s.unapplied[key] = true
-				out = append(out, UnappliedConfig{Resource: "group " + r.name, Key: c.name,
+				out = append(out, UnappliedConfig{Resource: "group " + r.name, Key: c.Name,
 					Why: "samsa serves classic groups only; group configs are stored and described, and have no effect yet."})
 			}
 		}
@@ -417,10 +294,10 @@ func (s *State) unappliedChanges(r resourceResult, changes []alteration) []Unapp
 	}
 	var out []UnappliedConfig
 	for _, c := range changes {
-		if c.op == kmsg.IncrementalAlterConfigOpDelete || c.value == nil || s.unapplied[c.name] {
+		if c.Op == kmsg.IncrementalAlterConfigOpDelete || c.Value == nil || s.unapplied[c.Name] {
 			continue
 		}
-		d, override, _ := config.DynamicBrokerDef(c.name)
+		d, override, _ := config.DynamicBrokerDef(c.Name)
 		why := "samsa stores and reports listener overrides but does not act on them."
 		if !override {
 			if d.ActsOnDynamic() {
@@ -428,8 +305,8 @@ func (s *State) unappliedChanges(r resourceResult, changes []alteration) []Unapp
 			}
 			why = d.DynamicNote()
 		}
-		s.unapplied[c.name] = true
-		out = append(out, UnappliedConfig{Resource: resource, Key: c.name, Why: why})
+		s.unapplied[c.Name] = true
+		out = append(out, UnappliedConfig{Resource: resource, Key: c.Name, Why: why})
 	}
 	return out
 }
@@ -439,12 +316,10 @@ func (s *State) unappliedChanges(r resourceResult, changes []alteration) []Unapp
 func (s *State) AlterConfigs(req *kmsg.AlterConfigsRequest) (*kmsg.AlterConfigsResponse, Effects) {
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
 	results := make([]resourceResult, len(req.Resources))
-	changes := make([][]alteration, len(req.Resources))
+	changes := make([][]Alteration, len(req.Resources))
 	for i, r := range req.Resources {
 		results[i] = resourceResult{typ: r.ResourceType, name: r.ResourceName}
-		for _, c := range r.Configs {
-			changes[i] = append(changes[i], alteration{name: c.Name, op: kmsg.IncrementalAlterConfigOpSet, value: c.Value})
-		}
+		changes[i] = LegacyAlterations(r)
 	}
 	results, eff := s.applyAlters(results, changes, true, req.ValidateOnly)
 	for _, r := range results {
@@ -463,12 +338,10 @@ func (s *State) AlterConfigs(req *kmsg.AlterConfigsRequest) (*kmsg.AlterConfigsR
 func (s *State) IncrementalAlterConfigs(req *kmsg.IncrementalAlterConfigsRequest) (*kmsg.IncrementalAlterConfigsResponse, Effects) {
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
 	results := make([]resourceResult, len(req.Resources))
-	changes := make([][]alteration, len(req.Resources))
+	changes := make([][]Alteration, len(req.Resources))
 	for i, r := range req.Resources {
 		results[i] = resourceResult{typ: r.ResourceType, name: r.ResourceName}
-		for _, c := range r.Configs {
-			changes[i] = append(changes[i], alteration{name: c.Name, op: c.Op, value: c.Value})
-		}
+		changes[i] = IncrementalAlterations(r)
 	}
 	results, eff := s.applyAlters(results, changes, false, req.ValidateOnly)
 	for _, r := range results {

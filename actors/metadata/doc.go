@@ -38,6 +38,11 @@
 //     these configs dynamically: Set(...)". Accepted keys samsa does not act
 //     on are stored and described all the same, and named once in
 //     Effects.Unapplied for the log.
+//   - The config checks and merges of AlterConfigs and
+//     IncrementalAlterConfigs are one pure function, AlterConfig (alter.go),
+//     which the cluster-mode path (actors/catalog, over ZooKeeper) shares.
+//     In cluster mode SetTopicConfigs and SetBrokerConfigs lay ZooKeeper's
+//     configs over the held topics and the broker layers (hosted.go).
 //   - Group configs (GROUP resources) are kept per group id in
 //     Snapshot.Groups, for any id: Kafka lets a group be configured before
 //     it exists. They have no effect yet (classic groups only).

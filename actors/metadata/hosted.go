@@ -6,7 +6,10 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/config"
 )
@@ -169,4 +172,45 @@ func (s *State) SetTopicConfigs(topic string, configs map[string]string) (Effect
 	}
 	live := s.byName[topic]
 	return Effects{Reconfigure: []TopicConfig{{Topic: topic, ID: live.ID, Config: s.TopicConfig(live)}}}, nil
+}
+
+// SetBrokerConfigs replaces the dynamic broker configs with ZooKeeper's
+// (/config/brokers/<id>, or /config/brokers/<default> when
+// clusterDefault): the layers every held topic's defaults and the
+// broker's own dynamic settings resolve against. Every held topic is
+// reconfigured, since its inherited values may have moved; keys newly
+// set that samsa does not act on are named once in Unapplied.
+func (s *State) SetBrokerConfigs(clusterDefault bool, configs map[string]string) (Effects, error) {
+	if len(configs) == 0 {
+		configs = nil
+	}
+	current, name := s.snap.DynamicBroker, strconv.Itoa(int(s.snap.BrokerID))
+	if clusterDefault {
+		current, name = s.snap.DynamicDefault, ""
+	}
+	if maps.Equal(current, configs) {
+		return Effects{}, nil
+	}
+	next := s.snap.clone()
+	if clusterDefault {
+		next.DynamicDefault = maps.Clone(configs)
+	} else {
+		next.DynamicBroker = maps.Clone(configs)
+	}
+	if err := s.commit(next); err != nil {
+		return Effects{}, err
+	}
+	var set []Alteration
+	for _, k := range slices.Sorted(maps.Keys(configs)) {
+		if _, _, known := config.DynamicBrokerDef(k); known && (current == nil || current[k] != configs[k]) {
+			v := configs[k]
+			set = append(set, Alteration{Name: k, Op: kmsg.IncrementalAlterConfigOpSet, Value: &v})
+		}
+	}
+	eff := Effects{Unapplied: s.unappliedChanges(resourceResult{typ: kmsg.ConfigResourceTypeBroker, name: name}, set)}
+	for i := range s.snap.Topics {
+		t := &s.snap.Topics[i]
+		eff.Reconfigure = append(eff.Reconfigure, TopicConfig{Topic: t.Name, ID: t.ID, Config: s.TopicConfig(t)})
+	}
+	return eff, nil
 }

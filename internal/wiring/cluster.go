@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/samsa-io/samsa/actors"
 	"github.com/samsa-io/samsa/actors/catalog"
@@ -270,3 +271,27 @@ func (s zkStore) PartitionCount(name string) (int32, error) {
 	}
 	return int32(len(a.Partitions)), nil
 }
+
+func (s zkStore) EntityConfig(entityType, name string) (map[string]string, error) {
+	return s.c.EntityConfig(entityType, name)
+}
+
+func (s zkStore) SetEntityConfig(entityType, name string, configs map[string]string) error {
+	return s.c.SetEntityConfig(entityType, name, configs)
+}
+
+func (s zkStore) EntitiesWithConfig(entityType string) ([]string, error) {
+	return s.c.EntitiesWithConfig(entityType)
+}
+
+func (s zkStore) ConfigChanges() ([]string, <-chan struct{}, error) { return s.c.WatchConfigChanges() }
+
+func (s zkStore) ConfigChange(node string) (string, string, time.Time, error) {
+	typ, name, created, err := s.c.ConfigChangeCreated(node)
+	if errors.Is(err, zkmeta.ErrNoNode) {
+		return "", "", time.Time{}, nil
+	}
+	return typ, name, created, err
+}
+
+func (s zkStore) DeleteConfigChange(node string) error { return s.c.DeleteConfigChange(node) }

@@ -29,7 +29,7 @@ func startNode(t *testing.T, zk string, id int, dir string) *wiring.Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w io.Writer = io.Discard
+	w := io.Discard
 	if os.Getenv("CLUSTER_LOG") != "" {
 		w = os.Stderr
 	}
@@ -53,7 +53,9 @@ func TestThreeBrokersFormACluster(t *testing.T) {
 	t.Cleanup(func() {
 		for _, n := range nodes {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			n.Stop(ctx)
+			if err := n.Stop(ctx); err != nil {
+				t.Logf("stop: %v", err)
+			}
 			cancel()
 		}
 	})
