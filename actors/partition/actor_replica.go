@@ -283,6 +283,7 @@ func (p *partitionActor) followerTruncate(m *ReplicaTruncate) {
 	core, fx := NewCore(RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
 	p.core = core
 	p.carry(fx)
+	p.carry(p.core.Follow()) // the high watermark is the leader's, not what is durable here
 	p.followerHW = min(p.followerHW, end)
 	p.carry(p.core.FollowerHighWatermark(p.followerHW, p.logState()))
 	m.Reply(end, nil)

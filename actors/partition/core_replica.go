@@ -90,6 +90,7 @@ func (c *Core) Lead(l Leadership, hw, nowMs int64, log LogState) Effects {
 		}
 	}
 	c.lead = ls
+	c.follower = false
 	c.hw = min(max(hw, 0), c.local)
 	var fx Effects
 	fx.HighWatermarkMoved = true
@@ -98,12 +99,20 @@ func (c *Core) Lead(l Leadership, hw, nowMs int64, log LogState) Effects {
 	return fx
 }
 
-// Follow ends leadership: produce answers still waiting fail
-// NOT_LEADER_OR_FOLLOWER (the client retries on the new leader, and an
-// idempotent producer's retry is recognised there), and the high
-// watermark becomes the leader's (FollowerHighWatermark).
+// Follow makes the core a follower's: leadership ends, produce answers
+// still waiting fail NOT_LEADER_OR_FOLLOWER (the client retries on the
+// new leader, and an idempotent producer's retry is recognised there),
+// and the high watermark becomes the leader's (FollowerHighWatermark). A
+// core that did not lead (just opened, as follower) drops the high
+// watermark NewCore gave it from what is durable here: that may be a
+// tail no leader committed, and a follower that became leader would
+// start its high watermark there (Lead) and show it to consumers.
 func (c *Core) Follow() Effects {
 	var fx Effects
+	if c.lead == nil && !c.follower {
+		c.hw = c.start
+	}
+	c.follower = true
 	c.lead = nil
 	c.failPending(&fx, kerr.NotLeaderOrFollower, "this broker is no longer the partition's leader")
 	return fx
