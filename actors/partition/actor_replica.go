@@ -47,6 +47,7 @@ type (
 		Reply func(end int64, lastEpoch int32, err error)
 	}
 	isrUpdated struct {
+		prop           ISRProposal // the proposal answered
 		isr            []int32
 		partitionEpoch int32
 		ok             bool
@@ -113,7 +114,7 @@ func (p *partitionActor) proposeISR(prop *ISRProposal) {
 	self, root := p.self, p.root
 	p.log.Info("proposing an ISR change", append(p.attrs(), "isr", prop.ISR, "leader_epoch", prop.LeaderEpoch)...)
 	p.repl.AlterISR(p.spec.Topic, p.spec.ID, p.spec.Partition, *prop, func(isr []int32, epoch int32, ok bool) {
-		root.Send(self, &isrUpdated{isr: isr, partitionEpoch: epoch, ok: ok})
+		root.Send(self, &isrUpdated{prop: *prop, isr: isr, partitionEpoch: epoch, ok: ok})
 	})
 }
 
@@ -124,7 +125,7 @@ func (p *partitionActor) onISRUpdated(m *isrUpdated) {
 	if m.ok {
 		p.log.Info("ISR changed", append(p.attrs(), "isr", m.isr, "partition_epoch", m.partitionEpoch)...)
 	}
-	p.carry(p.core.ISRUpdated(m.isr, m.partitionEpoch, m.ok, p.logState()))
+	p.carry(p.core.ISRUpdated(m.prop, m.isr, m.partitionEpoch, m.ok, p.logState()))
 }
 
 // serveReplicaFetch answers a follower's fetch: up to the log end (not

@@ -224,12 +224,17 @@ func (c *Core) propose(isr []int32, fx *Effects) {
 	fx.AlterISR = &ISRProposal{LeaderEpoch: c.lead.LeaderEpoch, PartitionEpoch: c.lead.PartitionEpoch, ISR: isr}
 }
 
-// ISRUpdated takes the controller's answer to the proposal in flight:
-// the ISR and partition epoch now in force (ok), or a refusal, after
-// which the next fetch or check may propose again.
-func (c *Core) ISRUpdated(isr []int32, partitionEpoch int32, ok bool, log LogState) Effects {
+// ISRUpdated takes the controller's answer to proposal prop: the ISR and
+// partition epoch now in force (ok), or a refusal, after which the next
+// fetch or check may propose again. An answer to any proposal but the one
+// in flight changes nothing: it answers one of an earlier leadership (a
+// LeaderAndIsr came in between), and the state it names may be older
+// than the one in force, or it would end the wait of the proposal in
+// flight, whose added members the high watermark must keep counting.
+func (c *Core) ISRUpdated(prop ISRProposal, isr []int32, partitionEpoch int32, ok bool, log LogState) Effects {
 	var fx Effects
-	if c.lead == nil {
+	if c.lead == nil || c.lead.proposed == nil || prop.LeaderEpoch != c.lead.LeaderEpoch ||
+		prop.PartitionEpoch != c.lead.PartitionEpoch || !slices.Equal(prop.ISR, c.lead.proposed) {
 		return fx
 	}
 	c.lead.proposed = nil

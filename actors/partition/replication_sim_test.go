@@ -854,7 +854,7 @@ func (s *rsim) alterISR(b *rbroker, prop ISRProposal) {
 		}
 		answered = true
 		s.logf("broker %d: isr change answered %v %v epoch %d", b.id, ok, isr, epoch)
-		s.carry(b, b.core.ISRUpdated(isr, epoch, ok, b.log.state()))
+		s.carry(b, b.core.ISRUpdated(prop, isr, epoch, ok, b.log.state()))
 	}
 	req := kmsg.NewPtrAlterPartitionRequest()
 	req.Version, req.BrokerID, req.BrokerEpoch = 3, b.id, b.epoch
@@ -1437,24 +1437,28 @@ func simTail() int {
 	return 60
 }
 
+// simSeeds reads which seeds a simulation runs: SIM_SEED=<seed> replays
+// one, SIM_SEEDS=<n> runs n from 1 (or from SIM_SEED, given both), else
+// dflt (a fifth of it with -short).
 func simSeeds(t *testing.T, dflt int) (first uint64, n int) {
 	first, n = 1, dflt
 	if testing.Short() {
 		n = max(dflt/5, 1)
 	}
-	if v := os.Getenv("SIM_SEEDS"); v != "" {
-		k, err := strconv.Atoi(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n = k
-	}
-	if v := os.Getenv("SIM_SEED"); v != "" {
-		k, err := strconv.ParseUint(v, 10, 64)
+	seeds, one := os.Getenv("SIM_SEEDS"), os.Getenv("SIM_SEED")
+	if one != "" {
+		k, err := strconv.ParseUint(one, 10, 64)
 		if err != nil {
 			t.Fatal(err)
 		}
 		first, n = k, 1
+	}
+	if seeds != "" {
+		k, err := strconv.Atoi(seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = k
 	}
 	return first, n
 }
