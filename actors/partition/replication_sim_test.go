@@ -481,8 +481,8 @@ func newRSim(t testing.TB, seed uint64, n int) *rsim {
 
 func (s *rsim) logf(format string, args ...any) {
 	s.trace = append(s.trace, fmt.Sprintf("%6d ms step %d: ", s.now-testNow, s.steps)+fmt.Sprintf(format, args...))
-	if len(s.trace) > 400 {
-		s.trace = slices.Clone(s.trace[200:])
+	if keep := max(200, simTail()); len(s.trace) > 2*keep {
+		s.trace = slices.Clone(s.trace[len(s.trace)-keep:])
 	}
 }
 
@@ -848,13 +848,13 @@ func (s *rsim) alterISR(b *rbroker, prop ISRProposal) {
 	s.logf("broker %d proposes isr %v (leader epoch %d, partition epoch %d)", b.id, prop.ISR, prop.LeaderEpoch, prop.PartitionEpoch)
 	gen := b.gen
 	answered := false
-	done := func(isr []int32, epoch int32, ok bool) {
+	done := func(isr []int32, epoch int32, outcome ISROutcome) {
 		if answered || !b.up || b.gen != gen || b.core == nil {
 			return
 		}
 		answered = true
-		s.logf("broker %d: isr change answered %v %v epoch %d", b.id, ok, isr, epoch)
-		s.carry(b, b.core.ISRUpdated(prop, isr, epoch, ok, b.log.state()))
+		s.logf("broker %d: isr change answered %d %v epoch %d", b.id, outcome, isr, epoch)
+		s.carry(b, b.core.ISRUpdated(prop, isr, epoch, outcome, b.log.state()))
 	}
 	req := kmsg.NewPtrAlterPartitionRequest()
 	req.Version, req.BrokerID, req.BrokerEpoch = 3, b.id, b.epoch
@@ -874,7 +874,7 @@ func (s *rsim) alterISR(b *rbroker, prop ISRProposal) {
 // answer came (Kafka's AlterPartitionManager resends until the
 // controller answers: a lost answer says nothing of whether the write
 // happened, so it must not count as a refusal).
-func (s *rsim) sendAlter(b *rbroker, req *kmsg.AlterPartitionRequest, done func([]int32, int32, bool), answered *bool) {
+func (s *rsim) sendAlter(b *rbroker, req *kmsg.AlterPartitionRequest, done func([]int32, int32, ISROutcome), answered *bool) {
 	s.later(b, alterTimeout, func() {
 		if !*answered {
 			s.sendAlter(b, req, done, answered)
@@ -886,15 +886,20 @@ func (s *rsim) sendAlter(b *rbroker, req *kmsg.AlterPartitionRequest, done func(
 		resp := fx.Reply.(*kmsg.AlterPartitionResponse)
 		s.deliver(0, b.id, func() {
 			if resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-				done(nil, 0, false)
+				done(nil, 0, ISRFenced)
 				return
 			}
 			pr := resp.Topics[0].Partitions[0]
-			if pr.ErrorCode != 0 {
-				done(nil, 0, false)
+			switch kerr.Code(pr.ErrorCode) {
+			case kerr.None:
+			case kerr.IneligibleReplica, kerr.OperationNotAttempted, kerr.InvalidRequest:
+				done(nil, 0, ISRRefused)
+				return
+			default:
+				done(nil, 0, ISRFenced)
 				return
 			}
-			done(pr.ISR, pr.PartitionEpoch, true)
+			done(pr.ISR, pr.PartitionEpoch, ISRChanged)
 		})
 	})
 }
@@ -1126,6 +1131,9 @@ func (s *rsim) serveReplicaFetch(b *rbroker, req fetchReq) fetchResp {
 	}
 	fx, _ := b.core.FollowerFetched(req.from, req.offset, s.now, b.log.state())
 	s.carry(b, fx)
+	if simVerbose {
+		s.logf("leader %d: fetch by %d at %d (last epoch %d); high watermark %d", b.id, req.from, req.offset, req.lastFetchedEpoch, b.core.HighWatermark())
+	}
 	return fetchResp{hw: b.core.HighWatermark(), batches: b.log.from(req.offset, 1+s.rng.IntN(4))}
 }
 
@@ -1428,6 +1436,9 @@ func (s *rsim) finish(quietMs int64) {
 		}
 	}
 }
+
+// simVerbose logs every follower fetch in the trace (SIM_VERBOSE=1).
+var simVerbose = os.Getenv("SIM_VERBOSE") != ""
 
 // simTail is how many trace lines a failure shows (SIM_TRACE, 60).
 func simTail() int {
