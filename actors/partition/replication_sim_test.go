@@ -968,7 +968,11 @@ func (s *rsim) runFetcher(b *rbroker, f *rfetcher) {
 		done = true
 		if resp == nil {
 			f.busy = false
-			s.later(b, backoffMs, func() { s.runFetcher(b, f) })
+			s.later(b, backoffMs, func() {
+				if !f.busy { // a Follow in the meantime may have started the next round
+					s.runFetcher(b, f)
+				}
+			})
 			return
 		}
 		s.handOn(b, f, p, resp)
