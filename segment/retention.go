@@ -123,6 +123,14 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 		return 0, err
 	}
 	if offset >= l.active().next {
+		// Nothing to cut, but an epoch the log has no batch of may start
+		// at its end (this replica led, recorded its epoch, appended
+		// nothing): it goes, as in Kafka, or the follower would name it as
+		// its last fetched epoch and the leader would send it back here
+		// forever.
+		if err := l.epochs.truncateFromEnd(l.active().next); err != nil {
+			return 0, l.fail(err)
+		}
 		return l.active().next, nil
 	}
 	if offset < l.logStart {

@@ -175,6 +175,28 @@ func TestTruncateTo(t *testing.T) {
 	}
 }
 
+// A truncation at or past the end cuts nothing but drops the epochs that
+// start at the end without a batch (a leader that appended nothing in
+// its epoch): a follower must not name them as its last fetched epoch.
+func TestTruncateToEndDropsEmptyEpochs(t *testing.T) {
+	d := testDir(t, nil)
+	l, _ := openLog(t, d, Config{})
+	fillLog(t, l, 2) // epoch 1 from fillLog's batches
+	end := l.LogEndOffset()
+	if err := l.AssignEpoch(4, end); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.TruncateTo(end + 10); err != nil || got != end {
+		t.Fatalf("truncate past the end: %d %v", got, err)
+	}
+	if e := l.LatestEpoch(); e == 4 {
+		t.Fatalf("latest epoch %d after the truncation, want the last batch's", e)
+	}
+	if got := l.Epochs(); len(got) == 0 || got[len(got)-1][1] >= end {
+		t.Fatalf("epochs %v", got)
+	}
+}
+
 func TestAppendReplicatedKeepsOffsetsAndEpochs(t *testing.T) {
 	d := testDir(t, nil)
 	leader, _ := openLog(t, d, Config{})

@@ -91,7 +91,14 @@ type awaitView struct {
 type clusterState struct {
 	view      *cluster.View
 	ctrlEpoch int32 // the newest controller epoch seen
-	waiters   []*awaitView
+	// roled are the replicas a LeaderAndIsr gave a role since this broker
+	// started. Only their held leader epochs fence a LeaderAndIsr: one
+	// held from before a restart does not, so a restarted broker takes its
+	// partitions' current epoch even when the controller did not bump it
+	// (it was out of the ISR when it died), as Kafka's broker, whose
+	// partitions start at epoch -1 in memory, does.
+	roled   map[partKey]bool
+	waiters []*awaitView
 }
 
 // await registers w, or closes it at once.

@@ -70,6 +70,9 @@ func (a *metadataActor) brokerState() cluster.BrokerState {
 	return cluster.BrokerState{ID: a.env.BrokerID(), Epoch: a.cfg.Cluster.BrokerEpoch.Load(), ControllerEpoch: a.cl.ctrlEpoch,
 		Local: func(topic string, p int32) (cluster.Replica, bool) {
 			id, epoch, ok := a.state.Held(topic, p)
+			if !a.cl.roled[partKey{id, p}] {
+				epoch = -1
+			}
 			return cluster.Replica{ID: id, LeaderEpoch: epoch}, ok
 		}}
 }
@@ -168,9 +171,13 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 		env.Reply(m.req, resp)
 		return
 	}
+	if a.cl.roled == nil {
+		a.cl.roled = map[partKey]bool{}
+	}
 	for _, r := range roles {
 		id, _, _ := a.state.Held(r.Topic, r.Partition)
 		byKey[partKey{id, r.Partition}] = r
+		a.cl.roled[partKey{id, r.Partition}] = true
 	}
 	for i := range eff.Start {
 		// A new replica opens as a follower whatever its role: the

@@ -32,7 +32,12 @@ func (p *partitionActor) startProduce(ctx actor.Context) {
 	if p.plog == nil {
 		return
 	}
-	if p.spec.LeaderEpoch >= 0 {
+	// Only a leader records its epoch: a follower's epochs are its
+	// leader's, learned from the batches it replicates. One recorded at a
+	// follower's log end would hide a divergent tail: its fetches would
+	// name that epoch as the last fetched, which the leader has up to its
+	// own end, so the tail would never be truncated.
+	if p.spec.LeaderEpoch >= 0 && !p.spec.Follower {
 		if err := p.plog.AssignEpoch(p.spec.LeaderEpoch, p.plog.LogEndOffset()); err != nil {
 			p.log.Error("cannot record the leader epoch; the log refuses appends", append(p.attrs(), "err", err)...)
 		}
@@ -42,6 +47,10 @@ func (p *partitionActor) startProduce(ctx actor.Context) {
 	core, fx := NewCore(RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
 	p.core = core
 	p.carry(fx)
+	if p.repl != nil && p.spec.Follower {
+		// Its high watermark is the leader's, not what is durable here.
+		p.carry(p.core.Follow())
+	}
 	if p.repl != nil && !p.spec.Follower && p.spec.Replicas != nil {
 		// A supervised restart of a leader: lead again as the last
 		// LeaderAndIsr said (its high watermark waits for the followers).

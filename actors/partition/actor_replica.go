@@ -17,9 +17,9 @@ type Replication struct {
 	// leaves the ISR.
 	LagMax time.Duration
 	// AlterISR sends an ISR proposal to the controller and calls done,
-	// from any goroutine, with the ISR and partition epoch in force
-	// (ok), or ok false when it was refused or could not be sent.
-	AlterISR func(topic string, id [16]byte, partition int32, p ISRProposal, done func(isr []int32, partitionEpoch int32, ok bool))
+	// from any goroutine, with the outcome (ISROutcome) and, changed, the
+	// ISR and partition epoch in force.
+	AlterISR func(topic string, id [16]byte, partition int32, p ISRProposal, done func(isr []int32, partitionEpoch int32, outcome ISROutcome))
 }
 
 // Messages of replication.
@@ -47,10 +47,10 @@ type (
 		Reply func(end int64, lastEpoch int32, err error)
 	}
 	isrUpdated struct {
-		proposal       ISRProposal // what was asked
+		prop           ISRProposal // the proposal answered
 		isr            []int32
 		partitionEpoch int32
-		ok             bool
+		outcome        ISROutcome
 	}
 	checkISR struct{ epoch int32 }
 )
@@ -113,9 +113,8 @@ func (p *partitionActor) proposeISR(prop *ISRProposal) {
 	}
 	self, root := p.self, p.root
 	p.log.Info("proposing an ISR change", append(p.attrs(), "isr", prop.ISR, "leader_epoch", prop.LeaderEpoch)...)
-	asked := *prop
-	p.repl.AlterISR(p.spec.Topic, p.spec.ID, p.spec.Partition, asked, func(isr []int32, epoch int32, ok bool) {
-		root.Send(self, &isrUpdated{proposal: asked, isr: isr, partitionEpoch: epoch, ok: ok})
+	p.repl.AlterISR(p.spec.Topic, p.spec.ID, p.spec.Partition, *prop, func(isr []int32, epoch int32, outcome ISROutcome) {
+		root.Send(self, &isrUpdated{prop: *prop, isr: isr, partitionEpoch: epoch, outcome: outcome})
 	})
 }
 
@@ -123,10 +122,10 @@ func (p *partitionActor) onISRUpdated(m *isrUpdated) {
 	if p.core == nil || p.plog == nil {
 		return
 	}
-	if m.ok {
+	if m.outcome == ISRChanged {
 		p.log.Info("ISR changed", append(p.attrs(), "isr", m.isr, "partition_epoch", m.partitionEpoch)...)
 	}
-	p.carry(p.core.ISRUpdated(m.proposal, m.isr, m.partitionEpoch, m.ok, p.logState()))
+	p.carry(p.core.ISRUpdated(m.prop, m.isr, m.partitionEpoch, m.outcome, p.logState()))
 }
 
 // serveReplicaFetch answers a follower's fetch: up to the log end (not
@@ -285,6 +284,7 @@ func (p *partitionActor) followerTruncate(m *ReplicaTruncate) {
 	core, fx := NewCore(RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
 	p.core = core
 	p.carry(fx)
+	p.carry(p.core.Follow()) // the high watermark is the leader's, not what is durable here
 	p.followerHW = min(p.followerHW, end)
 	p.carry(p.core.FollowerHighWatermark(p.followerHW, p.logState()))
 	m.Reply(end, nil)

@@ -121,6 +121,13 @@ type Core struct {
 	// lead is the replication state while this replica leads in a
 	// cluster (core_replica.go); nil alone or as a follower.
 	lead *leaderState
+	// follower: this replica follows in a cluster (Follow), and its high
+	// watermark is its leader's (FollowerHighWatermark), never what is
+	// durable here, which may be a tail the leader never committed.
+	follower bool
+	// start is the log start offset the core opened at: a follower's high
+	// watermark before its leader says more.
+	start int64
 	// waitingFor is the end offset of the newest durability wait asked
 	// for (0: none outstanding).
 	waitingFor int64
@@ -152,7 +159,7 @@ func NewCore(rules Rules, producers *idempotence.State, snapAt, logStart, nowMs 
 	if producers == nil {
 		producers = idempotence.New()
 	}
-	c := &Core{rules: rules, hw: logStart, local: logStart, producers: producers, snapAt: snapAt, lastExpiryMs: nowMs}
+	c := &Core{rules: rules, hw: logStart, local: logStart, start: logStart, producers: producers, snapAt: snapAt, lastExpiryMs: nowMs}
 	var fx Effects
 	c.advance(log, &fx)
 	return c, fx
@@ -388,6 +395,9 @@ func (c *Core) advance(log LogState, fx *Effects) {
 func (c *Core) raiseLocal(end int64, fx *Effects) {
 	if end > c.local {
 		c.local = end
+	}
+	if c.follower {
+		return
 	}
 	c.raise(c.replicatedTo(), fx)
 }

@@ -47,6 +47,24 @@ type ISRProposal struct {
 	ISR            []int32
 }
 
+// ISROutcome is how an ISR proposal was answered.
+type ISROutcome uint8
+
+const (
+	// ISRChanged: the ISR and partition epoch answered are in force.
+	ISRChanged ISROutcome = iota + 1
+	// ISRRefused: the controller says it did not apply the proposal
+	// (INELIGIBLE_REPLICA, OPERATION_NOT_ATTEMPTED, INVALID_REQUEST), and
+	// no earlier attempt of it did either; the leader may propose again.
+	ISRRefused
+	// ISRFenced: any other refusal (FENCED_LEADER_EPOCH,
+	// INVALID_UPDATE_VERSION, NOT_LEADER_OR_FOLLOWER, ...). An earlier
+	// attempt whose answer was lost may have applied it, so the members
+	// it adds keep counting for the high watermark until the next
+	// LeaderAndIsr says what is in force (Kafka's leader does the same).
+	ISRFenced
+)
+
 type followerState struct {
 	end          int64 // its fetch offset: it has every offset below
 	caughtUpMs   int64 // when it last was at the leader's end (Kafka's lastCaughtUpTimeMs)
@@ -90,6 +108,7 @@ func (c *Core) Lead(l Leadership, hw, nowMs int64, log LogState) Effects {
 		}
 	}
 	c.lead = ls
+	c.follower = false
 	c.hw = min(max(hw, 0), c.local)
 	var fx Effects
 	fx.HighWatermarkMoved = true
@@ -98,12 +117,20 @@ func (c *Core) Lead(l Leadership, hw, nowMs int64, log LogState) Effects {
 	return fx
 }
 
-// Follow ends leadership: produce answers still waiting fail
-// NOT_LEADER_OR_FOLLOWER (the client retries on the new leader, and an
-// idempotent producer's retry is recognised there), and the high
-// watermark becomes the leader's (FollowerHighWatermark).
+// Follow makes the core a follower's: leadership ends, produce answers
+// still waiting fail NOT_LEADER_OR_FOLLOWER (the client retries on the
+// new leader, and an idempotent producer's retry is recognised there),
+// and the high watermark becomes the leader's (FollowerHighWatermark). A
+// core that did not lead (just opened, as follower) drops the high
+// watermark NewCore gave it from what is durable here: that may be a
+// tail no leader committed, and a follower that became leader would
+// start its high watermark there (Lead) and show it to consumers.
 func (c *Core) Follow() Effects {
 	var fx Effects
+	if c.lead == nil && !c.follower {
+		c.hw = c.start
+	}
+	c.follower = true
 	c.lead = nil
 	c.failPending(&fx, kerr.NotLeaderOrFollower, "this broker is no longer the partition's leader")
 	return fx
@@ -215,22 +242,28 @@ func (c *Core) propose(isr []int32, fx *Effects) {
 	fx.AlterISR = &ISRProposal{LeaderEpoch: c.lead.LeaderEpoch, PartitionEpoch: c.lead.PartitionEpoch, ISR: isr}
 }
 
-// ISRUpdated takes the controller's answer to the proposal in flight:
-// the ISR and partition epoch now in force (ok), or a refusal, after
-// which the next fetch or check may propose again.
-//
-// An answer to a proposal made under another leader epoch or partition
-// epoch (a LeaderAndIsr came in between) is stale and changes nothing:
-// taking it would put an old ISR and version back.
-func (c *Core) ISRUpdated(asked ISRProposal, isr []int32, partitionEpoch int32, ok bool, log LogState) Effects {
+// ISRUpdated takes the answer to proposal prop: with ISRChanged, the ISR
+// and partition epoch now in force; with ISRRefused the next fetch or
+// check may propose again; with ISRFenced the proposal stays in flight
+// (its added members counted, no other proposed) until Lead. An answer
+// to any proposal but the one in flight changes nothing: it answers one
+// of an earlier leadership (a LeaderAndIsr came in between), and the
+// state it names may be older than the one in force, or it would end the
+// wait of the proposal in flight, whose added members the high watermark
+// must keep counting.
+func (c *Core) ISRUpdated(prop ISRProposal, isr []int32, partitionEpoch int32, outcome ISROutcome, log LogState) Effects {
 	var fx Effects
-	if c.lead == nil || asked.LeaderEpoch != c.lead.LeaderEpoch || asked.PartitionEpoch != c.lead.PartitionEpoch {
+	if c.lead == nil || c.lead.proposed == nil || prop.LeaderEpoch != c.lead.LeaderEpoch ||
+		prop.PartitionEpoch != c.lead.PartitionEpoch || !slices.Equal(prop.ISR, c.lead.proposed) {
 		return fx
 	}
-	c.lead.proposed = nil
-	if ok {
+	switch outcome {
+	case ISRFenced:
+		return fx
+	case ISRChanged:
 		c.lead.ISR, c.lead.PartitionEpoch = slices.Clone(isr), partitionEpoch
 	}
+	c.lead.proposed = nil
 	c.raise(c.replicatedTo(), &fx)
 	return fx
 }

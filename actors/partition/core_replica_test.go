@@ -81,7 +81,7 @@ func TestLaggingFollowersLeaveTheISR(t *testing.T) {
 	if fx.AlterISR == nil || !slices.Equal(fx.AlterISR.ISR, []int32{1}) || fx.AlterISR.PartitionEpoch != 7 || fx.AlterISR.LeaderEpoch != 3 {
 		t.Fatalf("proposal %+v, want ISR [1] at epochs 3/7", fx.AlterISR)
 	}
-	fx = c.ISRUpdated(*fx.AlterISR, []int32{1}, 8, true, *log)
+	fx = c.ISRUpdated(*fx.AlterISR, []int32{1}, 8, ISRChanged, *log)
 	if !slices.Equal(acked(fx), []string{"early:NOT_ENOUGH_REPLICAS_AFTER_APPEND"}) {
 		t.Fatalf("waiting acks=all after the shrink: %v", acked(fx))
 	}
@@ -96,17 +96,17 @@ func TestLaggingFollowersLeaveTheISR(t *testing.T) {
 func TestCaughtUpFollowersRejoin(t *testing.T) {
 	c, log := leaderCore(t)
 	shrink := c.CheckISR(testNow + 31_000).AlterISR
-	c.ISRUpdated(*shrink, []int32{1}, 8, true, *log)
+	c.ISRUpdated(*shrink, []int32{1}, 8, ISRChanged, *log)
 	appendOne(t, c, log, 1, "x")
 	fx, _ := c.FollowerFetched(2, 5, testNow+32_000, *log)
 	if fx.AlterISR == nil || !slices.Equal(fx.AlterISR.ISR, []int32{1, 2}) || fx.AlterISR.PartitionEpoch != 8 {
 		t.Fatalf("caught-up follower not proposed back: %+v", fx.AlterISR)
 	}
-	c.ISRUpdated(*shrink, []int32{1, 2, 3}, 99, true, *log) // stale: epoch 7
+	c.ISRUpdated(*shrink, []int32{1, 2, 3}, 99, ISRChanged, *log) // stale: epoch 7
 	if got := c.ISR(); !slices.Equal(got, []int32{1}) {
 		t.Fatalf("a stale answer changed the ISR to %v", got)
 	}
-	c.ISRUpdated(*fx.AlterISR, []int32{1, 2}, 9, true, *log)
+	c.ISRUpdated(*fx.AlterISR, []int32{1, 2}, 9, ISRChanged, *log)
 	if got := c.ISR(); !slices.Equal(got, []int32{1, 2}) {
 		t.Fatalf("ISR %v after the rejoin", got)
 	}

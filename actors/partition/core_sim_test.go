@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/samsa-io/samsa/segment"
@@ -276,25 +274,8 @@ func (s *sim) restart(clean bool) {
 }
 
 func TestCoreSimulation(t *testing.T) {
-	seeds, steps := 300, 400
-	if testing.Short() {
-		seeds = 50
-	}
-	first := uint64(1)
-	if v := os.Getenv("SIM_SEEDS"); v != "" { // a longer run: SIM_SEEDS=5000
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seeds = n
-	}
-	if v := os.Getenv("SIM_SEED"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		first, seeds = n, 1
-	}
+	first, seeds := simSeeds(t, 300)
+	const steps = 400
 	for seed := first; seed < first+uint64(seeds); seed++ {
 		s := newSim(t, seed)
 		for range steps {

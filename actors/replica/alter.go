@@ -34,15 +34,22 @@ type ISRSender struct {
 
 // AlterISR is partition.Replication's AlterISR: one AlterPartition, off
 // the caller's goroutine; done gets the controller's answer.
-func (s *ISRSender) AlterISR(topic string, id [16]byte, p int32, prop partition.ISRProposal, done func(isr []int32, epoch int32, ok bool)) {
+func (s *ISRSender) AlterISR(topic string, id [16]byte, p int32, prop partition.ISRProposal, done func(isr []int32, epoch int32, outcome partition.ISROutcome)) {
 	go func() {
 		isr, epoch, err := s.send(topic, id, p, prop)
-		if err != nil {
+		var code kerr.Code
+		switch {
+		case err == nil:
+			done(isr, epoch, partition.ISRChanged)
+		case errors.As(err, &code) && code != kerr.IneligibleReplica && code != kerr.OperationNotAttempted && code != kerr.InvalidRequest:
+			// Not a refusal that says the change was not made: the leader
+			// waits for the next LeaderAndIsr.
+			s.Log.Warn("ISR change refused; the leader waits for the controller's next word", "topic", topic, "partition", p, "isr", prop.ISR, "err", err)
+			done(nil, 0, partition.ISRFenced)
+		default:
 			s.Log.Warn("ISR change not made; the leader proposes again", "topic", topic, "partition", p, "isr", prop.ISR, "err", err)
-			done(nil, 0, false)
-			return
+			done(nil, 0, partition.ISRRefused)
 		}
-		done(isr, epoch, true)
 	}()
 }
 
