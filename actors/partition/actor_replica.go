@@ -33,13 +33,22 @@ type (
 	ReplicaAppend struct {
 		Records  []byte
 		LeaderHW int64
-		Reply    func(end int64, err error)
+		// From is the log end the fetch was made from: an answer to a
+		// fetch from elsewhere (a previous leader's fetcher, overtaken
+		// by a truncation) would leave a gap or a seam, and is refused.
+		From  int64
+		Reply func(end int64, err error)
 	}
 	// ReplicaTruncate cuts a follower's log back to To (a tail that
-	// diverged from the leader's), and Reply gets the new end.
+	// diverged from the leader's), and Reply gets the new end. With
+	// DivergingEpoch >= 0 (the leader's diverging_epoch answer: its epoch
+	// and end offset To), the cut is at the lesser of To and where that
+	// epoch ends here, as Kafka's followers truncate: a tail of an epoch
+	// the leader never had is cut too.
 	ReplicaTruncate struct {
-		To    int64
-		Reply func(end int64, err error)
+		To             int64
+		DivergingEpoch int32
+		Reply          func(end int64, err error)
 	}
 	// ReplicaPosition asks a follower where its fetcher should fetch
 	// from: its log end and the epoch of its last batch.
@@ -54,6 +63,9 @@ type (
 	}
 	checkISR struct{ epoch int32 }
 )
+
+// errStaleFetch refuses a fetch answer made from another log end.
+var errStaleFetch = errors.New("partition: the fetch answer is for another position of the log")
 
 // ErrNotFollower answers a replica message to a partition that does not
 // follow (it leads, or its log is offline).
@@ -238,6 +250,10 @@ func (p *partitionActor) followerAppend(m *ReplicaAppend) {
 		return
 	}
 	now := p.nowMs()
+	if len(m.Records) > 0 && m.From != p.plog.LogEndOffset() {
+		m.Reply(0, errStaleFetch)
+		return
+	}
 	if len(m.Records) > 0 {
 		if _, err := p.plog.AppendReplicated(m.Records, now); err != nil {
 			p.log.Error("cannot append what the leader sent", append(p.attrs(), "err", err)...)
@@ -270,7 +286,13 @@ func (p *partitionActor) followerTruncate(m *ReplicaTruncate) {
 		return
 	}
 	before := p.plog.LogEndOffset()
-	end, err := p.plog.TruncateTo(max(m.To, p.plog.LogStartOffset()))
+	to := m.To
+	if m.DivergingEpoch >= 0 {
+		if _, own := p.plog.EndOffsetForEpoch(m.DivergingEpoch); own >= 0 {
+			to = min(to, own)
+		}
+	}
+	end, err := p.plog.TruncateTo(max(to, p.plog.LogStartOffset()))
 	if err != nil {
 		p.log.Error("cannot truncate the log to the leader's", append(p.attrs(), "to", m.To, "err", err)...)
 		m.Reply(0, err)

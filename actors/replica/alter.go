@@ -36,7 +36,7 @@ type ISRSender struct {
 // the caller's goroutine; done gets the controller's answer.
 func (s *ISRSender) AlterISR(topic string, id [16]byte, p int32, prop partition.ISRProposal, done func(isr []int32, epoch int32, outcome partition.ISROutcome)) {
 	go func() {
-		isr, epoch, err := s.send(topic, id, p, prop)
+		isr, epoch, err := s.sendUntilAnswered(topic, id, p, prop)
 		var code kerr.Code
 		switch {
 		case err == nil:
@@ -51,6 +51,34 @@ func (s *ISRSender) AlterISR(topic string, id [16]byte, p int32, prop partition.
 			done(nil, 0, partition.ISRRefused)
 		}
 	}()
+}
+
+// resendFor bounds how long a proposal is resent while the controller
+// cannot be reached or has moved; past it the leader waits for the
+// controller's next LeaderAndIsr, which any controller change sends.
+const resendFor = 2 * time.Minute
+
+// sendUntilAnswered sends the proposal until a controller answers it:
+// a send that failed on the way, timed out, or reached a broker that is
+// no longer the controller may still have been applied, so the leader
+// must not take it for refused (its added members would stop counting
+// for the high watermark while ZooKeeper already has them in the ISR).
+// A resend of an applied change is answered as applied.
+func (s *ISRSender) sendUntilAnswered(topic string, id [16]byte, p int32, prop partition.ISRProposal) ([]int32, int32, error) {
+	backoff, deadline := 200*time.Millisecond, time.Now().Add(resendFor)
+	for {
+		isr, epoch, err := s.send(topic, id, p, prop)
+		var code kerr.Code
+		answered := err == nil || (errors.As(err, &code) && code != kerr.NotController)
+		if answered {
+			return isr, epoch, err
+		}
+		if time.Now().After(deadline) {
+			return nil, 0, kerr.NotController // never answered: wait for the next LeaderAndIsr
+		}
+		time.Sleep(backoff)
+		backoff = min(2*backoff, 5*time.Second)
+	}
 }
 
 func (s *ISRSender) send(topic string, id [16]byte, p int32, prop partition.ISRProposal) ([]int32, int32, error) {

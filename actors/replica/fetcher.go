@@ -222,6 +222,12 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 
 // handOn gives a partition its part of a fetch answer.
 func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
+	f.mu.Lock()
+	current := f.parts[partKey{p.Topic, p.Partition}] == p
+	f.mu.Unlock()
+	if !current {
+		return // followed anew (another leader or epoch) while the fetch was out
+	}
 	switch code := kerr.Code(rp.ErrorCode); code {
 	case kerr.None:
 	case kerr.NotLeaderOrFollower, kerr.FencedLeaderEpoch, kerr.UnknownTopicOrPartition, kerr.UnknownTopicID, kerr.UnknownLeaderEpoch:
@@ -242,7 +248,7 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 		return
 	}
 	if d := rp.DivergingEpoch; d.Epoch >= 0 || d.EndOffset >= 0 {
-		f.truncate(p, d.EndOffset)
+		f.truncate(p, d.EndOffset, d.Epoch)
 		return
 	}
 	if len(rp.RecordBatches) == 0 && rp.HighWatermark == p.pos.hw {
@@ -268,7 +274,7 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 // reported and retried.
 func (f *fetcher) outOfRange(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 	if rp.HighWatermark >= 0 && p.pos.offset > rp.HighWatermark {
-		f.truncate(p, rp.HighWatermark)
+		f.truncate(p, rp.HighWatermark, -1)
 		return
 	}
 	f.log().warn("the follower's position is out of the leader's range", "topic", p.Topic, "partition", p.Partition, "offset", p.pos.offset,
@@ -276,10 +282,10 @@ func (f *fetcher) outOfRange(p *followedPart, rp kmsg.FetchResponseTopicPartitio
 	p.pos.known = false
 }
 
-func (f *fetcher) truncate(p *followedPart, to int64) {
+func (f *fetcher) truncate(p *followedPart, to int64, divergingEpoch int32) {
 	ch := make(chan error, 1)
 	var end int64
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaTruncate{To: to, Reply: func(e int64, err error) { end = e; ch <- err }})
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaTruncate{To: to, DivergingEpoch: divergingEpoch, Reply: func(e int64, err error) { end = e; ch <- err }})
 	select {
 	case err := <-ch:
 		if err != nil {
@@ -300,7 +306,7 @@ func (f *fetcher) appendTo(p *followedPart, records []byte, hw int64) (int64, er
 		err error
 	}
 	ch := make(chan answer, 1)
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, Reply: func(end int64, err error) { ch <- answer{end, err} }})
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, From: p.pos.offset, Reply: func(end int64, err error) { ch <- answer{end, err} }})
 	select {
 	case a := <-ch:
 		return a.end, a.err
