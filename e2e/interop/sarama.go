@@ -35,7 +35,7 @@ func (s saramaClient) produce(ctx context.Context, topic, codec string, count in
 		cfg.Producer.Idempotent = true
 		cfg.Net.MaxOpenRequests = 1
 	}
-	p, err := sarama.NewAsyncProducer([]string{s.bootstrap}, cfg)
+	p, err := sarama.NewAsyncProducer(seeds(s.bootstrap), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (s saramaClient) consume(ctx context.Context, group string, v *verifier) (b
 	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	cfg.Consumer.Offsets.AutoCommit.Enable = false
 	cfg.Consumer.Return.Errors = true
-	cg, err := sarama.NewConsumerGroup([]string{s.bootstrap}, group, cfg)
+	cg, err := sarama.NewConsumerGroup(seeds(s.bootstrap), group, cfg)
 	if err != nil {
 		return false, nil, err
 	}
@@ -186,7 +186,7 @@ func (s saramaClient) consume(ctx context.Context, group string, v *verifier) (b
 }
 
 func (s saramaClient) committed(group string, topics []string) error {
-	cl, err := sarama.NewClient([]string{s.bootstrap}, saramaConfig())
+	cl, err := sarama.NewClient(seeds(s.bootstrap), saramaConfig())
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (s saramaClient) committed(group string, topics []string) error {
 }
 
 func (s saramaClient) admin(ctx context.Context, topic string) error {
-	adm, err := sarama.NewClusterAdmin([]string{s.bootstrap}, saramaConfig())
+	adm, err := sarama.NewClusterAdmin(seeds(s.bootstrap), saramaConfig())
 	if err != nil {
 		return err
 	}
@@ -231,12 +231,17 @@ func (s saramaClient) admin(ctx context.Context, topic string) error {
 	if err := adm.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: 2, ReplicationFactor: 1}, false); err != nil {
 		return fmt.Errorf("CreateTopic: %w", err)
 	}
-	md, err := adm.DescribeTopics([]string{topic})
-	if err != nil {
-		return fmt.Errorf("DescribeTopics: %w", err)
-	}
-	if len(md) != 1 || md[0].Err != sarama.ErrNoError || len(md[0].Partitions) != 2 {
-		return fmt.Errorf("DescribeTopics: %+v", md)
+	if err := untilVisible(ctx, func() error {
+		md, err := adm.DescribeTopics([]string{topic})
+		if err != nil {
+			return fmt.Errorf("DescribeTopics: %w", err)
+		}
+		if len(md) != 1 || md[0].Err != sarama.ErrNoError || len(md[0].Partitions) != 2 {
+			return fmt.Errorf("DescribeTopics: %+v", md)
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	ts, err := adm.ListTopics()
 	if err != nil {

@@ -202,7 +202,7 @@ async function main() {
   }
   const count = Number(countText);
   process.stdout.write(`VERSION kafkajs ${require('kafkajs/package.json').version}\n`);
-  const kafka = new Kafka({ clientId: 'samsa-interop', brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5 } });
+  const kafka = new Kafka({ clientId: 'samsa-interop', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 5 } });
 
   const placed = new Map();
   const counts = new Map();
