@@ -166,6 +166,24 @@ def kp_consume(bootstrap, group, v):
         c.close()
 
 
+def until_visible(look, ok, timeout=15.0):
+    """Calls look, a read of a topic just created, until it returns what ok
+    accepts without raising, for up to timeout seconds, and returns that. In
+    a cluster the brokers other than the one that took CreateTopics learn of
+    the topic from the controller a little later, so the first describe may
+    reach one that has not; an application waits as this does."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            got = look()
+            if ok(got) or time.monotonic() > deadline:
+                return got
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.1)
+
+
 def kp_admin(bootstrap, topic):
     from kafka.admin import KafkaAdminClient, NewTopic, ConfigResource, ConfigResourceType
     a = KafkaAdminClient(bootstrap_servers=bootstrap)
@@ -173,7 +191,7 @@ def kp_admin(bootstrap, topic):
         step = "create_topics"
         a.create_topics([NewTopic(topic, 2, 1)])
         step = "describe_topics"
-        d = a.describe_topics([topic])
+        d = until_visible(lambda: a.describe_topics([topic]), lambda d: d and not d[0].get("error_code") and d[0]["partitions"])
         parts = len(d[0]["partitions"])
         if parts != 2:
             return "describe_topics: %d partitions, want 2 (%r)" % (parts, d)
@@ -278,7 +296,7 @@ def ck_admin(bootstrap, topic):
     try:
         a.create_topics([NewTopic(topic, num_partitions=2, replication_factor=1)])[topic].result(30)
         step = "describe_topics"
-        d = a.describe_topics(TopicCollection([topic]))[topic].result(30)
+        d = until_visible(lambda: a.describe_topics(TopicCollection([topic]))[topic].result(30), lambda d: True)
         if len(d.partitions) != 2:
             return "describe_topics: %d partitions, want 2" % len(d.partitions)
         step = "list_topics"

@@ -325,6 +325,26 @@ final class Matrix {
         }
     }
 
+    /**
+     * Describes a topic just created, retrying for up to 15 s while a broker answers that it does not know it: in a
+     * cluster the brokers other than the one that took CreateTopics learn of the topic from the controller a little
+     * later (as Admin.createTopics documents), and an application waits as this does. Returns its partition count.
+     */
+    static int describeUntilVisible(Admin admin, String topic) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (true) {
+            try {
+                return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+                        || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
     static String admin(String bootstrap, String topic) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -332,7 +352,7 @@ final class Matrix {
         try (Admin admin = Admin.create(p)) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
             step = "describeTopics";
-            int n = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+            int n = describeUntilVisible(admin, topic);
             if (n != 2) {
                 return "describeTopics: " + n + " partitions, want 2";
             }
