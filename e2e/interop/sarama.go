@@ -239,16 +239,16 @@ func (s saramaClient) admin(ctx context.Context, topic string) error {
 		if len(md) != 1 || md[0].Err != sarama.ErrNoError || len(md[0].Partitions) != 2 {
 			return fmt.Errorf("DescribeTopics: %+v", md)
 		}
+		ts, err := adm.ListTopics()
+		if err != nil {
+			return fmt.Errorf("ListTopics: %w", err)
+		}
+		if _, ok := ts[topic]; !ok {
+			return fmt.Errorf("ListTopics misses %s", topic)
+		}
 		return nil
 	}); err != nil {
 		return err
-	}
-	ts, err := adm.ListTopics()
-	if err != nil {
-		return fmt.Errorf("ListTopics: %w", err)
-	}
-	if _, ok := ts[topic]; !ok {
-		return fmt.Errorf("ListTopics misses %s", topic)
 	}
 	res, err := adm.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: topic}}, sarama.DescribeConfigsOptions{})
 	if err != nil {

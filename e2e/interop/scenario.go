@@ -36,13 +36,14 @@ const consumeTimeout = 90 * time.Second
 // just created to show in Metadata.
 const visibleTimeout = 15 * time.Second
 
-// untilVisible calls look, a read of a topic just created, until it
-// succeeds or visibleTimeout passes, and returns its last error. In a
-// cluster CreateTopics answers once the receiving broker knows the new
-// leaders; the other brokers learn them from the controller's
-// UpdateMetadata a little later, so the first describe may reach one
-// that has not (Kafka's Admin.createTopics documents the same), and an
-// application waits as this does.
+// untilVisible calls look, the Metadata reads (describe, list) of a topic
+// just created, until it succeeds or visibleTimeout passes, and returns
+// its last error. In a cluster CreateTopics answers once the receiving
+// broker knows the new leaders; the other brokers learn them from the
+// controller's UpdateMetadata a little later, so a read may reach one that
+// has not (Kafka's Admin.createTopics documents the same), and an
+// application waits as this does. DescribeConfigs is left out: a broker
+// that knows the topic must answer it.
 func untilVisible(ctx context.Context, look func() error) error {
 	deadline := time.Now().Add(visibleTimeout)
 	for {

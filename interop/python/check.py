@@ -167,11 +167,13 @@ def kp_consume(bootstrap, group, v):
 
 
 def until_visible(look, ok, timeout=15.0):
-    """Calls look, a read of a topic just created, until it returns what ok
-    accepts without raising, for up to timeout seconds, and returns that. In
-    a cluster the brokers other than the one that took CreateTopics learn of
-    the topic from the controller a little later, so the first describe may
-    reach one that has not; an application waits as this does."""
+    """Calls look, the Metadata reads (describe, list) of a topic just
+    created, until it returns what ok accepts without raising, for up to
+    timeout seconds, and returns that. In a cluster the brokers other than
+    the one that took CreateTopics learn of the topic from the controller a
+    little later, so a read may reach one that has not; an application waits
+    as this does. describe_configs is left out: a broker that knows the topic
+    must answer it."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -191,12 +193,13 @@ def kp_admin(bootstrap, topic):
         step = "create_topics"
         a.create_topics([NewTopic(topic, 2, 1)])
         step = "describe_topics"
-        d = until_visible(lambda: a.describe_topics([topic]), lambda d: d and not d[0].get("error_code") and d[0]["partitions"])
+        d, names = until_visible(lambda: (a.describe_topics([topic]), a.list_topics()),
+                                 lambda r: r[0] and not r[0][0].get("error_code") and r[0][0]["partitions"] and topic in r[1])
         parts = len(d[0]["partitions"])
         if parts != 2:
             return "describe_topics: %d partitions, want 2 (%r)" % (parts, d)
         step = "list_topics"
-        if topic not in a.list_topics():
+        if topic not in names:
             return "list_topics misses %s" % topic
         step = "describe_configs"
         cr = a.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)], config_filter="all")
@@ -296,11 +299,13 @@ def ck_admin(bootstrap, topic):
     try:
         a.create_topics([NewTopic(topic, num_partitions=2, replication_factor=1)])[topic].result(30)
         step = "describe_topics"
-        d = until_visible(lambda: a.describe_topics(TopicCollection([topic]))[topic].result(30), lambda d: True)
+        d, names = until_visible(lambda: (a.describe_topics(TopicCollection([topic]))[topic].result(30),
+                                          a.list_topics(timeout=30).topics),
+                                 lambda r: topic in r[1])
         if len(d.partitions) != 2:
             return "describe_topics: %d partitions, want 2" % len(d.partitions)
         step = "list_topics"
-        if topic not in a.list_topics(timeout=30).topics:
+        if topic not in names:
             return "list_topics misses %s" % topic
         step = "describe_configs"
         res = ConfigResource("topic", topic)
