@@ -254,8 +254,11 @@ func (s saramaClient) admin(ctx context.Context, topic string) error {
 	if err != nil {
 		return fmt.Errorf("DescribeConfigs: %w", err)
 	}
-	if len(res) != 1 || res[0].ErrorCode != sarama.ErrNoError {
-		return fmt.Errorf("DescribeConfigs: %+v", res)
+	if len(res) != 1 {
+		return fmt.Errorf("DescribeConfigs: %d resources, want 1", len(res))
+	}
+	if res[0].ErrorCode != sarama.ErrNoError {
+		return fmt.Errorf("DescribeConfigs: %w: %s", res[0].ErrorCode, res[0].ErrorMsg)
 	}
 	if !slices.ContainsFunc(res[0].Configs, func(c sarama.ConfigEntry) bool { return c.Name == "retention.ms" }) {
 		return fmt.Errorf("DescribeConfigs: no retention.ms")
