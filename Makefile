@@ -54,10 +54,11 @@ fmt-check:
 $(GOLANGCI_LINT):
 	GOBIN=$(TOOLS) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
-## interop: real clients (Java, librdkafka, Python, Node, Go, Kafka's CLI) against `samsa serve`; writes docs/compatibility.md
+## interop: real clients (Java, librdkafka, Python, Node, Go, Kafka's CLI) against one `samsa serve`, then
+## against a 3-broker samsa cluster on ZooKeeper; writes docs/compatibility.md (a table per run)
 .PHONY: interop
 interop: deps
-	$(GO) run ./e2e/interop -out docs/compatibility.md
+	$(GO) run ./e2e/interop -cluster 0,3 -out docs/compatibility.md
 
 ## bench: the micro-benchmarks (segment/, wire/, ...)
 bench:

@@ -137,11 +137,17 @@ func nodeSetup(ctx context.Context, root string) error {
 	return runLogged(ctx, dir, "npm", "ci", "--no-audit", "--no-fund")
 }
 
-// javaSetup builds interop/java (kafka-clients and the tools' jars).
+// javaSetup builds interop/java (kafka-clients and the tools' jars) when
+// Main.class is older than pom.xml or any of the sources (Matrix.java
+// holds the matrix checker; an edit there alone must rebuild too).
 func javaSetup(ctx context.Context, root string) error {
 	dir := filepath.Join(root, "interop", "java")
 	main := filepath.Join(dir, "target", "classes", "io", "samsa", "interop", "Main.class")
-	if !stale(main, filepath.Join(dir, "pom.xml"), filepath.Join(dir, "src", "main", "java", "io", "samsa", "interop", "Main.java")) {
+	sources, err := filepath.Glob(filepath.Join(dir, "src", "main", "java", "io", "samsa", "interop", "*.java"))
+	if err != nil {
+		return err
+	}
+	if !stale(main, append(sources, filepath.Join(dir, "pom.xml"))...) {
 		return nil
 	}
 	return runLogged(ctx, dir, "mvn", "-q", "-B", "package", "-DskipTests")

@@ -44,7 +44,7 @@ func franzCodec(codec string) kgo.CompressionCodec {
 }
 
 func (f franz) produce(ctx context.Context, topic, codec string, count int, idempotent bool) (map[int]location, error) {
-	opts := []kgo.Opt{kgo.SeedBrokers(f.bootstrap), kgo.DefaultProduceTopic(topic),
+	opts := []kgo.Opt{kgo.SeedBrokers(seeds(f.bootstrap)...), kgo.DefaultProduceTopic(topic),
 		kgo.ProducerBatchCompression(franzCodec(codec)), kgo.RequiredAcks(kgo.AllISRAcks())}
 	if !idempotent {
 		opts = append(opts, kgo.DisableIdempotentWrite())
@@ -89,7 +89,7 @@ func (f franz) consume(ctx context.Context, group string, v *verifier) (bool, er
 	slices.Sort(topics)
 	var mu sync.Mutex
 	assigned := false
-	cl, err := kgo.NewClient(kgo.SeedBrokers(f.bootstrap), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds(f.bootstrap)...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...),
 		kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) {
 			mu.Lock()
@@ -160,7 +160,7 @@ func franzCommitted(ctx context.Context, adm *kadm.Client, group string, topics 
 }
 
 func (f franz) admin(ctx context.Context, topic string) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(f.bootstrap))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds(f.bootstrap)...))
 	if err != nil {
 		return err
 	}
@@ -169,12 +169,17 @@ func (f franz) admin(ctx context.Context, topic string) error {
 	if _, err := adm.CreateTopic(ctx, 2, 1, nil, topic); err != nil {
 		return fmt.Errorf("CreateTopic: %w", err)
 	}
-	td, err := adm.ListTopics(ctx, topic)
-	if err != nil {
-		return fmt.Errorf("ListTopics: %w", err)
-	}
-	if d, ok := td[topic]; !ok || d.Err != nil || len(d.Partitions) != 2 {
-		return fmt.Errorf("ListTopics(%s): %+v", topic, d)
+	if err := untilVisible(ctx, func() error {
+		td, err := adm.ListTopics(ctx, topic)
+		if err != nil {
+			return fmt.Errorf("ListTopics: %w", err)
+		}
+		if d, ok := td[topic]; !ok || d.Err != nil || len(d.Partitions) != 2 {
+			return fmt.Errorf("ListTopics(%s): %+v", topic, d)
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	rcs, err := adm.DescribeTopicConfigs(ctx, topic)
 	if err != nil {
@@ -200,7 +205,7 @@ func (f franz) admin(ctx context.Context, topic string) error {
 // franzAdmin is an admin client for the runner's own look-ups; its
 // connection lives as long as the program.
 func franzAdmin(bootstrap string) *kadm.Client {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds(bootstrap)...))
 	if err != nil {
 		panic(err) // only malformed options fail here
 	}

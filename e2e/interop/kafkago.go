@@ -26,7 +26,7 @@ func (k kafkaGo) produce(ctx context.Context, topic, codec string, count int, id
 			return nil, err
 		}
 	}
-	w := &kafka.Writer{Addr: kafka.TCP(k.bootstrap), Topic: topic, Balancer: &kafka.Hash{},
+	w := &kafka.Writer{Addr: kafka.TCP(seeds(k.bootstrap)...), Topic: topic, Balancer: &kafka.Hash{},
 		RequiredAcks: kafka.RequireAll, Compression: c, BatchSize: 500, BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	msgs := make([]kafka.Message, 0, 500)
@@ -63,7 +63,7 @@ func (k kafkaGo) consume(ctx context.Context, group string, v *verifier) (bool, 
 		topics = append(topics, t)
 	}
 	slices.Sort(topics)
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{k.bootstrap}, GroupID: group, GroupTopics: topics,
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: seeds(k.bootstrap), GroupID: group, GroupTopics: topics,
 		StartOffset: kafka.FirstOffset, MaxWait: 200 * time.Millisecond})
 	defer r.Close()
 	var commitErr, consumeErr error
@@ -99,7 +99,7 @@ func (k kafkaGo) consume(ctx context.Context, group string, v *verifier) (bool, 
 func (k kafkaGo) committed(group string, topics []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl := &kafka.Client{Addr: kafka.TCP(k.bootstrap)}
+	cl := &kafka.Client{Addr: kafka.TCP(seeds(k.bootstrap)...)}
 	want := map[string][]int{}
 	var reqs []kafka.OffsetRequest
 	ends := map[string][]kafka.OffsetRequest{}
@@ -140,7 +140,7 @@ func (k kafkaGo) committed(group string, topics []string) error {
 }
 
 func (k kafkaGo) admin(ctx context.Context, topic string) error {
-	cl := &kafka.Client{Addr: kafka.TCP(k.bootstrap), Timeout: 30 * time.Second}
+	cl := &kafka.Client{Addr: kafka.TCP(seeds(k.bootstrap)...), Timeout: 30 * time.Second}
 	cr, err := cl.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 2, ReplicationFactor: 1}}})
 	if err == nil {
 		err = cr.Errors[topic]
@@ -148,12 +148,17 @@ func (k kafkaGo) admin(ctx context.Context, topic string) error {
 	if err != nil {
 		return fmt.Errorf("CreateTopics: %w", err)
 	}
-	md, err := cl.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
-	if err != nil {
-		return fmt.Errorf("metadata: %w", err)
-	}
-	if len(md.Topics) != 1 || md.Topics[0].Error != nil || len(md.Topics[0].Partitions) != 2 {
-		return fmt.Errorf("metadata: %+v", md.Topics)
+	if err := untilVisible(ctx, func() error {
+		md, err := cl.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+		if err != nil {
+			return fmt.Errorf("metadata: %w", err)
+		}
+		if len(md.Topics) != 1 || md.Topics[0].Error != nil || len(md.Topics[0].Partitions) != 2 {
+			return fmt.Errorf("metadata: %+v", md.Topics)
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	dc, err := cl.DescribeConfigs(ctx, &kafka.DescribeConfigsRequest{Resources: []kafka.DescribeConfigRequestResource{{
 		ResourceType: kafka.ResourceTypeTopic, ResourceName: topic}}})

@@ -86,10 +86,17 @@ func TestParseCheckerAndMarkdown(t *testing.T) {
 		t.Fatal("an unknown status was accepted")
 	}
 	var md bytes.Buffer
-	writeMarkdown(&md, []*Report{r}, time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC), "samsa", 10, time.Minute)
+	single := &matrixRun{title: "One broker", against: "samsa", count: 10, reports: []*Report{r}}
+	cluster := &matrixRun{title: "3-broker cluster", against: "a cluster", brokers: 3, count: 10, reports: []*Report{newReport("franz-go")}}
+	writeMarkdown(&md, []*matrixRun{single, cluster}, time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC), time.Minute)
 	s := md.String()
 	for _, want := range []string{
-		"2026-11-30 04:00 UTC",
+		"2026-11-30 04:00 UTC against samsa, then against a cluster.",
+		"## One broker\n\n10 records per codec topic, 1 with the idempotent producer",
+		"## 3-broker cluster\n",
+		"replication factor 3",
+		"| franz-go |  | — | — |",
+		"### 3-broker cluster\n\nNone.\n",
 		"| kafkajs | kafkajs 2.2.4 | pass | — | — | — | **FAIL** | — | — | — | limit | — | — | — |",
 		`- kafkajs, admin, fail: createTopics: KafkaJSProtocolError: boom \| pipe`,
 		"- kafkajs, codec:lz4, limit: no codec",

@@ -35,7 +35,7 @@ func (s saramaClient) produce(ctx context.Context, topic, codec string, count in
 		cfg.Producer.Idempotent = true
 		cfg.Net.MaxOpenRequests = 1
 	}
-	p, err := sarama.NewAsyncProducer([]string{s.bootstrap}, cfg)
+	p, err := sarama.NewAsyncProducer(seeds(s.bootstrap), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (s saramaClient) consume(ctx context.Context, group string, v *verifier) (b
 	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	cfg.Consumer.Offsets.AutoCommit.Enable = false
 	cfg.Consumer.Return.Errors = true
-	cg, err := sarama.NewConsumerGroup([]string{s.bootstrap}, group, cfg)
+	cg, err := sarama.NewConsumerGroup(seeds(s.bootstrap), group, cfg)
 	if err != nil {
 		return false, nil, err
 	}
@@ -186,7 +186,7 @@ func (s saramaClient) consume(ctx context.Context, group string, v *verifier) (b
 }
 
 func (s saramaClient) committed(group string, topics []string) error {
-	cl, err := sarama.NewClient([]string{s.bootstrap}, saramaConfig())
+	cl, err := sarama.NewClient(seeds(s.bootstrap), saramaConfig())
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (s saramaClient) committed(group string, topics []string) error {
 }
 
 func (s saramaClient) admin(ctx context.Context, topic string) error {
-	adm, err := sarama.NewClusterAdmin([]string{s.bootstrap}, saramaConfig())
+	adm, err := sarama.NewClusterAdmin(seeds(s.bootstrap), saramaConfig())
 	if err != nil {
 		return err
 	}
@@ -231,26 +231,34 @@ func (s saramaClient) admin(ctx context.Context, topic string) error {
 	if err := adm.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: 2, ReplicationFactor: 1}, false); err != nil {
 		return fmt.Errorf("CreateTopic: %w", err)
 	}
-	md, err := adm.DescribeTopics([]string{topic})
-	if err != nil {
-		return fmt.Errorf("DescribeTopics: %w", err)
-	}
-	if len(md) != 1 || md[0].Err != sarama.ErrNoError || len(md[0].Partitions) != 2 {
-		return fmt.Errorf("DescribeTopics: %+v", md)
-	}
-	ts, err := adm.ListTopics()
-	if err != nil {
-		return fmt.Errorf("ListTopics: %w", err)
-	}
-	if _, ok := ts[topic]; !ok {
-		return fmt.Errorf("ListTopics misses %s", topic)
+	if err := untilVisible(ctx, func() error {
+		md, err := adm.DescribeTopics([]string{topic})
+		if err != nil {
+			return fmt.Errorf("DescribeTopics: %w", err)
+		}
+		if len(md) != 1 || md[0].Err != sarama.ErrNoError || len(md[0].Partitions) != 2 {
+			return fmt.Errorf("DescribeTopics: %+v", md)
+		}
+		ts, err := adm.ListTopics()
+		if err != nil {
+			return fmt.Errorf("ListTopics: %w", err)
+		}
+		if _, ok := ts[topic]; !ok {
+			return fmt.Errorf("ListTopics misses %s", topic)
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	res, err := adm.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: topic}}, sarama.DescribeConfigsOptions{})
 	if err != nil {
 		return fmt.Errorf("DescribeConfigs: %w", err)
 	}
-	if len(res) != 1 || res[0].ErrorCode != sarama.ErrNoError {
-		return fmt.Errorf("DescribeConfigs: %+v", res)
+	if len(res) != 1 {
+		return fmt.Errorf("DescribeConfigs: %d resources, want 1", len(res))
+	}
+	if res[0].ErrorCode != sarama.ErrNoError {
+		return fmt.Errorf("DescribeConfigs: %w: %s", res[0].ErrorCode, res[0].ErrorMsg)
 	}
 	if !slices.ContainsFunc(res[0].Configs, func(c sarama.ConfigEntry) bool { return c.Name == "retention.ms" }) {
 		return fmt.Errorf("DescribeConfigs: no retention.ms")

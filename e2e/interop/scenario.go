@@ -32,6 +32,32 @@ func (e errLimit) Error() string { return e.why }
 
 const consumeTimeout = 90 * time.Second
 
+// visibleTimeout bounds how long an admin scenario waits for a topic it
+// just created to show in Metadata.
+const visibleTimeout = 15 * time.Second
+
+// untilVisible calls look, the Metadata reads (describe, list) of a topic
+// just created, until it succeeds or visibleTimeout passes, and returns
+// its last error. In a cluster CreateTopics answers once the receiving
+// broker knows the new leaders; the other brokers learn them from the
+// controller's UpdateMetadata a little later, so a read may reach one that
+// has not (Kafka's Admin.createTopics documents the same), and an
+// application waits as this does. DescribeConfigs is left out: a broker
+// that knows the topic must answer it.
+func untilVisible(ctx context.Context, look func() error) error {
+	deadline := time.Now().Add(visibleTimeout)
+	for {
+		err := look()
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // runScenario runs the matrix scenario with c on the topics prefix-<codec>
 // and prefix-idem, which the runner created, and fills a report.
 func runScenario(ctx context.Context, c goClient, prefix string, count int) *Report {

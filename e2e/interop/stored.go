@@ -25,7 +25,7 @@ func checkStoredCodecs(ctx context.Context, bootstrap, prefix string, rep *Repor
 	if len(topics) == 0 {
 		return
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(topics...),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds(bootstrap)...), kgo.ConsumeTopics(topics...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		return

@@ -125,7 +125,13 @@ func runCmd(ctx context.Context, stdin []byte, name string, args ...string) (str
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("%v: %s (command: %s %s)", err, firstLines(errb.String(), 3), filepath.Base(name), strings.Join(args, " "))
+		// Kafka's TopicCommand prints its error on stdout, its log on
+		// stderr: without a message on stderr, stdout's is the one.
+		msg := firstLines(errb.String(), 3)
+		if msg == "" {
+			msg = firstLines(out.String(), 3)
+		}
+		return out.String(), fmt.Errorf("%v: %s (command: %s %s)", err, msg, filepath.Base(name), strings.Join(args, " "))
 	}
 	return out.String(), nil
 }

@@ -167,6 +167,32 @@ async function consume(kafka, group, v) {
   return { assigned, commitErr };
 }
 
+// untilVisible fetches the metadata of, and lists, a topic just created
+// until both show it, for up to 15 s, and returns null, or what the last
+// try saw: in a cluster the brokers other than the one that took
+// CreateTopics learn of the topic from the controller a little later, so
+// a read may reach one that has not, and an application waits as this
+// does. describeConfigs is left out: a broker that knows the topic must
+// answer it.
+async function untilVisible(admin, topic) {
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    let why;
+    try {
+      const md = await admin.fetchTopicMetadata({ topics: [topic] });
+      const n = md.topics[0].partitions.length;
+      if (n !== 2) why = `fetchTopicMetadata: ${n} partitions, want 2`;
+      else if (!(await admin.listTopics()).includes(topic)) why = `listTopics misses ${topic}`;
+      else return null;
+    } catch (e) {
+      if (e.type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw e;
+      why = `fetchTopicMetadata: ${errText(e)}`;
+    }
+    if (Date.now() > deadline) return why;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function adminCheck(kafka, topic) {
   const admin = kafka.admin();
   let step = 'connect';
@@ -175,11 +201,8 @@ async function adminCheck(kafka, topic) {
     step = 'createTopics';
     await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 1 }], waitForLeaders: true });
     step = 'fetchTopicMetadata';
-    const md = await admin.fetchTopicMetadata({ topics: [topic] });
-    const n = md.topics[0].partitions.length;
-    if (n !== 2) return `fetchTopicMetadata: ${n} partitions, want 2`;
-    step = 'listTopics';
-    if (!(await admin.listTopics()).includes(topic)) return `listTopics misses ${topic}`;
+    const why = await untilVisible(admin, topic);
+    if (why) return why;
     step = 'describeConfigs';
     const cfg = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false });
     const names = cfg.resources[0].configEntries.map((e) => e.configName);
@@ -202,7 +225,7 @@ async function main() {
   }
   const count = Number(countText);
   process.stdout.write(`VERSION kafkajs ${require('kafkajs/package.json').version}\n`);
-  const kafka = new Kafka({ clientId: 'samsa-interop', brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5 } });
+  const kafka = new Kafka({ clientId: 'samsa-interop', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 5 } });
 
   const placed = new Map();
   const counts = new Map();

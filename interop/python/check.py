@@ -166,6 +166,26 @@ def kp_consume(bootstrap, group, v):
         c.close()
 
 
+def until_visible(look, ok, timeout=15.0):
+    """Calls look, the Metadata reads (describe, list) of a topic just
+    created, until it returns what ok accepts without raising, for up to
+    timeout seconds, and returns that. In a cluster the brokers other than
+    the one that took CreateTopics learn of the topic from the controller a
+    little later, so a read may reach one that has not; an application waits
+    as this does. describe_configs is left out: a broker that knows the topic
+    must answer it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            got = look()
+            if ok(got) or time.monotonic() > deadline:
+                return got
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.1)
+
+
 def kp_admin(bootstrap, topic):
     from kafka.admin import KafkaAdminClient, NewTopic, ConfigResource, ConfigResourceType
     a = KafkaAdminClient(bootstrap_servers=bootstrap)
@@ -173,18 +193,21 @@ def kp_admin(bootstrap, topic):
         step = "create_topics"
         a.create_topics([NewTopic(topic, 2, 1)])
         step = "describe_topics"
-        d = a.describe_topics([topic])
+        d, names = until_visible(lambda: (a.describe_topics([topic]), a.list_topics()),
+                                 lambda r: r[0] and not r[0][0].get("error_code") and r[0][0]["partitions"] and topic in r[1])
         parts = len(d[0]["partitions"])
         if parts != 2:
             return "describe_topics: %d partitions, want 2 (%r)" % (parts, d)
         step = "list_topics"
-        if topic not in a.list_topics():
+        if topic not in names:
             return "list_topics misses %s" % topic
         step = "describe_configs"
         cr = a.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)], config_filter="all")
         text = repr(cr)
         if "retention.ms" not in text:
-            return "describe_configs: no retention.ms in %s" % text[:300]
+            # kafka-python drops the resource's error code: an empty dict
+            # is how an error (UNKNOWN_TOPIC_OR_PARTITION, ...) shows.
+            return "describe_configs: no retention.ms in %s (kafka-python shows no error code)" % text[:300]
         step = "delete_topics"
         a.delete_topics([topic])
         return None
@@ -278,11 +301,13 @@ def ck_admin(bootstrap, topic):
     try:
         a.create_topics([NewTopic(topic, num_partitions=2, replication_factor=1)])[topic].result(30)
         step = "describe_topics"
-        d = a.describe_topics(TopicCollection([topic]))[topic].result(30)
+        d, names = until_visible(lambda: (a.describe_topics(TopicCollection([topic]))[topic].result(30),
+                                          a.list_topics(timeout=30).topics),
+                                 lambda r: topic in r[1])
         if len(d.partitions) != 2:
             return "describe_topics: %d partitions, want 2" % len(d.partitions)
         step = "list_topics"
-        if topic not in a.list_topics(timeout=30).topics:
+        if topic not in names:
             return "list_topics misses %s" % topic
         step = "describe_configs"
         res = ConfigResource("topic", topic)

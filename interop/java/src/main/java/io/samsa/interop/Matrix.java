@@ -325,6 +325,38 @@ final class Matrix {
         }
     }
 
+    /**
+     * Describes and lists a topic just created until both show it, for up to 15 s: in a cluster the brokers other
+     * than the one that took CreateTopics learn of the topic from the controller a little later (as
+     * Admin.createTopics documents), so a read may reach one that has not, and an application waits as this does.
+     * Returns null when both show the topic with 2 partitions, else what the last try saw.
+     */
+    static String untilVisible(Admin admin, String topic) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (true) {
+            String why;
+            try {
+                int n = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+                if (n != 2) {
+                    why = "describeTopics: " + n + " partitions, want 2";
+                } else if (!admin.listTopics().names().get().contains(topic)) {
+                    why = "listTopics misses " + topic;
+                } else {
+                    return null;
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+                why = "describeTopics: " + err(e);
+            }
+            if (System.nanoTime() > deadline) {
+                return why;
+            }
+            Thread.sleep(100);
+        }
+    }
+
     static String admin(String bootstrap, String topic) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -332,13 +364,9 @@ final class Matrix {
         try (Admin admin = Admin.create(p)) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
             step = "describeTopics";
-            int n = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
-            if (n != 2) {
-                return "describeTopics: " + n + " partitions, want 2";
-            }
-            step = "listTopics";
-            if (!admin.listTopics().names().get().contains(topic)) {
-                return "listTopics misses " + topic;
+            String visible = untilVisible(admin, topic);
+            if (visible != null) {
+                return visible;
             }
             step = "describeConfigs";
             ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
