@@ -149,7 +149,9 @@ func TestAcknowledgedRecordsSurviveALeader(t *testing.T) {
 		for i, n := range nodes {
 			if !stopped[i] {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				n.Stop(ctx)
+				if err := n.Stop(ctx); err != nil {
+					t.Errorf("stop broker %d: %v", i+1, err)
+				}
 				cancel()
 			}
 		}
@@ -178,7 +180,9 @@ func TestAcknowledgedRecordsSurviveALeader(t *testing.T) {
 		}
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
-	nodes[0].Stop(sctx)
+	if err := nodes[0].Stop(sctx); err != nil {
+		t.Fatalf("stop broker 1: %v", err)
+	}
 	scancel()
 	stopped[0] = true
 	cons := testkit.NewClient(t, kgo.SeedBrokers(seeds[1:]...), kgo.ConsumeTopics("r"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
