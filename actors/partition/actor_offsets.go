@@ -208,6 +208,12 @@ func (p *partitionActor) readChunk(from int64) (data []byte, next, end int64, er
 		return nil, 0, 0, errLogOffline
 	}
 	end = p.highWatermark()
+	if p.core != nil && p.core.Leading() {
+		// A new leader's log is the partition's: its coordinator loads
+		// all of it, as Kafka's does, not only what its high watermark
+		// (which starts low and waits for the followers) already covers.
+		end = p.plog.LogEndOffset()
+	}
 	if from < p.plog.LogStartOffset() {
 		from = p.plog.LogStartOffset()
 	}

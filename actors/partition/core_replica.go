@@ -109,10 +109,12 @@ func (c *Core) Lead(l Leadership, hw, nowMs int64, log LogState) Effects {
 	}
 	c.lead = ls
 	c.follower = false
-	c.hw = min(max(hw, 0), c.local)
 	var fx Effects
-	fx.HighWatermarkMoved = true
+	// What is durable here first: a follower's core does not track it as
+	// it appends, and the starting high watermark may not pass it.
 	c.advance(log, &fx)
+	c.hw = min(max(hw, 0), c.local)
+	fx.HighWatermarkMoved = true
 	c.raise(c.replicatedTo(), &fx)
 	return fx
 }
