@@ -150,6 +150,21 @@ func (p *prober) check(t *testing.T, during string) {
 	}
 }
 
+// probeAround prepares to disturb broker b: it returns b's epoch and a
+// prober running against the other two brokers, on a topic led by one
+// of them (b is its third replica).
+func probeAround(t *testing.T, c *testkit.Cluster, b *testkit.ClusterBroker) (epoch int64, p *prober) {
+	t.Helper()
+	rest := others(c, b.ID())
+	steady := name(t, "steady")
+	createAssigned(t, c, steady, rest[0].ID(), rest[1].ID(), b.ID())
+	epoch, err := b.Epoch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return epoch, startProber(t, steady, addrsOf(rest))
+}
+
 // waitBrokerView waits until b's own metadata has all three brokers and
 // the controller ZooKeeper names.
 func waitBrokerView(t *testing.T, c *testkit.Cluster, b *testkit.ClusterBroker, d time.Duration) {
@@ -191,14 +206,7 @@ func TestSessionExpiry(t *testing.T) {
 
 	expire := func(t *testing.T, b *testkit.ClusterBroker) {
 		t.Helper()
-		rest := others(c, b.ID())
-		steady := name(t, "steady")
-		createAssigned(t, c, steady, rest[0].ID(), rest[1].ID(), b.ID())
-		before, err := b.Epoch()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := startProber(t, steady, addrsOf(rest))
+		before, p := probeAround(t, c, b)
 		began := time.Now()
 		if err := b.ExpireSession(); err != nil {
 			t.Fatal(err)
@@ -284,14 +292,7 @@ func TestRestartRightAfterKill(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := c.BrokerByID(tc.id())
-			rest := others(c, b.ID())
-			steady := name(t, "steady")
-			createAssigned(t, c, steady, rest[0].ID(), rest[1].ID(), b.ID())
-			before, err := b.Epoch()
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := startProber(t, steady, addrsOf(rest))
+			before, p := probeAround(t, c, b)
 			b.Kill()
 			if still, err := b.Epoch(); err != nil || still != before {
 				t.Logf("note: the old registration was already gone when the broker was started again (%v)", err)
