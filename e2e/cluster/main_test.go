@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -187,12 +186,10 @@ func metadataFrom(ctx context.Context, addr string, topics ...string) (*kmsg.Met
 	}
 	defer cl.Close()
 	req := kmsg.NewPtrMetadataRequest()
-	if topics != nil {
-		for _, topic := range topics {
-			rt := kmsg.NewMetadataRequestTopic()
-			rt.Topic = kmsg.StringPtr(topic)
-			req.Topics = append(req.Topics, rt)
-		}
+	for _, topic := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(topic)
+		req.Topics = append(req.Topics, rt)
 	}
 	return req.RequestWith(ctx, cl.SeedBrokers()[0])
 }
@@ -328,16 +325,6 @@ func waitTopicGone(t testing.TB, c *testkit.Cluster, topic string, d time.Durati
 		}
 		return nil
 	})
-}
-
-var errNoController = errors.New("no controller in metadata")
-
-// controllerIn is the controller id a Metadata response names.
-func controllerIn(m *kmsg.MetadataResponse) (int32, error) {
-	if m.ControllerID < 0 {
-		return -1, errNoController
-	}
-	return m.ControllerID, nil
 }
 
 // strictEnv makes knownBug tests run (and fail) instead of skipping.
