@@ -346,6 +346,4 @@ const (
 	bugProducerIDs = "in cluster mode every broker hands out producer ids from its own data directory " +
 		"(actors/catalog ProducerIDs) instead of blocks from the controller (AllocateProducerIds, " +
 		"/latest_producer_id_block): brokers give different producers the same id"
-	bugFeatureZNode = "no broker creates /feature ({\"features\":{},\"version\":2,\"status\":1}); " +
-		"zkmeta.Client.EnsureFeatures exists but nothing calls it on controller election"
 )

@@ -161,9 +161,6 @@ func TestZooKeeperLayout(t *testing.T) {
 			if strings.HasPrefix(k.Path, "/zookeeper") {
 				continue // the server's own
 			}
-			if k.Path == zkmeta.PathFeature {
-				continue // the Feature subtest
-			}
 			n, ok := tree[k.Path]
 			if !ok {
 				t.Errorf("%s: missing (Kafka 3.9.1 creates it at startup)", k.Path)
@@ -398,7 +395,6 @@ func TestZooKeeperLayout(t *testing.T) {
 	})
 
 	t.Run("Feature", func(t *testing.T) {
-		knownBug(t, bugFeatureZNode)
 		n := tree[zkmeta.PathFeature]
 		if _, err := zkmeta.DecodeFeatures(n.data); err != nil {
 			t.Fatalf("%s %q: %v", zkmeta.PathFeature, n.data, err)
