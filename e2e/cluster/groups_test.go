@@ -279,24 +279,32 @@ func values(prefix string, n int) []string {
 	return out
 }
 
-// replicationWorks reports whether the records on the partitions led by
-// broker dead before it was killed are still there at their new
-// leaders: whether followers replicate (issue #17). ends are the
-// partitions' end offsets before the kill, led their leaders then.
+// replicationWorks reports whether the records of the partitions led by
+// broker dead before it was killed are at their new leaders: whether
+// followers replicate (issue #17). ledBefore and ends are the leaders and
+// end offsets before the kill. A new leader's high watermark may trail
+// its log for a moment after the election, so it waits a little for the
+// end offsets to come back.
 func replicationWorks(t *testing.T, adm *kadm.Client, topic string, dead int32, ledBefore map[int32]int32, ends map[int32]int64) bool {
 	t.Helper()
-	now := endOffsets(t, adm, topic)
-	works := true
-	for p, l := range ledBefore {
-		if l != dead {
-			continue
+	end := time.Now().Add(15 * time.Second)
+	for {
+		now := endOffsets(t, adm, topic)
+		var short []string
+		for p, l := range ledBefore {
+			if l == dead && now[p] < ends[p] {
+				short = append(short, fmt.Sprintf("%s-%d: %d records before its leader %d was killed, %d at the new leader", topic, p, ends[p], dead, now[p]))
+			}
 		}
-		if now[p] < ends[p] {
-			t.Logf("%s-%d: %d records before its leader %d was killed, %d at the new leader", topic, p, ends[p], dead, now[p])
-			works = false
+		if len(short) == 0 {
+			return true
 		}
+		if time.Now().After(end) {
+			t.Logf("records lost with their leader: %v", short)
+			return false
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	return works
 }
 
 // TestGroupCoordinatorKill: three group members (franz-go, in the test
@@ -365,10 +373,10 @@ func TestGroupCoordinatorKill(t *testing.T) {
 	})
 	waitStable(t, adm, group, topic, 3, 6, 60*time.Second)
 	replicated := replicationWorks(t, adm, topic, coord, ledBefore, ends)
-	var commitsAfter map[int32]int64
-	if replicated {
-		commitsAfter = committedOffsets(t, adm, group, topic)
-	}
+	// What the new coordinator has; were the commits lost, the members
+	// have consumed from the start again and committed the same ends, so
+	// this alone does not tell (the redelivery check does).
+	commitsAfter := committedOffsets(t, adm, group, topic)
 
 	after := values("after", 300)
 	produceValues(t, liveAddrs(c), topic, after)
@@ -379,9 +387,45 @@ func TestGroupCoordinatorKill(t *testing.T) {
 			"records (and %s's commits in __consumer_offsets) led by the killed broker %d are not on their new leaders, "+
 			"followers do not replicate yet (issue #17)", group, coord)
 	}
+	knownBug(t, bugCoordinatorLoad)
 	if fmt.Sprint(commitsAfter) != fmt.Sprint(ends) {
 		t.Errorf("committed offsets after the coordinator moved: %v, before: %v", commitsAfter, ends)
 	}
 	seen.exactlyOnce(t, "committed before the kill", before)
 	seen.exactlyOnce(t, "produced after the kill", after)
+}
+
+// TestCommitsSurviveCoordinatorKill is the narrow form of the resumption
+// TestGroupCoordinatorKill checks: offsets committed to a group (no
+// members) are answered by the new coordinator after the old one's
+// broker is killed, once __consumer_offsets is replicated.
+func TestCommitsSurviveCoordinatorKill(t *testing.T) {
+	knownBug(t, bugCoordinatorLoad)
+	c := ownCluster(t)
+	topic, group := name(t, "t"), name(t, "g")
+	createTopic(t, c, topic, 6, 3)
+	offsets := kadm.Offsets{}
+	want := map[int32]int64{}
+	for p := range int32(6) {
+		offsets.Add(kadm.Offset{Topic: topic, Partition: p, At: 42 + int64(p), LeaderEpoch: -1})
+		want[p] = 42 + int64(p)
+	}
+	commitAll(t, c, group, offsets)
+	coord := waitCoordinator(t, c, group, 30*time.Second)
+	// Kafka appends commits with acks=all: once answered, they are on
+	// every replica in the ISR of the group's offsets partition.
+	c.BrokerByID(coord).Kill()
+	next := waitCoordinator(t, c, group, 60*time.Second, coord)
+	adm := admin(t, liveAddrs(c))
+	end := time.Now().Add(15 * time.Second)
+	for {
+		got := committedOffsets(t, adm, group, topic)
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("coordinator %d killed, %d took over: it answers commits %v, want %v", coord, next, got, want)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -346,4 +346,7 @@ const (
 	bugProducerIDs = "in cluster mode every broker hands out producer ids from its own data directory " +
 		"(actors/catalog ProducerIDs) instead of blocks from the controller (AllocateProducerIds, " +
 		"/latest_producer_id_block): brokers give different producers the same id"
+	bugCoordinatorLoad = "a new leader of a __consumer_offsets partition loads its groups only up to its high " +
+		"watermark (actors/partition readChunk), which right after the election is 0 (it reaches the log end " +
+		"seconds later), so the new coordinator starts with no groups and no commits; Kafka loads to the log end"
 )
