@@ -343,10 +343,9 @@ func knownBug(t *testing.T, bug string) {
 
 // Bugs found by these tests, reported to the lead; see knownBug.
 const (
-	bugProducerIDs = "in cluster mode every broker hands out producer ids from its own data directory " +
-		"(actors/catalog ProducerIDs) instead of blocks from the controller (AllocateProducerIds, " +
-		"/latest_producer_id_block): brokers give different producers the same id"
-	bugCoordinatorLoad = "a new leader of a __consumer_offsets partition loads its groups only up to its high " +
-		"watermark (actors/partition readChunk), which right after the election is 0 (it reaches the log end " +
-		"seconds later), so the new coordinator starts with no groups and no commits; Kafka loads to the log end"
+	bugCoordinatorLoad = "a new leader of a __consumer_offsets partition starts its group coordinator at once, " +
+		"which loads the partition only up to the high watermark (actors/partition readChunk; Kafka loads to the " +
+		"log end), and a new leader's high watermark starts at 0 although it holds the records (it reaches the " +
+		"log end about half a second later): the new coordinator loads no groups and no commits, and never " +
+		"reads them again"
 )

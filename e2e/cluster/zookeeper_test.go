@@ -379,7 +379,6 @@ func TestZooKeeperLayout(t *testing.T) {
 	})
 
 	t.Run("ProducerIDBlock", func(t *testing.T) {
-		knownBug(t, bugProducerIDs)
 		n := tree[zkmeta.PathProducerIDBlock]
 		if len(n.data) == 0 {
 			t.Fatalf("%s is empty after an idempotent producer ran", zkmeta.PathProducerIDBlock)
@@ -489,7 +488,6 @@ func commitAll(t *testing.T, c *testkit.Cluster, group string, offsets kadm.Offs
 // the controller (AllocateProducerIds, /latest_producer_id_block).
 func TestProducerIDsUniqueAcrossBrokers(t *testing.T) {
 	c := sharedCluster(t)
-	knownBug(t, bugProducerIDs)
 	seen := map[int64]int32{}
 	for round := range 2 {
 		for _, b := range c.Brokers() {
