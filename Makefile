@@ -30,7 +30,7 @@ deps:
 ## detector runs about 20x slower, which would force smaller workloads).
 test: deps lint-imports
 	$(GO) test -race -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/e2e')
-	$(GO) test -timeout $(TEST_TIMEOUT) ./e2e/...
+	$(GO) test -timeout $(TEST_TIMEOUT) $$($(GO) list ./e2e/... | grep -v /e2e/cluster)
 
 ## lint-imports: the structural rules of internal/lint (imports, layers, clock use); a second to run
 lint-imports:
@@ -59,6 +59,13 @@ $(GOLANGCI_LINT):
 .PHONY: interop
 interop: deps
 	$(GO) run ./e2e/interop -cluster 0,3 -out docs/compatibility.md
+
+## cluster-test: three `samsa serve` processes on one ZooKeeper, driven by real clients and
+## Kafka's tools (e2e/cluster; a few minutes). `make test` leaves the package out; CI runs this
+## after `make interop`, whose build of interop/java it reuses for Kafka's 4.x tools.
+.PHONY: cluster-test
+cluster-test: deps
+	$(GO) test -timeout 20m ./e2e/cluster/...
 
 ## bench: the micro-benchmarks (segment/, wire/, ...)
 bench:

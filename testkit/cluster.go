@@ -410,8 +410,8 @@ func (c *Cluster) WaitForBrokers(n int) ([]int32, error) {
 	err := c.waitZK(fmt.Sprintf("%d brokers registered in %s", n, brokerIDsPath), func() (bool, <-chan zk.Event, error) {
 		names, _, ev, err := c.conn.ChildrenW(c.ZKPath(brokerIDsPath))
 		if errors.Is(err, zk.ErrNoNode) {
-			_, _, ev, err = c.conn.ExistsW(c.ZKPath(brokerIDsPath))
 			ids = nil
+			ev, err := existsWatch(c.conn, c.ZKPath(brokerIDsPath))
 			return false, ev, err
 		}
 		ids = parseIDs(names)
@@ -444,8 +444,8 @@ func (c *Cluster) WaitForController(except ...int32) (int32, error) {
 	err := c.waitZK(fmt.Sprintf("a controller other than %v", except), func() (bool, <-chan zk.Event, error) {
 		data, _, ev, err := c.conn.GetW(c.ZKPath("/controller"))
 		if errors.Is(err, zk.ErrNoNode) {
-			_, _, ev, err = c.conn.ExistsW(c.ZKPath("/controller"))
 			id = -1
+			ev, err := existsWatch(c.conn, c.ZKPath("/controller"))
 			return false, ev, err
 		}
 		if err != nil {
@@ -457,6 +457,18 @@ func (c *Cluster) WaitForController(except ...int32) (int32, error) {
 		return !slices.Contains(except, id), ev, nil
 	})
 	return id, err
+}
+
+// existsWatch sets a watch for path's creation, after a read found it
+// missing. If it was created in between, the watch would only fire on
+// its next change (perhaps never), so it returns no watch then, and the
+// caller checks again after a short pause.
+func existsWatch(conn *zk.Conn, path string) (<-chan zk.Event, error) {
+	ok, _, ev, err := conn.ExistsW(path)
+	if err != nil || ok {
+		return nil, err
+	}
+	return ev, nil
 }
 
 // parseControllerID reads "brokerid" from /controller's JSON

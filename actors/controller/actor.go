@@ -207,6 +207,11 @@ func (a *shell) campaign() {
 func (a *shell) load() {
 	st := a.cfg.Store
 	gen := a.gen
+	// Kafka's onControllerFailover sets up feature versioning first.
+	if err := st.EnsureFeatures(); err != nil {
+		a.resign("ensure /feature", err)
+		return
+	}
 	_, ch, err := st.WatchBrokerIDs()
 	if err != nil {
 		a.resign("watch /brokers/ids", err)

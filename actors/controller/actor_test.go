@@ -27,6 +27,7 @@ type fakeStore struct {
 	watches    map[string][]chan struct{}
 	deleted    []string
 	resigned   int
+	features   int // EnsureFeatures calls
 	notify     chan struct{}
 }
 
@@ -194,6 +195,13 @@ func (f *fakeStore) RemoveDeletionMarker(v int32, t string) error {
 	return nil
 }
 
+func (f *fakeStore) EnsureFeatures() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.features++
+	return nil
+}
+
 func (f *fakeStore) AllocateProducerIDBlock(b int32, size int64) (ProducerIDBlock, error) {
 	return ProducerIDBlock{Broker: b, Start: 0, End: size - 1}, nil
 }
@@ -285,6 +293,11 @@ func TestShellElectsCreatesDeletesAndStepsDown(t *testing.T) {
 	waitFor(t, st, "election and the first states", func() bool {
 		return st.ctl == 1 && len(st.states) == 2
 	})
+	st.mu.Lock()
+	if st.features != 1 {
+		t.Errorf("the elected controller ensured /feature %d times, want once", st.features)
+	}
+	st.mu.Unlock()
 	if s := st.states[TopicPartition{"a", 1}]; s.Leader != 2 || !slices.Equal(s.ISR, []int32{2, 1}) || s.ControllerEpoch != 1 {
 		t.Fatalf("a-1's state is %+v", s)
 	}

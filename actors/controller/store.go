@@ -32,6 +32,12 @@ type Store interface {
 	RemoveDeletionMarker(epochZkVersion int32, topic string) error
 
 	AllocateProducerIDBlock(broker int32, size int64) (ProducerIDBlock, error)
+
+	// EnsureFeatures creates /feature, enabled with no features, when it
+	// is missing or disabled: what a Kafka 3.9 controller does on every
+	// election (enableFeatureVersioning), so the znode is there as Kafka
+	// tools and brokers expect.
+	EnsureFeatures() error
 }
 
 // Sender is the controller's channel to the brokers (interbroker.Channel):

@@ -190,3 +190,8 @@ func (s controllerStore) AllocateProducerIDBlock(broker int32, size int64) (cont
 	b, err := s.c.AllocateProducerIDBlock(broker, size)
 	return controller.ProducerIDBlock{Broker: b.Broker, Start: b.Start, End: b.End}, err
 }
+
+func (s controllerStore) EnsureFeatures() error {
+	_, err := s.c.EnsureFeatures()
+	return err
+}
