@@ -21,11 +21,11 @@
 //   - groups_test.go: a 3-member consumer group consumes exactly once and
 //     commits; its coordinator's broker is killed, another broker
 //     coordinates the group, the group is Stable again and consumes new
-//     records. Resuming from the commits needs them to survive their
-//     leader: the test skips that part if replicationWorks finds the
-//     killed leader's records gone from the new leaders (issue #17).
-//   - knownBug marks the checks that fail because of a reported broker
-//     bug (main_test.go lists them); SAMSA_E2E_STRICT=1 runs them.
+//     records, resuming from its commits (each record of either side of
+//     the kill consumed exactly once), and commits alone survive the
+//     coordinator's death (TestCommitsSurviveCoordinatorKill). The
+//     resumption check would skip if replicationWorks found the killed
+//     leader's records gone from the new leaders.
 //
 // The tests that only look share one cluster (sharedCluster, started on
 // first use and stopped with SIGTERM after the last test, an unclean stop

@@ -387,7 +387,6 @@ func TestGroupCoordinatorKill(t *testing.T) {
 			"records (and %s's commits in __consumer_offsets) led by the killed broker %d are not on their new leaders, "+
 			"followers do not replicate yet (issue #17)", group, coord)
 	}
-	knownBug(t, bugCoordinatorLoad)
 	if fmt.Sprint(commitsAfter) != fmt.Sprint(ends) {
 		t.Errorf("committed offsets after the coordinator moved: %v, before: %v", commitsAfter, ends)
 	}
@@ -400,7 +399,6 @@ func TestGroupCoordinatorKill(t *testing.T) {
 // members) are answered by the new coordinator after the old one's
 // broker is killed, once __consumer_offsets is replicated.
 func TestCommitsSurviveCoordinatorKill(t *testing.T) {
-	knownBug(t, bugCoordinatorLoad)
 	c := ownCluster(t)
 	topic, group := name(t, "t"), name(t, "g")
 	createTopic(t, c, topic, 6, 3)

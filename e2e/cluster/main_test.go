@@ -326,26 +326,3 @@ func waitTopicGone(t testing.TB, c *testkit.Cluster, topic string, d time.Durati
 		return nil
 	})
 }
-
-// strictEnv makes knownBug tests run (and fail) instead of skipping.
-const strictEnv = "SAMSA_E2E_STRICT"
-
-// knownBug marks a test that fails against the current broker because of
-// a reported broker bug: it skips, naming the bug, so the suite stays
-// green for everyone else, unless SAMSA_E2E_STRICT=1. Whoever fixes the
-// bug deletes the knownBug call (as in package e2e).
-func knownBug(t *testing.T, bug string) {
-	t.Helper()
-	if os.Getenv(strictEnv) != "1" {
-		t.Skipf("known broker bug (run with %s=1 to see it fail): %s", strictEnv, bug)
-	}
-}
-
-// Bugs found by these tests, reported to the lead; see knownBug.
-const (
-	bugCoordinatorLoad = "a new leader of a __consumer_offsets partition starts its group coordinator at once, " +
-		"which loads the partition only up to the high watermark (actors/partition readChunk; Kafka loads to the " +
-		"log end), and a new leader's high watermark starts at 0 although it holds the records (it reaches the " +
-		"log end about half a second later): the new coordinator loads no groups and no commits, and never " +
-		"reads them again"
-)
