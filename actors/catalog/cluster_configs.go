@@ -129,7 +129,10 @@ func (a *metadataActor) clusterDescribeConfigs(req *wire.Request, body *kmsg.Des
 	go func() {
 		for _, i := range topics {
 			res := body.Resources[i]
-			if view.Topics[res.ResourceName] == nil {
+			if view.Topics[res.ResourceName] == nil && !existsInZK(store, res.ResourceName) {
+				// Not in this broker's view, and not in ZooKeeper either
+				// (a topic just made elsewhere is in ZooKeeper before the
+				// controller's word reaches every broker: answer it).
 				out := kmsg.NewDescribeConfigsResponseResource()
 				out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
 				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Int16(), ptr("") // as Kafka: no message
@@ -260,4 +263,10 @@ func (a *metadataActor) clusterIncrementalAlterConfigs(req *wire.Request, body *
 		}
 		env.Reply(req, resp)
 	})
+}
+
+// existsInZK says whether ZooKeeper has the topic (false on error).
+func existsInZK(store ClusterStore, name string) bool {
+	ok, err := store.TopicExists(name)
+	return err == nil && ok
 }

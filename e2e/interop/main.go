@@ -15,9 +15,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/samsa-io/samsa/testkit"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/interbroker"
+	"github.com/samsa-io/samsa/testkit"
 )
 
 func main() {
@@ -295,7 +298,58 @@ func createTopics(ctx context.Context, bootstrap, prefix string, rf int16) error
 	if err != nil {
 		return err
 	}
-	return res.Error()
+	if err := res.Error(); err != nil {
+		return err
+	}
+	return waitEveryBroker(cctx, seeds(bootstrap), names)
+}
+
+// waitEveryBroker waits until each broker, asked directly, knows every
+// topic in names with a leader for each partition. In a cluster a new
+// topic reaches each broker's metadata in its own time (in Kafka too);
+// the clients under test must not start on a broker that has not heard
+// of their topics yet, or the matrix measures that race instead of the
+// client.
+func waitEveryBroker(ctx context.Context, addrs, names []string) error {
+	ib := interbroker.New(interbroker.Config{ClientID: "interop-runner"})
+	defer ib.Close()
+	for _, addr := range addrs {
+		for {
+			req := kmsg.NewPtrMetadataRequest()
+			for _, n := range names {
+				t := kmsg.NewMetadataRequestTopic()
+				t.Topic = kmsg.StringPtr(n)
+				req.Topics = append(req.Topics, t)
+			}
+			resp, err := ib.Send(ctx, addr, req)
+			if err == nil && allLed(resp.(*kmsg.MetadataResponse), len(names)) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("broker %s never knew every new topic: %w", addr, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func allLed(m *kmsg.MetadataResponse, want int) bool {
+	if len(m.Topics) != want {
+		return false
+	}
+	for _, t := range m.Topics {
+		if t.ErrorCode != 0 || len(t.Partitions) != partitions {
+			return false
+		}
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 || p.Leader < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // seeds splits a bootstrap list ("host:port,host:port") for the Go
