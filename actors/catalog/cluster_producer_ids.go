@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -237,18 +235,7 @@ func allocateFromController(client *interbroker.Client, mode *ClusterMode, broke
 // controllerAddr is the controller's address on listener (or its first
 // endpoint), from the view.
 func controllerAddr(v *cluster.View, listener string) (string, bool) {
-	if v == nil || v.ControllerID < 0 {
-		return "", false
-	}
-	b, ok := v.Brokers[v.ControllerID]
-	if !ok || len(b.Endpoints) == 0 {
-		return "", false
-	}
-	e, ok := b.Endpoint(listener)
-	if !ok {
-		e = b.Endpoints[0]
-	}
-	return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), true
+	return v.ControllerAddr(listener)
 }
 
 // clusterInitProducerID answers an idempotent producer's InitProducerId

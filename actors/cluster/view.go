@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"maps"
+	"net"
 	"slices"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -178,3 +180,29 @@ func (v *View) Apply(req *kmsg.UpdateMetadataRequest) (*View, kerr.Code) {
 }
 
 func sortedTopicNames(m map[string]*Topic) []string { return slices.Sorted(maps.Keys(m)) }
+
+// Addr is broker id's address on listener (its first endpoint when it
+// has none by that name), for the inter-broker client; false when the
+// view has no such live broker.
+func (v *View) Addr(id int32, listener string) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	b, ok := v.Brokers[id]
+	if !ok || len(b.Endpoints) == 0 {
+		return "", false
+	}
+	e, ok := b.Endpoint(listener)
+	if !ok {
+		e = b.Endpoints[0]
+	}
+	return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), true
+}
+
+// ControllerAddr is the controller's address on listener (Addr).
+func (v *View) ControllerAddr(listener string) (string, bool) {
+	if v == nil || v.ControllerID < 0 {
+		return "", false
+	}
+	return v.Addr(v.ControllerID, listener)
+}

@@ -147,3 +147,27 @@ func TestLeaderAndIsrDecision(t *testing.T) {
 		t.Fatalf("other topic id: %+v %+v", roles, resp)
 	}
 }
+
+// A broker's address is its endpoint on the listener asked for, else its
+// first; a broker the view lacks, or no controller, has none.
+func TestAddr(t *testing.T) {
+	b := liveBroker(2, 9002, "")
+	b.Endpoints = append(b.Endpoints, kmsg.UpdateMetadataRequestLiveBrokerEndpoint{Host: "10.0.0.2", Port: 9192, ListenerName: "INTERNAL"})
+	v, _ := Empty("c").Apply(update(1, []kmsg.UpdateMetadataRequestLiveBroker{b}))
+	if a, ok := v.Addr(2, "INTERNAL"); !ok || a != "10.0.0.2:9192" {
+		t.Fatalf("INTERNAL: %q %v", a, ok)
+	}
+	if a, ok := v.Addr(2, "OTHER"); !ok || a != "127.0.0.1:9002" {
+		t.Fatalf("fallback: %q %v", a, ok)
+	}
+	if _, ok := v.Addr(3, "INTERNAL"); ok {
+		t.Fatal("an unknown broker has an address")
+	}
+	if _, ok := v.ControllerAddr("INTERNAL"); ok {
+		t.Fatal("controller 1 is not live, yet it has an address")
+	}
+	var none *View
+	if _, ok := none.ControllerAddr("x"); ok {
+		t.Fatal("a nil view names a controller")
+	}
+}

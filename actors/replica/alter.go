@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -125,18 +123,4 @@ func (s *ISRSender) send(topic string, id [16]byte, p int32, prop partition.ISRP
 	return nil, 0, errors.New("the controller's answer names no such partition")
 }
 
-func (s *ISRSender) controllerAddr() (string, bool) {
-	v := s.View.Load()
-	b, ok := v.Brokers[v.ControllerID]
-	if !ok {
-		return "", false
-	}
-	e, ok := b.Endpoint(s.Listener)
-	if !ok {
-		if len(b.Endpoints) == 0 {
-			return "", false
-		}
-		e = b.Endpoints[0]
-	}
-	return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), true
-}
+func (s *ISRSender) controllerAddr() (string, bool) { return s.View.Load().ControllerAddr(s.Listener) }

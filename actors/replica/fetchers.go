@@ -2,8 +2,6 @@ package replica
 
 import (
 	"log/slog"
-	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -132,17 +130,5 @@ func (fs *Fetchers) Close() {
 
 // leaderAddr is the leader's inter-broker address, from the view.
 func (fs *Fetchers) leaderAddr(id int32) (string, bool) {
-	v := fs.cfg.View.Load()
-	b, ok := v.Brokers[id]
-	if !ok {
-		return "", false
-	}
-	e, ok := b.Endpoint(fs.cfg.Listener)
-	if !ok {
-		if len(b.Endpoints) == 0 {
-			return "", false
-		}
-		e = b.Endpoints[0]
-	}
-	return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), true
+	return fs.cfg.View.Load().Addr(id, fs.cfg.Listener)
 }

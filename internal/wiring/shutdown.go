@@ -2,7 +2,6 @@ package wiring
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"time"
 
@@ -60,20 +59,5 @@ func (cn *clusterNode) controlledShutdown(ctx context.Context) {
 
 // controllerAddr is the controller's inter-broker address, from the view.
 func (cn *clusterNode) controllerAddr() (string, bool) {
-	v := cn.broker.ClusterView()
-	if v == nil || v.ControllerID < 0 {
-		return "", false
-	}
-	b, ok := v.Brokers[v.ControllerID]
-	if !ok {
-		return "", false
-	}
-	e, ok := b.Endpoint(cn.cfg.InterBrokerListener)
-	if !ok {
-		if len(b.Endpoints) == 0 {
-			return "", false
-		}
-		e = b.Endpoints[0]
-	}
-	return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), true
+	return cn.broker.ClusterView().ControllerAddr(cn.cfg.InterBrokerListener)
 }
