@@ -25,15 +25,7 @@ func TestKillEveryBrokerAtOnce(t *testing.T) {
 	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: 3})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	adm := kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...)))
-	resp, err := adm.CreateTopic(ctx, 3, 3, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		t.Fatalf("create: %v", err)
-	}
-	waitISR(t, ctx, adm, 3)
+	createDurableTopic(t, ctx, c)
 	prod := testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...), kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()))
 	var mu sync.Mutex
 	want := map[string]bool{}
@@ -81,7 +73,7 @@ func TestKillEveryBrokerAtOnce(t *testing.T) {
 	if _, err := c.WaitForBrokers(3); err != nil {
 		t.Fatal(err)
 	}
-	adm = kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...)))
+	adm := kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...)))
 	waitISR(t, ctx, adm, 3)
 	cons := testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	seen := map[string]bool{}

@@ -24,15 +24,7 @@ func TestKillTheLeaderFiveTimesUnderLoad(t *testing.T) {
 	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: 3})
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	adm := kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...)))
-	resp, err := adm.CreateTopic(ctx, 3, 3, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		t.Fatalf("create: %v", err)
-	}
-	waitISR(t, ctx, adm, 3)
+	adm := createDurableTopic(t, ctx, c)
 
 	prod := testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...), kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.RecordRetries(1<<30), kgo.RecordDeliveryTimeout(5*time.Minute), kgo.ProducerLinger(0))
@@ -123,6 +115,23 @@ func TestKillTheLeaderFiveTimesUnderLoad(t *testing.T) {
 	}
 	t.Logf("%d records acknowledged through five leader kills, all read back", want)
 	waitISR(t, ctx, adm, 3)
+}
+
+// createDurableTopic makes the 3-partition RF 3 topic the tests write,
+// with min.insync.replicas=2, and waits until every replica is in sync;
+// it returns the admin client it used.
+func createDurableTopic(t *testing.T, ctx context.Context, c *testkit.Cluster) *kadm.Client {
+	t.Helper()
+	adm := kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...)))
+	resp, err := adm.CreateTopic(ctx, 3, 3, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	waitISR(t, ctx, adm, 3)
+	return adm
 }
 
 func leaderOf(t *testing.T, ctx context.Context, adm *kadm.Client, p int32) int32 {
