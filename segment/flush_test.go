@@ -292,12 +292,23 @@ func TestGroupCommitGathersReturningProducers(t *testing.T) {
 	if n := syncs.Load() - before; n != 1 {
 		t.Fatalf("%d fsyncs for two returning producers, want 1", n)
 	}
-	// Only one returns this time: the timer bounds the wait.
+	// Only one returns this time: the timer bounds the wait. The flusher
+	// may have armed another gather timer after the last flush (a second
+	// flush request queued behind it), whose end the lone append may
+	// meet, so time moves on each armed timer until the acknowledgement
+	// comes (the test used to advance once, and hung when that was the
+	// older timer).
 	appendWait()
-	<-clock.armed
-	clock.Advance(time.Millisecond)
-	if err := <-acks; err != nil {
-		t.Fatal(err)
+	for acked := false; !acked; {
+		select {
+		case <-clock.armed:
+			clock.Advance(time.Millisecond)
+		case err := <-acks:
+			if err != nil {
+				t.Fatal(err)
+			}
+			acked = true
+		}
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
