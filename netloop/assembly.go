@@ -134,6 +134,7 @@ type queuedBytes struct {
 	mu      sync.Mutex
 	waiters map[*conn]struct{} // mu: connections waiting for budget
 	freed   time.Time          // mu: last time memory was handed back to the OS
+	later   bool               // mu: a hand-back is scheduled for when freeEvery allows
 }
 
 // reserve takes n bytes of the budget if they fit, or if nothing holds it.
@@ -160,11 +161,17 @@ const (
 	freeEvery      = 5 * time.Second
 )
 
+// handBackMemory returns the memory the runtime holds but does not use to
+// the OS; a variable so tests can count the hand-backs.
+var handBackMemory = debug.FreeOSMemory
+
 // release gives n bytes back and wakes the connections waiting for them.
 // When the budget empties after a burst, the memory the burst's frames
 // took is handed back to the OS: the runtime would otherwise keep it
 // mapped and resident for minutes (100 slow senders left 785 MB resident
-// after they had gone).
+// after they had gone). A burst that ends sooner than freeEvery after the
+// last hand-back is handed back once freeEvery has passed, not skipped:
+// skipping it left a second burst's memory resident for good.
 func (q *queuedBytes) release(n int64) {
 	left := q.used.Add(-n)
 	q.mu.Lock()
@@ -173,18 +180,33 @@ func (q *queuedBytes) release(n int64) {
 		q.waiters = nil
 	}
 	free := false
-	if left == 0 && q.peak.Load() >= freeAfterBurst && time.Since(q.freed) >= freeEvery {
+	if left == 0 && q.peak.Load() >= freeAfterBurst {
 		q.peak.Store(0)
-		q.freed = time.Now()
-		free = true
+		if wait := freeEvery - time.Since(q.freed); wait <= 0 {
+			q.freed = time.Now()
+			free = true
+		} else if !q.later {
+			q.later = true
+			time.AfterFunc(wait, q.freeLater)
+		}
 	}
 	q.mu.Unlock()
 	for c := range waiters {
 		c.wake()
 	}
 	if free {
-		go debug.FreeOSMemory()
+		go handBackMemory()
 	}
+}
+
+// freeLater is the scheduled hand-back of a burst that ended too soon
+// after the previous one.
+func (q *queuedBytes) freeLater() {
+	q.mu.Lock()
+	q.later = false
+	q.freed = time.Now()
+	q.mu.Unlock()
+	handBackMemory()
 }
 
 // wait registers c to be woken when budget is given back. Called on c's
