@@ -49,6 +49,15 @@ var pureCores = []string{
 	"actors/controller/deletion.go",
 	"actors/controller/alter.go",
 	"actors/controller/shutdown.go",
+	// actors/txn: the coordinator's core (its shell will be actor*.go).
+	"actors/txn/types.go",
+	"actors/txn/record.go",
+	"actors/txn/core.go",
+	"actors/txn/init.go",
+	"actors/txn/add.go",
+	"actors/txn/end.go",
+	"actors/txn/appended.go",
+	"actors/txn/tick.go",
 }
 
 // sleepFree reports whether the rule against time.Sleep covers rel: every
