@@ -17,6 +17,17 @@
 // Five is the client's max.in.flight.requests.per.connection bound for
 // idempotence: no retry can reach further back than that.
 //
+// Transactions (txn.go): a producer's first transactional batch opens its
+// transaction at that batch's offset; until a marker (a control batch
+// the transaction coordinator has the leader append) ends it, the
+// producer may write only transactional batches (else INVALID_TXN_STATE).
+// The oldest open transaction's first offset bounds the last stable
+// offset (FirstUnstableOffset). A marker from an older producer epoch is
+// INVALID_PRODUCER_EPOCH, from an older coordinator epoch
+// TRANSACTION_COORDINATOR_FENCED; a marker at a newer epoch (the
+// coordinator fencing a producer) moves the producer to it. RecordMarker
+// reports each transaction it ends, for the aborted-transaction index.
+//
 // State is rebuilt after a restart from a snapshot (Encode/Decode) plus a
 // replay of the batches appended after it (Observe).
 //

@@ -47,15 +47,24 @@ type Producer struct {
 	Batches []BatchRecord
 	// LastTimestamp is when the producer last wrote (ms), for expiry.
 	LastTimestamp int64
+	// TxnFirstOffset is the first offset of the producer's open
+	// transaction, or -1 when none is open.
+	TxnFirstOffset int64
+	// CoordinatorEpoch is the epoch of the transaction coordinator that
+	// wrote the producer's last marker (0 before any); an older one is
+	// fenced.
+	CoordinatorEpoch int32
 }
 
 // State maps producer ids to their state.
 type State struct {
 	producers map[int64]*Producer
+	open      map[int64]int64 // producer id -> first offset of its open transaction
+	firstOpen int64           // the smallest of open's values; -1: to recompute
 }
 
 // New returns an empty producer state.
-func New() *State { return &State{producers: make(map[int64]*Producer)} }
+func New() *State { return &State{producers: make(map[int64]*Producer), firstOpen: -1} }
 
 // Len is the number of producers remembered.
 func (s *State) Len() int { return len(s.producers) }
@@ -96,6 +105,9 @@ func (s *State) Check(h *wire.BatchHeader) Check {
 		}
 		return Check{Verdict: Append}
 	}
+	if c, bad := checkTxn(h, p); bad {
+		return c
+	}
 	last := h.LastSequence()
 	for _, b := range p.Batches {
 		if b.FirstSeq == h.BaseSequence && b.LastSeq == last {
@@ -132,7 +144,7 @@ func (s *State) Record(h *wire.BatchHeader, firstOffset, timestamp int64) {
 	}
 	p, ok := s.producers[h.ProducerID]
 	if !ok {
-		p = &Producer{Epoch: h.ProducerEpoch}
+		p = &Producer{Epoch: h.ProducerEpoch, TxnFirstOffset: -1}
 		s.producers[h.ProducerID] = p
 	}
 	if h.ProducerEpoch != p.Epoch {
@@ -142,8 +154,14 @@ func (s *State) Record(h *wire.BatchHeader, firstOffset, timestamp int64) {
 		p.Batches = p.Batches[:0]
 	}
 	p.LastTimestamp = timestamp
-	if h.BaseSequence < 0 || h.IsControl() {
-		return // transaction markers carry no sequence
+	if h.IsControl() {
+		return // markers go through RecordMarker
+	}
+	if h.IsTransactional() && p.TxnFirstOffset < 0 {
+		s.openTxn(h.ProducerID, p, firstOffset)
+	}
+	if h.BaseSequence < 0 {
+		return
 	}
 	rec := BatchRecord{
 		FirstSeq:    h.BaseSequence,
@@ -171,7 +189,10 @@ func (s *State) TruncateTo(offset int64) {
 			}
 		}
 		p.Batches = kept
-		if len(kept) == 0 {
+		if p.TxnFirstOffset >= offset {
+			s.closeTxn(id, p)
+		}
+		if len(kept) == 0 && p.TxnFirstOffset < 0 {
 			delete(s.producers, id)
 		}
 	}
@@ -182,7 +203,7 @@ func (s *State) TruncateTo(offset int64) {
 func (s *State) Expire(nowMs, maxAgeMs int64) int {
 	n := 0
 	for id, p := range s.producers {
-		if nowMs-p.LastTimestamp > maxAgeMs {
+		if nowMs-p.LastTimestamp > maxAgeMs && p.TxnFirstOffset < 0 { // Kafka keeps producers with a transaction open
 			delete(s.producers, id)
 			n++
 		}
