@@ -14,6 +14,7 @@
 //	    00000000000000000000.log         record batches, exactly as on the wire
 //	    00000000000000000000.index       sparse offset index
 //	    00000000000000000000.timeindex   sparse time index
+//	    00000000000000000000.txnindex    aborted transactions (only if any)
 //	    00000000000000004096.log ...     the next segment, named by its base offset
 //	    leader-epoch-checkpoint
 //
@@ -44,6 +45,12 @@
 //
 //	0  timestamp      int64   largest batch max timestamp so far
 //	8  relativeOffset int32   last offset of the batch that carried it - base
+//
+// .txnindex: Kafka's aborted-transaction index, 34-byte entries, one per
+// transaction aborted by a marker in the segment (see txnindex.go for
+// the layout). An entry is written and fsynced before its marker is
+// appended, so recovery only ever finds entries to drop (those whose
+// marker did not survive), never a durable marker without its entry.
 //
 // Entries increase strictly in both fields. Index files are not
 // preallocated: their size is exactly the entries. The active segment's

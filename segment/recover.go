@@ -62,7 +62,7 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 		return nil, rep, err
 	}
 	var bases []int64
-	logs := map[int64]bool{}
+	logs, txnIndexes := map[int64]bool{}, map[int64]bool{}
 	for _, n := range names {
 		if b, ok := parseSegmentName(n, LogSuffix); ok {
 			bases = append(bases, b)
@@ -80,6 +80,13 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 		if b, ok := parseSegmentName(n, TimeIndexSuffix); ok && !logs[b] {
 			stale = true
 		}
+		if b, ok := parseSegmentName(n, TxnIndexSuffix); ok {
+			if logs[b] {
+				txnIndexes[b] = true
+			} else {
+				stale = true
+			}
+		}
 		if stale {
 			if err := d.fs.Remove(dir + "/" + n); err != nil {
 				return nil, rep, err
@@ -94,6 +101,7 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 			return nil, rep, err
 		}
 		s.size = st.Size
+		s.txn.exists = txnIndexes[b]
 		l.segs = append(l.segs, s)
 	}
 	var epochsLost error
@@ -119,6 +127,11 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 		}
 	}
 	end := l.active().next
+	// Aborted transactions whose markers did not survive go too (their
+	// entries were made durable before the markers were).
+	if err := l.truncateTxnIndex(end); err != nil {
+		return nil, rep, err
+	}
 	if recoveryPoint > end {
 		return nil, rep, &CorruptionError{Path: dir, Position: -1, Offset: end,
 			Err: fmt.Errorf("log ends at offset %d but offsets below %d were durable", end, recoveryPoint)}
@@ -413,7 +426,7 @@ func (l *Log) recover(recoveryPoint int64, rep *RecoveryReport) error {
 // for the readers that hold them.
 func (l *Log) removeSegmentFiles(s *segment) error {
 	l.d.cache.forget(s.logPath)
-	for _, p := range []string{s.logPath, s.idxPath, s.timePath} {
+	for _, p := range []string{s.logPath, s.idxPath, s.timePath, s.txn.path} {
 		if err := l.d.fs.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

@@ -197,6 +197,9 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 	s.reservedTo = 0 // the truncation gave back every reserved block
 	l.trimSegment(s, h, pos, newEnd)
 	l.publish()
+	if err := l.truncateTxnIndex(newEnd); err != nil {
+		return 0, fl.finish(-1, err, -1)
+	}
 	if err := l.epochs.truncateFromEnd(newEnd); err != nil {
 		return 0, fl.finish(-1, err, -1)
 	}

@@ -40,6 +40,7 @@ type segment struct {
 	logPath  string
 	idxPath  string
 	timePath string
+	txn      txnIndex // aborted transactions whose markers are in this segment
 
 	size int64 // bytes of whole batches in the .log file
 	next int64 // offset after the last batch
@@ -74,6 +75,7 @@ func newSegment(dir string, base int64) *segment {
 		logPath:  dir + "/" + SegmentName(base, LogSuffix),
 		idxPath:  dir + "/" + SegmentName(base, IndexSuffix),
 		timePath: dir + "/" + SegmentName(base, TimeIndexSuffix),
+		txn:      txnIndex{path: dir + "/" + SegmentName(base, TxnIndexSuffix)},
 		next:     base,
 		maxTs:    -1, maxTsOffset: -1, rollBase: -1,
 	}
