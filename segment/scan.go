@@ -1,6 +1,10 @@
 package segment
 
-import "github.com/samsa-io/samsa/wire"
+import (
+	"fmt"
+
+	"github.com/samsa-io/samsa/wire"
+)
 
 // ScanBatches calls fn with the header of every batch from the one holding
 // offset from (or the first after it) to the log end, in offset order. It
@@ -10,6 +14,18 @@ import "github.com/samsa-io/samsa/wire"
 // An error from fn stops the scan and is returned; a header that cannot
 // be read is a *CorruptionError. Owned by the log's goroutine, like Read.
 func (l *Log) ScanBatches(from int64, fn func(h *wire.BatchHeader) error) error {
+	return l.scan(from, func(h *wire.BatchHeader, _ []byte) error { return fn(h) }, false)
+}
+
+// ScanBatchesWithControl is ScanBatches that also reads each control
+// batch whole (transaction markers are one small record; their type is
+// in the record, not the header) and passes it as control; for other
+// batches control is nil. The bytes are valid only during the call.
+func (l *Log) ScanBatchesWithControl(from int64, fn func(h *wire.BatchHeader, control []byte) error) error {
+	return l.scan(from, fn, true)
+}
+
+func (l *Log) scan(from int64, fn func(h *wire.BatchHeader, control []byte) error, control bool) error {
 	if l.closed {
 		return ErrClosed
 	}
@@ -23,14 +39,18 @@ func (l *Log) ScanBatches(from int64, fn func(h *wire.BatchHeader) error) error 
 		if err := l.ensureLoaded(i); err != nil {
 			return err
 		}
-		if err := l.scanSegment(i, from, fn, &hb); err != nil {
+		if err := l.scanSegment(i, from, fn, control, &hb); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (l *Log) scanSegment(i int, from int64, fn func(h *wire.BatchHeader) error, hb *[wire.BatchHeaderSize]byte) error {
+// maxControlBatch bounds the control batch read whole: a marker batch is
+// about 80 bytes; anything far larger is not one this broker wrote.
+const maxControlBatch = 64 << 10
+
+func (l *Log) scanSegment(i int, from int64, fn func(h *wire.BatchHeader, control []byte) error, control bool, hb *[wire.BatchHeaderSize]byte) error {
 	s := l.segs[i]
 	h, err := l.d.cache.acquire(s.logPath)
 	if err != nil {
@@ -46,7 +66,18 @@ func (l *Log) scanSegment(i int, from int64, fn func(h *wire.BatchHeader) error,
 		if err != nil {
 			return &CorruptionError{Path: s.logPath, Position: pos, Offset: -1, Err: err}
 		}
-		if err := fn(&hdr); err != nil {
+		var body []byte
+		if control && hdr.IsControl() {
+			if hdr.Size() > maxControlBatch {
+				return &CorruptionError{Path: s.logPath, Position: pos, Offset: hdr.BaseOffset,
+					Err: fmt.Errorf("control batch of %d bytes", hdr.Size())}
+			}
+			body = make([]byte, hdr.Size())
+			if _, err := h.f.ReadAt(body, pos); err != nil {
+				return &CorruptionError{Path: s.logPath, Position: pos, Offset: hdr.BaseOffset, Err: err}
+			}
+		}
+		if err := fn(&hdr, body); err != nil {
 			return err
 		}
 		pos += hdr.Size()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/samsa-io/samsa/wire"
 )
 
@@ -169,4 +171,46 @@ func checkTxn(h *wire.BatchHeader, p *Producer) (Check, bool) {
 			Reason: fmt.Sprintf("producer %d has a transaction open since offset %d; a non-transactional batch must wait for its end", h.ProducerID, p.TxnFirstOffset)}, true
 	}
 	return Check{}, false
+}
+
+// MarkerBatch is the control batch a partition leader appends for a
+// marker: one record (MarkerRecord), producer id and epoch set, no
+// sequence, the control and transactional attributes, timestamped nowMs;
+// offsets and leader epoch are the log's to fill in.
+func MarkerBatch(pid int64, epoch int16, m Marker, nowMs int64) []byte {
+	key, value := MarkerRecord(m)
+	b := make([]byte, wire.BatchHeaderSize, wire.BatchHeaderSize+32)
+	rec := kmsg.Record{Key: key, Value: value}
+	b = rec.AppendTo(b)
+	// AppendTo wrote length 0 (one varint byte): re-encode with the real
+	// length of what follows it.
+	rec.Length = int32(len(b) - wire.BatchHeaderSize - 1)
+	b = rec.AppendTo(b[:wire.BatchHeaderSize])
+	be := binary.BigEndian
+	be.PutUint32(b[wire.BatchLengthPos:], uint32(len(b)-int(wire.BatchLogOverhead)))
+	be.PutUint32(b[wire.BatchLeaderEpochPos:], 0xffffffff)
+	b[wire.BatchMagicPos] = 2
+	be.PutUint16(b[wire.BatchAttributesPos:], uint16(wire.AttrControl|wire.AttrTransactional))
+	be.PutUint32(b[wire.BatchLastOffsetDeltaPos:], 0)
+	be.PutUint64(b[wire.BatchBaseTimestampPos:], uint64(nowMs))
+	be.PutUint64(b[wire.BatchMaxTimestampPos:], uint64(nowMs))
+	be.PutUint64(b[wire.BatchProducerIDPos:], uint64(pid))
+	be.PutUint16(b[wire.BatchProducerEpochPos:], uint16(epoch))
+	be.PutUint32(b[wire.BatchBaseSequencePos:], 0xffffffff)
+	be.PutUint32(b[wire.BatchRecordCountPos:], 1)
+	be.PutUint32(b[wire.BatchCRCPos:], wire.CRC32C(b[wire.BatchAttributesPos:]))
+	return b
+}
+
+// FirstUnstableOffsetWithout is FirstUnstableOffset as it will be once
+// pid's transaction has ended: the stable point an aborted transaction's
+// index entry records.
+func (s *State) FirstUnstableOffsetWithout(pid int64) (int64, bool) {
+	first, found := int64(0), false
+	for id, off := range s.open {
+		if id != pid && (!found || off < first) {
+			first, found = off, true
+		}
+	}
+	return first, found
 }

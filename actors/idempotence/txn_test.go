@@ -123,3 +123,18 @@ func TestMarkerRecords(t *testing.T) {
 		t.Fatal("control type 7 parsed")
 	}
 }
+
+func TestMarkerBatchIsAValidControlBatch(t *testing.T) {
+	b := MarkerBatch(9, 3, Marker{Commit: true, CoordinatorEpoch: 2}, 1234)
+	h, err := wire.ValidateBatch(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.IsControl() || !h.IsTransactional() || h.ProducerID != 9 || h.ProducerEpoch != 3 || h.NumRecords != 1 || h.MaxTimestamp != 1234 {
+		t.Fatalf("header %+v", h)
+	}
+	m, err := ParseMarker(b)
+	if err != nil || !m.Commit || m.CoordinatorEpoch != 2 {
+		t.Fatalf("marker %+v %v", m, err)
+	}
+}

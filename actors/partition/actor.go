@@ -135,6 +135,8 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		p.onCheckISR(m)
 	case *ProduceRequest:
 		p.produce(m)
+	case *WriteMarker:
+		p.writeMarker(m)
 	case *durableUpTo:
 		p.durable(m)
 	case *FetchSlot:

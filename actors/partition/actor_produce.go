@@ -147,13 +147,24 @@ func (p *partitionActor) carry(fx Effects) {
 	if fx.AlterISR != nil {
 		p.proposeISR(fx.AlterISR)
 	}
+	for _, a := range fx.AbortedTxns {
+		if err := p.plog.AddAbortedTxn(a); err != nil {
+			p.log.Error("aborted transaction not indexed; the log refuses appends", append(p.attrs(), "producer_id", a.ProducerID, "marker_offset", a.LastOffset, "err", err)...)
+		}
+	}
 	if fx.Snapshot {
 		p.snapshotProducers(p.nowMs())
 	}
 }
 
-// answer fills a produce partition's answer and puts its gather slot.
+// answer fills a produce partition's (or a marker's) answer and puts its
+// gather slot.
 func (p *partitionActor) answer(a Ack) {
+	if w, ok := a.Ticket.(*WriteMarker); ok {
+		w.Out.ErrorCode = int16(a.Code)
+		w.Reply.Put(0)
+		return
+	}
 	m := a.Ticket.(*ProduceRequest)
 	out := m.Out
 	out.ErrorCode = int16(a.Code)

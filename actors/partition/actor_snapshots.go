@@ -84,11 +84,28 @@ func (p *partitionActor) loadProducers(now int64) (*idempotence.State, int64) {
 		state, from = idempotence.New(), 0
 	}
 	replayed := 0
-	err := p.plog.ScanBatches(from, func(h *wire.BatchHeader) error {
-		if h.ProducerID >= 0 && h.BaseOffset >= from {
-			state.Record(h, h.BaseOffset, h.MaxTimestamp)
-			replayed++
+	err := p.plog.ScanBatchesWithControl(from, func(h *wire.BatchHeader, control []byte) error {
+		if h.ProducerID < 0 || h.BaseOffset < from {
+			return nil
 		}
+		replayed++
+		if control == nil {
+			state.Record(h, h.BaseOffset, h.MaxTimestamp)
+			return nil
+		}
+		m, err := idempotence.ParseMarker(control)
+		if err != nil {
+			p.log.Warn("control batch is not a transaction marker; skipped", append(p.attrs(), "offset", h.BaseOffset, "err", err)...)
+			return nil
+		}
+		// The marker's index entry may not have been written (a crash
+		// after a follower's append); adding it again is a no-op.
+		if a, ok := AbortedEntry(state, h.ProducerID, m, h.BaseOffset); ok {
+			if err := p.plog.AddAbortedTxn(a); err != nil {
+				return err
+			}
+		}
+		state.RecordMarker(h.ProducerID, h.ProducerEpoch, m, h.BaseOffset, h.MaxTimestamp)
 		return nil
 	})
 	if err != nil {

@@ -64,6 +64,10 @@ type Effects struct {
 	// AlterISR is an ISR change for the controller (leading in a
 	// cluster); its answer comes back through ISRUpdated.
 	AlterISR *ISRProposal
+	// AbortedTxns are entries for the log's aborted-transaction index
+	// (segment.Log.AddAbortedTxn), from ABORT markers a follower
+	// replicated.
+	AbortedTxns []segment.AbortedTxn
 }
 
 // Produce is one partition's part of a Produce request.
@@ -81,7 +85,8 @@ type Append struct {
 	Records []byte
 	header  wire.BatchHeader
 	ticket  Ticket
-	all     bool // acks=all
+	all     bool                // acks=all
+	marker  *idempotence.Marker // a transaction marker's control batch (Marker)
 }
 
 // Producer-state housekeeping.
@@ -137,8 +142,9 @@ type Core struct {
 	pending []pendingAck
 
 	producers    *idempotence.State
-	sinceSnap    int64 // bytes appended since the last producer-state snapshot
-	snapAt       int64 // offset of the last snapshot written, -1 none
+	ended        []endedTxn // transactions whose markers the high watermark has not passed (core_txn.go)
+	sinceSnap    int64      // bytes appended since the last producer-state snapshot
+	snapAt       int64      // offset of the last snapshot written, -1 none
 	lastExpiryMs int64
 	scratch      []byte
 }
@@ -231,7 +237,9 @@ func (c *Core) Appended(a *Append, res segment.AppendResult, err error, nowMs in
 	if res.LogAppendTime >= 0 {
 		ts = res.LogAppendTime
 	}
-	c.producers.Record(&a.header, res.FirstOffset, ts)
+	if c.recordAppended(&a.header, a.marker, res.FirstOffset, ts) {
+		fx.HighWatermarkMoved = true // the last stable offset moved: read_committed fetches may read on
+	}
 	c.sinceSnap += int64(len(a.Records))
 	c.whenDurable(pendingAck{end: res.LastOffset + 1, ack: Ack{Ticket: a.ticket, BaseOffset: res.FirstOffset, LogAppendTime: res.LogAppendTime}, all: a.all}, log, &fx)
 	if c.sinceSnap >= min(SnapshotEveryBytes, log.SegmentBytes) {

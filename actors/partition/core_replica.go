@@ -282,7 +282,7 @@ func (c *Core) Replicated(records []byte, log LogState) Effects {
 			break
 		}
 		if h.ProducerID >= 0 {
-			c.producers.Record(&h, h.BaseOffset, h.MaxTimestamp)
+			c.replicatedBatch(&h, records[:h.Size()], &fx)
 		}
 		records = records[h.Size():]
 		c.sinceSnap += h.Size()

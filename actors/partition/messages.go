@@ -32,6 +32,18 @@ type (
 		Reply   gather.Slot
 	}
 
+	// WriteMarker is one partition's part of WriteTxnMarkers: the
+	// transaction coordinator's COMMIT or ABORT marker for a producer,
+	// answered into Out once the ISR has it (like acks=all).
+	WriteMarker struct {
+		ProducerID       int64
+		ProducerEpoch    int16
+		Commit           bool
+		CoordinatorEpoch int32
+		Out              *kmsg.WriteTxnMarkersResponseMarkerTopicPartition
+		Reply            gather.Slot
+	}
+
 	// ListOffsets answers one partition of ListOffsets into Out (whose
 	// Timestamp, Offset and LeaderEpoch start at -1).
 	ListOffsets struct {
@@ -123,6 +135,9 @@ func (m *ProduceRequest) ReplyTo(s gather.Slot) { m.Reply = s }
 
 // ReplyTo sets where the answer goes.
 func (m *ListOffsets) ReplyTo(s gather.Slot) { m.Reply = s }
+
+// ReplyTo sets the slot the answer goes to.
+func (m *WriteMarker) ReplyTo(s gather.Slot) { m.Reply = s }
 
 // ReplyTo sets where the answer goes.
 func (m *DeleteRecords) ReplyTo(s gather.Slot) { m.Reply = s }

@@ -24,6 +24,11 @@ type Rules struct {
 	AfterMaxMs  int64
 	MinInsync   int  // min.insync.replicas
 	Compact     bool // cleanup.policy has compact: every record needs a key
+	// Transactions: the broker runs a transaction coordinator, so
+	// transactional batches are accepted (else INVALID_REQUEST: with
+	// nothing to end them, an open transaction would hold the last
+	// stable offset for ever).
+	Transactions bool
 }
 
 // RulesOf maps a topic's effective config to produce rules.
@@ -85,7 +90,8 @@ func rejected(code kerr.Code, format string, args ...any) produceVerdict {
 //     over segment.bytes RECORD_LIST_TOO_LARGE;
 //   - control batches from clients and idempotent batches without a base
 //     sequence are INVALID_RECORD; transactional batches INVALID_REQUEST
-//     (transactions are not implemented);
+//     unless Rules.Transactions (the broker runs a transaction
+//     coordinator);
 //   - timestamps, only with message.timestamp.type=CreateTime: Kafka checks
 //     every record (decompressing). The newest record is the batch's
 //     maxTimestamp, so the after.max.ms bound (default one hour) is checked
@@ -144,7 +150,7 @@ func validateProduce(records []byte, version int16, r Rules, now int64, verifyCR
 	if h.IsControl() {
 		return rejected(kerr.InvalidRecord, "clients may not write control batches")
 	}
-	if h.IsTransactional() {
+	if h.IsTransactional() && !r.Transactions {
 		return rejected(kerr.InvalidRequest, "transactions are not supported by this broker yet")
 	}
 	if h.ProducerID >= 0 && (h.BaseSequence < 0 || h.ProducerEpoch < 0) {
