@@ -25,6 +25,7 @@ import (
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/replica"
 	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/actors/txn"
 	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/segment/vfs"
@@ -95,6 +96,7 @@ type Broker struct {
 	services *api.Services
 	fetch    *fetch.Service
 	groups   *coordinator.Coordinators
+	txns     *txn.Coordinators // nil unless samsa.transactions.enable
 
 	cluster  *catalog.ClusterMode // cluster mode only
 	peers    *interbroker.Client  // cluster mode: replication's link to the other brokers
@@ -187,6 +189,17 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 			g.SetRole(p, n, leading, epoch)
 		}
 	}
+	txns := new(atomic.Pointer[txn.Coordinators])
+	transactions := cfg.Value(config.KeyTransactionsEnable) == "true"
+	if transactions {
+		wire.EnableTransactionAPIs()
+		partition.EnableTransactions()
+		metaCfg.OnTxnRole = func(p, n int32, leading bool, epoch int32) {
+			if t := txns.Load(); t != nil {
+				t.SetRole(p, n, leading, epoch)
+			}
+		}
+	}
 	if cfg.Cluster != nil {
 		wire.EnableInterBrokerAPIs()
 		seed := o.Cluster.Seed
@@ -219,6 +232,13 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	groups.Store(b.groups)
 	b.groups.Start()
 	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups}
+	if transactions {
+		b.txns = txn.NewCoordinators(e, b.meta)
+		b.txns.Markers.Remote = b.remoteMarkers()
+		txns.Store(b.txns)
+		b.txns.Start()
+		b.services.Txns = b.txns
+	}
 	if o.Cluster != nil {
 		b.services.Controller = o.Cluster.Controller
 	}
@@ -307,6 +327,9 @@ func (b *Broker) Close(ctx context.Context) error {
 	b.closeOnce.Do(func() {
 		b.stopHousekeeping()
 		b.stopReplication()
+		if b.txns != nil {
+			b.txns.Stop()
+		}
 		b.groups.Stop()
 		b.env.System.Root.Poison(b.meta)
 		select {

@@ -1,8 +1,13 @@
 package actors
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/config"
@@ -51,3 +56,30 @@ func (f followers) Follow(p catalog.FollowedPartition) {
 }
 
 func (f followers) Unfollow(topic string, partition int32) { f.fs.Unfollow(topic, partition) }
+
+// remoteMarkers is how the transaction coordinators reach partitions
+// other brokers lead (WriteTxnMarkers over the inter-broker listener);
+// nil alone, where every partition is local.
+func (b *Broker) remoteMarkers() func(ctx context.Context, broker int32, req *kmsg.WriteTxnMarkersRequest) (*kmsg.WriteTxnMarkersResponse, error) {
+	if b.peers == nil || b.cluster == nil {
+		return nil
+	}
+	listener := b.cfg.Cluster.InterBrokerListener
+	return func(ctx context.Context, broker int32, req *kmsg.WriteTxnMarkersRequest) (*kmsg.WriteTxnMarkersResponse, error) {
+		v := b.cluster.View.Load()
+		if v == nil {
+			return nil, errNoView
+		}
+		addr, ok := v.Addr(broker, listener)
+		if !ok {
+			return nil, fmt.Errorf("actors: broker %d has no %s endpoint in the cluster view", broker, listener)
+		}
+		resp, err := b.peers.Send(ctx, addr, req)
+		if err != nil {
+			return nil, err
+		}
+		return resp.(*kmsg.WriteTxnMarkersResponse), nil
+	}
+}
+
+var errNoView = errors.New("actors: no cluster view yet")

@@ -92,11 +92,21 @@ var APIs = []APIRange{
 // day a row moves.
 var plannedAPIs = []APIRange{
 	{Key: 17, Min: 0, Max: 1, Accept: 0}, // SaslHandshake
+	{Key: 28, Min: 0, Max: 3, Accept: 0}, // TxnOffsetCommit
+	{Key: 36, Min: 0, Max: 2, Accept: 0}, // SaslAuthenticate
+}
+
+// TransactionAPIs are the transaction coordinator's APIs and the
+// markers' (WriteTxnMarkers, coordinator to partition leaders), served
+// and advertised only by a broker that runs transaction coordinators
+// (EnableTransactionAPIs): advertising them makes clients use them.
+var TransactionAPIs = []APIRange{
 	{Key: 24, Min: 0, Max: 3, Accept: 0}, // AddPartitionsToTxn: librdkafka v0 only; 4+ is KIP-890
 	{Key: 25, Min: 0, Max: 3, Accept: 0}, // AddOffsetsToTxn: librdkafka v0 only
 	{Key: 26, Min: 0, Max: 3, Accept: 0}, // EndTxn: 5 is KIP-890 epoch bump
-	{Key: 28, Min: 0, Max: 3, Accept: 0}, // TxnOffsetCommit
-	{Key: 36, Min: 0, Max: 2, Accept: 0}, // SaslAuthenticate
+	{Key: 27, Min: 0, Max: 1, Accept: 0}, // WriteTxnMarkers: Kafka 3.9 serves 0-1
+	{Key: 65, Min: 0, Max: 0, Accept: 0}, // DescribeTransactions
+	{Key: 66, Min: 0, Max: 1, Accept: 0}, // ListTransactions: 1 adds the duration filter
 }
 
 // InterBrokerAPIs are the controller's and the brokers' own APIs of
@@ -139,7 +149,20 @@ func EnableInterBrokerAPIs() {
 	})
 }
 
-var interBrokerOnce sync.Once
+var interBrokerOnce, transactionsOnce sync.Once
+
+// EnableTransactionAPIs adds TransactionAPIs to the served and advertised
+// table; like EnableInterBrokerAPIs it holds for the whole process.
+func EnableTransactionAPIs() {
+	transactionsOnce.Do(func() {
+		for _, a := range TransactionAPIs {
+			if _, ok := apiByKey[a.Key]; !ok {
+				APIs = append(APIs, a)
+			}
+		}
+		apiByKey = indexAPIs()
+	})
+}
 
 // LookupAPI returns the table row for key.
 func LookupAPI(key int16) (APIRange, bool) {

@@ -88,5 +88,5 @@ func encodeFrame(r kmsg.Request, correlationID int32, clientID string) []byte {
 // round-trip tests cover both, so enabling a planned API needs no new
 // fixtures.
 func allRows() []APIRange {
-	return append(append([]APIRange(nil), APIs...), plannedAPIs...)
+	return append(append(append([]APIRange(nil), APIs...), plannedAPIs...), TransactionAPIs...)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/group"
+	"github.com/samsa-io/samsa/actors/txn"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -40,8 +41,14 @@ var findCoordinator = API{Key: kmsg.FindCoordinator, Handle: handleFindCoordinat
 // per client (txnRefusals).
 func handleFindCoordinator(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.FindCoordinatorRequest)
-	if s.Env.Cluster != nil && body.CoordinatorType == coordinatorKeyGroup {
+	txns := body.CoordinatorType == coordinatorKeyTransaction && s.Txns != nil
+	if s.Env.Cluster != nil && (body.CoordinatorType == coordinatorKeyGroup || txns) {
 		answerClusterFindCoordinator(s, req, body)
+		return
+	}
+	if txns && s.Txns.PIDs() == nil {
+		// The first transactional request makes __transaction_state.
+		s.Txns.WhenStarted(func(bool) { answerFindCoordinator(s, req, body) })
 		return
 	}
 	if body.CoordinatorType == coordinatorKeyGroup && s.Groups.PIDs() == nil {
@@ -74,7 +81,15 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 			}
 			c.NodeID, c.Host, c.Port = s.Env.BrokerID(), ep.Host, ep.Port
 		case coordinatorKeyTransaction:
-			c.ErrorCode, msg = kerr.TransactionalIDAuthorizationFailed.Int16(), txnRefusalMessage
+			if s.Txns == nil {
+				c.ErrorCode, msg = kerr.TransactionalIDAuthorizationFailed.Int16(), txnRefusalMessage
+				break
+			}
+			if _, _, ok := s.Txns.Of(key); !ok || ep == nil {
+				c.ErrorCode, msg = kerr.CoordinatorNotAvailable.Int16(), "the transaction coordinator could not start; see the broker log"
+				break
+			}
+			c.NodeID, c.Host, c.Port = s.Env.BrokerID(), ep.Host, ep.Port
 		default:
 			c.ErrorCode, msg = kerr.InvalidRequest.Int16(), "unknown coordinator key type"
 		}
@@ -83,7 +98,7 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 		}
 		resp.Coordinators = append(resp.Coordinators, c)
 	}
-	if body.CoordinatorType == coordinatorKeyTransaction && len(keys) > 0 {
+	if body.CoordinatorType == coordinatorKeyTransaction && s.Txns == nil && len(keys) > 0 {
 		txnRefusals.note(s, req, keys[0])
 	}
 	if body.Version < 4 {
@@ -147,10 +162,11 @@ func (l *refusalLog) note(s *Services, req *wire.Request, key string) {
 }
 
 // answerClusterFindCoordinator names the leader of each group's
-// __consumer_offsets partition, from the cluster view. Without the topic
-// it asks for it to be made (offsets.topic.replication.factor live
-// brokers are needed) and answers COORDINATOR_NOT_AVAILABLE, as Kafka
-// does; clients retry.
+// __consumer_offsets partition (or transactional id's __transaction_state
+// partition), from the cluster view. Without the topic it asks for it to
+// be made (offsets.topic.replication.factor or
+// transaction.state.log.replication.factor live brokers are needed) and
+// answers COORDINATOR_NOT_AVAILABLE, as Kafka does; clients retry.
 func answerClusterFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordinatorRequest) {
 	resp := body.ResponseKind().(*kmsg.FindCoordinatorResponse)
 	resp.Version = body.Version
@@ -159,9 +175,13 @@ func answerClusterFindCoordinator(s *Services, req *wire.Request, body *kmsg.Fin
 		keys = []string{body.CoordinatorKey}
 	}
 	v := s.Env.Cluster.Load()
-	t := v.Topics[coordinator.OffsetsTopic]
+	topic, ensure := coordinator.OffsetsTopic, s.Groups.WhenStarted
+	if body.CoordinatorType == coordinatorKeyTransaction {
+		topic, ensure = txn.TransactionTopic, s.Txns.WhenStarted
+	}
+	t := v.Topics[topic]
 	if t == nil {
-		s.Groups.WhenStarted(func(bool) {})
+		ensure(func(bool) {})
 	}
 	for _, key := range keys {
 		c := kmsg.NewFindCoordinatorResponseCoordinator()

@@ -10,6 +10,7 @@ import (
 	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/fetch"
+	"github.com/samsa-io/samsa/actors/txn"
 	"github.com/samsa-io/samsa/wire"
 )
 
@@ -32,6 +33,9 @@ type Services struct {
 	Meta   *actor.PID // the metadata actor (actors/catalog)
 	Fetch  *fetch.Service
 	Groups *coordinator.Coordinators
+	// Txns are the transaction coordinators; nil when the broker does
+	// not serve transactions (a transactional producer is then refused).
+	Txns *txn.Coordinators
 	// Controller serves the requests addressed to the controller
 	// (ControlledShutdown, AlterPartition, AllocateProducerIds) in
 	// cluster mode; nil answers NOT_CONTROLLER.
@@ -48,7 +52,7 @@ func All() []API {
 		describeCluster, describeLogDirs, initProducerID,
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
 		findCoordinator,
-	}, append(groupAPIs, interBrokerAPIs...)...)
+	}, append(append(groupAPIs, interBrokerAPIs...), transactionAPIs...)...)
 }
 
 // ByKey indexes All by API key.

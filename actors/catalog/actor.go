@@ -19,6 +19,7 @@ import (
 	"github.com/samsa-io/samsa/actors/routing"
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // partKey names one partition of one topic incarnation (a re-created
@@ -44,6 +45,9 @@ type ActorConfig struct {
 	// broker's role for a __consumer_offsets partition (of n), once the
 	// partition is in that role: the group coordinators follow it.
 	OnOffsetsRole func(partition, n int32, leading bool, epoch int32)
+	// OnTxnRole is OnOffsetsRole for __transaction_state: the
+	// transaction coordinators follow it.
+	OnTxnRole func(partition, n int32, leading bool, epoch int32)
 	// Replication links the partitions to the cluster (cluster mode).
 	Replication *partition.Replication
 	// Followers replicates the partitions this broker follows (cluster
@@ -113,7 +117,20 @@ type (
 		Name       string
 		Partitions int32
 		Configs    [][2]string
-		Done       func(partitions int32, created bool, err error)
+		// ReplicationFactor in cluster mode, and the key it was read
+		// from (for the error when too few brokers are up); 0 means
+		// offsets.topic.replication.factor.
+		ReplicationFactor    int16
+		ReplicationFactorKey string
+		Done                 func(partitions int32, created bool, err error)
+	}
+	// AllocateProducerID asks for a new producer id, from the same blocks
+	// InitProducerId hands idempotent producers theirs (the transaction
+	// coordinator's ids). Done runs once, on any goroutine; a code other
+	// than NONE is retriable (COORDINATOR_NOT_AVAILABLE, or
+	// COORDINATOR_LOAD_IN_PROGRESS while a cluster block is on its way).
+	AllocateProducerID struct {
+		Done func(id int64, code kerr.Code)
 	}
 	deletionDone struct {
 		name string
@@ -148,6 +165,8 @@ func (a *metadataActor) Receive(ctx actor.Context) {
 		a.await(m)
 	case *CreateInternalTopic:
 		a.createInternalTopic(m)
+	case *AllocateProducerID:
+		a.allocateProducerID(m)
 	case *retryDeleteTopics:
 		a.handleDeleteTopics(m.req, m.body, true)
 	case *partition.Health:

@@ -227,6 +227,21 @@ func (a *metadataActor) handleInitProducerID(req *wire.Request, body *kmsg.InitP
 	env.Reply(req, resp)
 }
 
+// allocateProducerID serves AllocateProducerID.
+func (a *metadataActor) allocateProducerID(m *AllocateProducerID) {
+	if a.cl != nil {
+		a.cfg.Cluster.links.pids.take(m.Done)
+		return
+	}
+	id, err := a.cfg.ProducerIDs.allocate(a.env.Config.LogDirs)
+	if err != nil {
+		a.env.Log.Error("cannot allocate producer ids", "err", err)
+		m.Done(-1, kerr.CoordinatorNotAvailable)
+		return
+	}
+	m.Done(id, kerr.None)
+}
+
 // createInternalTopic makes an internal topic unless it exists
 // (CreateInternalTopic).
 func (a *metadataActor) createInternalTopic(m *CreateInternalTopic) {

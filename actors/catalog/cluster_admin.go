@@ -285,9 +285,12 @@ func (a *metadataActor) clusterInternalTopic(m *CreateInternalTopic) {
 		m.Done(int32(len(t.Partitions)), false, nil)
 		return
 	}
-	rf := a.env.Config.Cluster.OffsetsReplicationFactor
+	rf, key := a.env.Config.Cluster.OffsetsReplicationFactor, config.KeyOffsetsReplicationFactor
+	if m.ReplicationFactor > 0 {
+		rf, key = m.ReplicationFactor, m.ReplicationFactorKey
+	}
 	if live := len(a.cl.view.Brokers); int(rf) > live {
-		m.Done(0, false, fmt.Errorf("catalog: %s needs %s=%d live brokers, %d are up", m.Name, config.KeyOffsetsReplicationFactor, rf, live))
+		m.Done(0, false, fmt.Errorf("catalog: %s needs %s=%d live brokers, %d are up", m.Name, key, rf, live))
 		return
 	}
 	create := kmsg.NewPtrCreateTopicsRequest()

@@ -30,6 +30,7 @@ type leaderAndIsrConfigs struct {
 	body    *kmsg.LeaderAndISRRequest
 	configs map[string]map[string]string
 	offsets int32 // __consumer_offsets' partition count, when the request names it
+	txns    int32 // __transaction_state's, likewise
 }
 
 func (a *metadataActor) serveInterBroker(req *wire.Request) {
@@ -122,16 +123,20 @@ func (a *metadataActor) fetchNewTopicConfigs(req *wire.Request, body *kmsg.Leade
 		}
 		return false
 	}
-	offsets := names(offsetsTopic)
+	offsets, txns := names(offsetsTopic), names(txnTopic)
 	self, root, store, log := a.ctx.Self(), a.env.System.Root, a.cfg.Cluster.Store, a.env.Log
 	go func() {
-		var n int32
-		if offsets {
-			var err error
-			if n, err = store.PartitionCount(offsetsTopic); err != nil {
-				log.Warn("cannot read the partition count of __consumer_offsets; group coordinators wait for the next LeaderAndIsr", "err", err)
+		count := func(named bool, topic string) int32 {
+			if !named {
+				return 0
 			}
+			n, err := store.PartitionCount(topic)
+			if err != nil {
+				log.Warn("cannot read the partition count of an internal topic; its coordinators wait for the next LeaderAndIsr", "topic", topic, "err", err)
+			}
+			return n
 		}
+		n, nt := count(offsets, offsetsTopic), count(txns, txnTopic)
 		configs := make(map[string]map[string]string, len(fresh))
 		for _, t := range fresh {
 			c, err := store.TopicConfig(t)
@@ -141,7 +146,7 @@ func (a *metadataActor) fetchNewTopicConfigs(req *wire.Request, body *kmsg.Leade
 			}
 			configs[t] = c
 		}
-		root.Send(self, &leaderAndIsrConfigs{req: req, body: body, configs: configs, offsets: n})
+		root.Send(self, &leaderAndIsrConfigs{req: req, body: body, configs: configs, offsets: n, txns: nt})
 	}()
 }
 
@@ -199,6 +204,13 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 			for _, r := range roles {
 				if r.Topic == offsetsTopic {
 					hook(r.Partition, m.offsets, r.Leads(me), r.LeaderEpoch)
+				}
+			}
+		}
+		if hook := a.cfg.OnTxnRole; hook != nil && m.txns > 0 {
+			for _, r := range roles {
+				if r.Topic == txnTopic {
+					hook(r.Partition, m.txns, r.Leads(me), r.LeaderEpoch)
 				}
 			}
 		}
@@ -289,6 +301,13 @@ func (a *metadataActor) stopReplicas(req *wire.Request, body *kmsg.StopReplicaRe
 			}
 		}
 	}
+	if hook := a.cfg.OnTxnRole; hook != nil {
+		for _, s := range stops {
+			if s.Topic == txnTopic {
+				hook(s.Partition, 0, false, s.LeaderEpoch)
+			}
+		}
+	}
 	for topic, parts := range byTopic {
 		e, err := a.state.Unhost(topic, parts)
 		if err != nil {
@@ -311,3 +330,7 @@ func (a *metadataActor) stopReplicas(req *wire.Request, body *kmsg.StopReplicaRe
 // offsetsTopic is the group coordinators' topic (actors/coordinator's
 // OffsetsTopic; catalog cannot import coordinator).
 const offsetsTopic = "__consumer_offsets"
+
+// txnTopic is the transaction coordinators' topic (actors/txn's
+// TransactionTopic).
+const txnTopic = "__transaction_state"

@@ -29,6 +29,7 @@ const (
 	KeyNetworkThreads      = "num.network.threads"
 	KeyRack                = "broker.rack"
 	KeyShutdownTimeout     = "samsa.shutdown.timeout.ms"
+	KeyTransactionsEnable  = "samsa.transactions.enable"
 
 	KeyZooKeeperConnectionTimeout   = "zookeeper.connection.timeout.ms"
 	KeyZooKeeperSessionTimeout      = "zookeeper.session.timeout.ms"
@@ -180,6 +181,8 @@ var brokerDefs = []Def{
 		Doc:      "With the interval flush policy: fsync at least this often."},
 	{Name: "log.flush.scheduler.interval.ms", Type: Long, Default: longMax, Check: AtLeast(0),
 		Doc: "log.flush.interval.ms when that is not set."},
+	{Name: KeyTransactionsEnable, Type: Boolean, Default: "false",
+		Doc: "Experimental, off by default: serve Kafka transactions (transaction coordinators on __transaction_state, markers, the last stable offset). read_committed fetches do not yet stop at the last stable offset, so leave it off outside tests; while off, transactional producers are refused at once with TRANSACTIONAL_ID_AUTHORIZATION_FAILED."},
 	{Name: "samsa.log.reserve.bytes", Type: Long, Default: "1048576", Check: AtLeast(0),
 		Doc: "Disk space reserved ahead of each active segment's end, in steps of this many bytes (fallocate with KEEP_SIZE: the file's size does not change; a roll or a clean shutdown gives back the unused part). Saves the filesystem's block allocation on every append. 0 disables."},
 	{Name: "log.flush.offset.checkpoint.interval.ms", Type: Int, Default: "60000", Check: AtLeast(0),
@@ -250,9 +253,15 @@ var brokerDefs = []Def{
 	{Name: "offsets.retention.check.interval.ms", Type: Long, Default: "600000", Check: AtLeast(1), Doc: "How often expired offsets are looked for."},
 	{Name: "offset.metadata.max.bytes", Type: Int, Default: "4096", Check: AtLeast(0), Doc: "Longest metadata string of a committed offset."},
 	{Name: "group.max.size", Type: Int, Default: "2147483647", Check: AtLeast(1), Doc: "Most members a consumer group may have."},
-	{Name: "transaction.state.log.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
-	{Name: "transaction.state.log.min.isr", Type: Int, Default: "2", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
-	{Name: "transaction.state.log.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Ignored: true, Doc: "Transactions come later."},
+	{Name: "transaction.state.log.replication.factor", Type: Short, Default: "3", Check: AtLeast(1),
+		Doc: "Cluster mode: replication factor of __transaction_state. Until this many brokers are up, the topic is not made and transaction coordinators are not available (as in Kafka). A single broker ignores it."},
+	{Name: "transaction.state.log.min.isr", Type: Int, Default: "2", Check: AtLeast(1), Doc: "min.insync.replicas of __transaction_state (a single broker uses 1)."},
+	{Name: "transaction.state.log.num.partitions", Type: Int, Default: "50", Check: AtLeast(1), Doc: "Partitions of __transaction_state, made on the first transactional request; a transactional id lives on abs(hash(id)) % this."},
+	{Name: "transaction.state.log.segment.bytes", Type: Int, Default: "104857600", Check: AtLeast(14), Doc: "segment.bytes of __transaction_state."},
+	{Name: "transaction.max.timeout.ms", Type: Int, Default: "900000", Check: AtLeast(1), Doc: "Longest transaction timeout a producer may ask for; a longer one is INVALID_TRANSACTION_TIMEOUT."},
+	{Name: "transactional.id.expiration.ms", Type: Int, Default: "604800000", Check: AtLeast(1), Doc: "A transactional id with no transaction for this long is forgotten."},
+	{Name: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Type: Int, Default: "10000", Check: AtLeast(1), Doc: "How often transactions open past their timeout are looked for (and aborted)."},
+	{Name: "transaction.remove.expired.transaction.cleanup.interval.ms", Type: Int, Default: "3600000", Check: AtLeast(1), Doc: "How often expired transactional ids are looked for."},
 	{Name: "share.coordinator.state.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Share groups (KIP-932) are not supported."},
 	{Name: "share.coordinator.state.topic.min.isr", Type: Short, Default: "2", Check: AtLeast(1), Ignored: true, Doc: "Share groups (KIP-932) are not supported."},
 	{Name: "group.initial.rebalance.delay.ms", Type: Int, Default: "3000", Check: AtLeast(0), Doc: "How long the first rebalance of an empty group waits for more members."},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/samsa-io/samsa/actors/config"
@@ -31,6 +32,14 @@ type Rules struct {
 	Transactions bool
 }
 
+// transactionsOn is EnableTransactions' switch.
+var transactionsOn atomic.Bool
+
+// EnableTransactions makes every partition accept transactional batches
+// (Rules.Transactions): the broker runs transaction coordinators. Like
+// wire.EnableTransactionAPIs, it holds for the whole process.
+func EnableTransactions() { transactionsOn.Store(true) }
+
 // RulesOf maps a topic's effective config to produce rules.
 func RulesOf(t config.Topic) Rules {
 	ms := func(d time.Duration) int64 {
@@ -51,6 +60,7 @@ func RulesOf(t config.Topic) Rules {
 		AfterMaxMs:      ms(t.TimestampAfterMax),
 		MinInsync:       max(t.MinInsyncReplicas, 1),
 		Compact:         t.Compact,
+		Transactions:    transactionsOn.Load(),
 	}
 }
 

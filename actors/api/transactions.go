@@ -1,0 +1,389 @@
+package api
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/env"
+	"github.com/samsa-io/samsa/actors/gather"
+	"github.com/samsa-io/samsa/actors/txn"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// The transaction APIs (served when the broker runs transaction
+// coordinators, Services.Txns): a producer's InitProducerId (with a
+// transactional id), AddPartitionsToTxn, AddOffsetsToTxn and EndTxn go
+// to the coordinator of its id (the actor of __transaction_state
+// partition PartitionFor(id)), which answers NOT_COORDINATOR when another
+// broker leads that partition; WriteTxnMarkers (from a coordinator,
+// local or another broker's) goes to the partitions;
+// DescribeTransactions and ListTransactions ask the coordinators here.
+var (
+	addPartitionsToTxn   = API{Key: kmsg.AddPartitionsToTxn, Handle: handleAddPartitionsToTxn}
+	addOffsetsToTxn      = API{Key: kmsg.AddOffsetsToTxn, Handle: handleAddOffsetsToTxn}
+	endTxn               = API{Key: kmsg.EndTxn, Handle: handleEndTxn}
+	writeTxnMarkers      = API{Key: kmsg.WriteTxnMarkers, Handle: handleWriteTxnMarkers}
+	describeTransactions = API{Key: kmsg.DescribeTransactions, Handle: handleDescribeTransactions}
+	listTransactions     = API{Key: kmsg.ListTransactions, Handle: handleListTransactions}
+)
+
+var transactionAPIs = []API{addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, describeTransactions, listTransactions}
+
+// toTxnCoordinator sends in to the coordinator of transactional id id,
+// or answers code through fail when there is none here.
+func toTxnCoordinator(s *Services, id string, in any, fail func(kerr.Code)) {
+	if s.Txns == nil {
+		fail(kerr.CoordinatorNotAvailable)
+		return
+	}
+	pid, _, ok := s.Txns.Of(id)
+	switch {
+	case !ok:
+		fail(kerr.CoordinatorNotAvailable)
+	case pid == nil:
+		fail(kerr.NotCoordinator)
+	default:
+		s.Env.Send(pid, &txn.Call{In: in})
+	}
+}
+
+// initTransactionalProducer serves InitProducerId for a transactional id.
+func initTransactionalProducer(s *Services, req *wire.Request, body *kmsg.InitProducerIDRequest) {
+	resp := body.ResponseKind().(*kmsg.InitProducerIDResponse)
+	resp.ProducerID, resp.ProducerEpoch = -1, -1
+	answer := func(r txn.Reply) {
+		resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = r.Err.Int16(), r.ProducerID, r.ProducerEpoch
+		if r.Err != kerr.None {
+			resp.ProducerID, resp.ProducerEpoch = -1, -1
+		}
+		env.Reply(req, resp)
+	}
+	in := txn.InitProducerID{Ref: answer, TransactionalID: *body.TransactionalID, TimeoutMs: body.TransactionTimeoutMillis,
+		ProducerID: body.ProducerID, ProducerEpoch: body.ProducerEpoch, NewProducerID: -1}
+	if body.Version < 3 {
+		in.ProducerID, in.ProducerEpoch = -1, -1
+	}
+	if *body.TransactionalID == "" {
+		answer(txn.Reply{Err: kerr.InvalidRequest})
+		return
+	}
+	toTxnCoordinator(s, in.TransactionalID, in, func(code kerr.Code) { answer(txn.Reply{Err: code}) })
+}
+
+func handleAddPartitionsToTxn(s *Services, req *wire.Request) {
+	body := req.Body.(*kmsg.AddPartitionsToTxnRequest)
+	resp := body.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
+	if body.Version >= 4 {
+		// Batched and broker-verified (KIP-890) versions are not served
+		// (the decoder refuses them); a request here is a bug.
+		resp.ErrorCode = kerr.UnsupportedVersion.Int16()
+		env.Reply(req, resp)
+		return
+	}
+	// Every partition gets the same answer; an unknown one fails the
+	// request, the others are then OPERATION_NOT_ATTEMPTED (Kafka).
+	var parts []txn.TopicPartition
+	unknown := false
+	for _, t := range body.Topics {
+		for _, p := range t.Partitions {
+			if !partitionExists(s, t.Topic, p) {
+				unknown = true
+			}
+			parts = append(parts, txn.TopicPartition{Topic: t.Topic, Partition: p})
+		}
+	}
+	answer := func(r txn.Reply) {
+		for _, t := range body.Topics {
+			rt := kmsg.NewAddPartitionsToTxnResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewAddPartitionsToTxnResponseTopicPartition()
+				rp.Partition, rp.ErrorCode = p, r.Err.Int16()
+				if unknown {
+					rp.ErrorCode = kerr.OperationNotAttempted.Int16()
+					if !partitionExists(s, t.Topic, p) {
+						rp.ErrorCode = kerr.UnknownTopicOrPartition.Int16()
+					}
+				}
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		env.Reply(req, resp)
+	}
+	if unknown {
+		answer(txn.Reply{})
+		return
+	}
+	in := txn.AddPartitions{Ref: answer, TransactionalID: body.TransactionalID, ProducerID: body.ProducerID,
+		ProducerEpoch: body.ProducerEpoch, Partitions: parts}
+	toTxnCoordinator(s, body.TransactionalID, in, func(code kerr.Code) { answer(txn.Reply{Err: code}) })
+}
+
+func handleAddOffsetsToTxn(s *Services, req *wire.Request) {
+	body := req.Body.(*kmsg.AddOffsetsToTxnRequest)
+	resp := body.ResponseKind().(*kmsg.AddOffsetsToTxnResponse)
+	answer := func(r txn.Reply) {
+		resp.ErrorCode = r.Err.Int16()
+		env.Reply(req, resp)
+	}
+	n := offsetsPartitions(s)
+	if n <= 0 {
+		answer(txn.Reply{Err: kerr.CoordinatorNotAvailable})
+		return
+	}
+	tp := txn.TopicPartition{Topic: offsetsTopicName, Partition: txn.PartitionFor(body.Group, n)}
+	in := txn.AddPartitions{Ref: answer, TransactionalID: body.TransactionalID, ProducerID: body.ProducerID,
+		ProducerEpoch: body.ProducerEpoch, Partitions: []txn.TopicPartition{tp}}
+	toTxnCoordinator(s, body.TransactionalID, in, func(code kerr.Code) { answer(txn.Reply{Err: code}) })
+}
+
+func handleEndTxn(s *Services, req *wire.Request) {
+	body := req.Body.(*kmsg.EndTxnRequest)
+	resp := body.ResponseKind().(*kmsg.EndTxnResponse)
+	answer := func(r txn.Reply) {
+		resp.ErrorCode = r.Err.Int16()
+		if body.Version < 2 && r.Err == kerr.ProducerFenced {
+			resp.ErrorCode = kerr.InvalidProducerEpoch.Int16() // PRODUCER_FENCED is v2+ (KIP-588)
+		}
+		env.Reply(req, resp)
+	}
+	in := txn.EndTxn{Ref: answer, TransactionalID: body.TransactionalID, ProducerID: body.ProducerID,
+		ProducerEpoch: body.ProducerEpoch, Commit: body.Commit}
+	toTxnCoordinator(s, body.TransactionalID, in, func(code kerr.Code) { answer(txn.Reply{Err: code}) })
+}
+
+// handleWriteTxnMarkers writes each marker to this broker's partitions
+// and answers once all have (or failed).
+func handleWriteTxnMarkers(s *Services, req *wire.Request) {
+	body := req.Body.(*kmsg.WriteTxnMarkersRequest)
+	resp := body.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
+	resp.Markers = make([]kmsg.WriteTxnMarkersResponseMarker, len(body.Markers))
+	left := new(atomic.Int32)
+	left.Store(int32(len(body.Markers)))
+	if len(body.Markers) == 0 {
+		env.Reply(req, resp)
+		return
+	}
+	for i := range body.Markers {
+		m := &body.Markers[i]
+		out := &resp.Markers[i]
+		out.Default()
+		out.ProducerID = m.ProducerID
+		var tps []txn.TopicPartition
+		for _, t := range m.Topics {
+			for _, p := range t.Partitions {
+				tps = append(tps, txn.TopicPartition{Topic: t.Topic, Partition: p})
+			}
+		}
+		txn.WriteLocal(s.Env, m.ProducerID, m.ProducerEpoch, m.Committed, m.CoordinatorEpoch, tps, func(codes []kerr.Code) {
+			for j, tp := range tps {
+				if n := len(out.Topics); n == 0 || out.Topics[n-1].Topic != tp.Topic {
+					rt := kmsg.NewWriteTxnMarkersResponseMarkerTopic()
+					rt.Topic = tp.Topic
+					out.Topics = append(out.Topics, rt)
+				}
+				rp := kmsg.NewWriteTxnMarkersResponseMarkerTopicPartition()
+				rp.Partition, rp.ErrorCode = tp.Partition, codes[j].Int16()
+				rt := &out.Topics[len(out.Topics)-1]
+				rt.Partitions = append(rt.Partitions, rp)
+				if codes[j] == kerr.None && tp.Topic == offsetsTopicName && s.Txns != nil && s.Txns.Markers.Written != nil {
+					s.Txns.Markers.Written(tp, m.ProducerID, m.Committed)
+				}
+			}
+			if left.Add(-1) == 0 {
+				env.Reply(req, resp)
+			}
+		})
+	}
+}
+
+func handleDescribeTransactions(s *Services, req *wire.Request) {
+	body := req.Body.(*kmsg.DescribeTransactionsRequest)
+	resp := body.ResponseKind().(*kmsg.DescribeTransactionsResponse)
+	byCoordinator := map[*actor.PID][]string{}
+	states := make(map[string]kmsg.DescribeTransactionsResponseTransactionState, len(body.TransactionalIDs))
+	for _, id := range body.TransactionalIDs {
+		st := kmsg.NewDescribeTransactionsResponseTransactionState()
+		st.TransactionalID, st.ProducerID, st.ProducerEpoch = id, -1, -1
+		var pid *actor.PID
+		ok := false
+		if s.Txns != nil {
+			pid, _, ok = s.Txns.Of(id)
+		}
+		switch {
+		case !ok:
+			st.ErrorCode = kerr.CoordinatorNotAvailable.Int16()
+		case pid == nil:
+			st.ErrorCode = kerr.NotCoordinator.Int16()
+		default:
+			byCoordinator[pid] = append(byCoordinator[pid], id)
+		}
+		states[id] = st
+	}
+	finish := func() {
+		for _, id := range body.TransactionalIDs {
+			resp.TransactionStates = append(resp.TransactionStates, states[id])
+		}
+		env.Reply(req, resp)
+	}
+	askAll(s, byCoordinator, func(ids []string, txns []txn.Transaction, ok bool) {
+		found := map[string]txn.Transaction{}
+		for _, t := range txns {
+			found[t.TransactionalID] = t
+		}
+		for _, id := range ids {
+			st := states[id]
+			t, known := found[id]
+			switch {
+			case !ok:
+				st.ErrorCode = kerr.CoordinatorLoadInProgress.Int16()
+			case !known:
+				st.ErrorCode = kerr.TransactionalIDNotFound.Int16()
+			default:
+				st.State, st.TimeoutMillis, st.StartTimestamp = txn.StateName(t.State), t.TimeoutMs, t.StartMs
+				st.ProducerID, st.ProducerEpoch = t.ProducerID, t.ProducerEpoch
+				for _, tp := range t.Partitions {
+					if n := len(st.Topics); n > 0 && st.Topics[n-1].Topic == tp.Topic {
+						st.Topics[n-1].Partitions = append(st.Topics[n-1].Partitions, tp.Partition)
+						continue
+					}
+					rt := kmsg.NewDescribeTransactionsResponseTransactionStateTopic()
+					rt.Topic, rt.Partitions = tp.Topic, []int32{tp.Partition}
+					st.Topics = append(st.Topics, rt)
+				}
+			}
+			states[id] = st
+		}
+	}, finish)
+}
+
+func handleListTransactions(s *Services, req *wire.Request) {
+	body := req.Body.(*kmsg.ListTransactionsRequest)
+	resp := body.ResponseKind().(*kmsg.ListTransactionsResponse)
+	byCoordinator := map[*actor.PID][]string{}
+	if s.Txns != nil {
+		for _, pid := range s.Txns.PIDs() {
+			if pid != nil {
+				byCoordinator[pid] = nil
+			}
+		}
+	}
+	states := map[string]bool{}
+	for _, st := range body.StateFilters {
+		states[st] = true
+	}
+	pids := map[int64]bool{}
+	for _, p := range body.ProducerIDFilters {
+		pids[p] = true
+	}
+	askAll(s, byCoordinator, func(_ []string, txns []txn.Transaction, ok bool) {
+		if !ok {
+			resp.ErrorCode = kerr.CoordinatorLoadInProgress.Int16()
+			resp.UnknownStateFilters = nil
+			return
+		}
+		for _, t := range txns {
+			name := txn.StateName(t.State)
+			if (len(states) > 0 && !states[name]) || (len(pids) > 0 && !pids[t.ProducerID]) {
+				continue
+			}
+			if body.DurationFilterMillis >= 0 && t.StartMs >= 0 && s.Env.Now().UnixMilli()-t.StartMs < body.DurationFilterMillis {
+				continue
+			}
+			lt := kmsg.NewListTransactionsResponseTransactionState()
+			lt.TransactionalID, lt.ProducerID, lt.TransactionState = t.TransactionalID, t.ProducerID, name
+			resp.TransactionStates = append(resp.TransactionStates, lt)
+		}
+	}, func() {
+		for st := range states {
+			if !knownState(st) {
+				resp.UnknownStateFilters = append(resp.UnknownStateFilters, st)
+			}
+		}
+		env.Reply(req, resp)
+	})
+}
+
+func knownState(name string) bool {
+	for s := txn.Empty; s <= txn.PrepareEpochFence; s++ {
+		if txn.StateName(s) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// askAll sends a Describe for ids to each coordinator, then calls each
+// with every answer in turn and finish, once all answered or the gather
+// timeout passed (a coordinator that did not answer counts as loading).
+func askAll(s *Services, by map[*actor.PID][]string, each func(ids []string, txns []txn.Transaction, ok bool), finish func()) {
+	type answer struct {
+		ids  []string
+		txns []txn.Transaction
+		ok   bool
+	}
+	var mu sync.Mutex
+	answers := make([]answer, 0, len(by))
+	closed := false
+	pids := make([]*actor.PID, 0, len(by))
+	for pid, ids := range by {
+		pids = append(pids, pid)
+		answers = append(answers, answer{ids: ids})
+	}
+	g := gather.New(len(pids), s.Env.GatherTimeout, func(_ []int64, _ bool) {
+		mu.Lock()
+		closed = true
+		mu.Unlock()
+		for _, a := range answers {
+			each(a.ids, a.txns, a.ok)
+		}
+		finish()
+	})
+	for i, pid := range pids {
+		slot := gather.Slot{G: g, I: i}
+		s.Env.Send(pid, &txn.Describe{IDs: answers[i].ids, Answer: func(txns []txn.Transaction, ok bool) {
+			mu.Lock()
+			if !closed {
+				answers[i].txns, answers[i].ok = txns, ok
+			}
+			mu.Unlock()
+			slot.Put(0)
+		}})
+	}
+}
+
+// partitionExists reports whether topic/p exists in the cluster (or,
+// alone, on this broker).
+func partitionExists(s *Services, topic string, p int32) bool {
+	if s.Env.Cluster != nil {
+		v := s.Env.Cluster.Load()
+		return v != nil && v.Partition(topic, p) != nil
+	}
+	_, code := s.Env.Routes.Load().Lookup(topic, p)
+	return code != kerr.UnknownTopicOrPartition
+}
+
+// offsetsTopicName is the group coordinators' topic.
+const offsetsTopicName = "__consumer_offsets"
+
+// offsetsPartitions is __consumer_offsets' partition count, 0 if it does
+// not exist yet.
+func offsetsPartitions(s *Services) int32 {
+	if s.Env.Cluster != nil {
+		if v := s.Env.Cluster.Load(); v != nil {
+			if t := v.Topics[offsetsTopicName]; t != nil {
+				return int32(len(t.Partitions))
+			}
+		}
+		return 0
+	}
+	if t, ok := s.Env.Routes.Load().Topics[offsetsTopicName]; ok {
+		return int32(len(t.Partitions))
+	}
+	return 0
+}

@@ -1,0 +1,131 @@
+package txn_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/samsa-io/samsa/testkit"
+)
+
+// A franz-go transactional producer against a broker that serves
+// transactions: a committed and an aborted transaction leave their
+// records and one marker per partition in the log, the coordinator
+// reports the states through DescribeTransactions and ListTransactions,
+// a second producer with the same id fences the first, and the state
+// survives a restart.
+func TestTransactionsWithFranzGo(t *testing.T) {
+	dir := t.TempDir()
+	kv := []string{"log.dirs", dir, "samsa.transactions.enable", "true", "transaction.state.log.num.partitions", "3"}
+	n := testkit.StartInProcess(t, kv...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	adm, _ := n.Admin(t)
+	if _, err := adm.CreateTopics(ctx, 2, 1, nil, "t"); err != nil {
+		t.Fatal(err)
+	}
+	producer := func(id string) *kgo.Client {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.TransactionalID(id), kgo.DefaultProduceTopic("t"),
+			kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.TransactionTimeout(30*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(cl.Close)
+		return cl
+	}
+	transact := func(cl *kgo.Client, records int, commit kgo.TransactionEndTry) error {
+		if err := cl.BeginTransaction(); err != nil {
+			return err
+		}
+		for i := range records {
+			if err := cl.ProduceSync(ctx, kgo.SliceRecord([]byte{byte(i)})).FirstErr(); err != nil {
+				return err
+			}
+		}
+		return cl.EndTransaction(ctx, commit)
+	}
+	first := producer("app")
+	if err := transact(first, 10, kgo.TryCommit); err != nil {
+		t.Fatalf("committed transaction: %v", err)
+	}
+	if err := transact(first, 6, kgo.TryAbort); err != nil {
+		t.Fatalf("aborted transaction: %v", err)
+	}
+
+	described := func(what string) kadm.DescribedTransaction {
+		t.Helper()
+		d, err := adm.DescribeTransactions(ctx, "app")
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		tx, ok := d["app"]
+		if !ok || tx.Err != nil {
+			t.Fatalf("%s: %+v", what, d)
+		}
+		return tx
+	}
+	// EndTxn is answered once the decision is durable; the markers follow
+	// (the state then moves from PrepareAbort to CompleteAbort).
+	settled := func(what, want string) kadm.DescribedTransaction {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; {
+			tx := described(what)
+			if tx.State == want {
+				return tx
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: state %s, want %s", what, tx.State, want)
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatal(ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	if tx := settled("after the abort", "CompleteAbort"); tx.ProducerEpoch != 0 {
+		t.Fatalf("after the abort: epoch %d, want 0", tx.ProducerEpoch)
+	}
+
+	// 16 records and, on each of the 2 partitions, a COMMIT and an ABORT.
+	ends, err := adm.ListEndOffsets(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
+	if sum != 16+4 {
+		t.Fatalf("end offsets sum to %d, want 20 (16 records, 4 markers)", sum)
+	}
+	listed, err := adm.ListTransactions(ctx, nil, nil)
+	if err != nil || len(listed) != 1 {
+		t.Fatalf("ListTransactions: %+v, %v", listed, err)
+	}
+
+	// A second producer with the same id fences the first.
+	second := producer("app")
+	if err := transact(second, 2, kgo.TryCommit); err != nil {
+		t.Fatalf("second producer: %v", err)
+	}
+	err = transact(first, 1, kgo.TryCommit)
+	if !errors.Is(err, kerr.ProducerFenced) && !errors.Is(err, kerr.InvalidProducerEpoch) {
+		t.Fatalf("the fenced producer's transaction: %v, want PRODUCER_FENCED", err)
+	}
+
+	// The coordinator's state is in __transaction_state: a restart loads it.
+	epoch := settled("before the restart", "CompleteCommit").ProducerEpoch
+	n.Restart()
+	adm, _ = n.Admin(t)
+	if tx := described("after the restart"); tx.State != "CompleteCommit" || tx.ProducerEpoch != epoch {
+		t.Fatalf("after the restart: state %s epoch %d, want CompleteCommit at epoch %d", tx.State, tx.ProducerEpoch, epoch)
+	}
+	third := producer("app")
+	if err := transact(third, 1, kgo.TryCommit); err != nil {
+		t.Fatalf("a producer after the restart: %v", err)
+	}
+}
