@@ -13,6 +13,7 @@ import (
 	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/group"
 	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/actors/shards"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -50,12 +51,7 @@ type (
 	// offsets.retention.check.interval.ms).
 	groupExpireTick struct{}
 	// groupLoadChunk is one read of the partition during the load.
-	groupLoadChunk struct {
-		data      []byte
-		next, end int64
-		err       error
-		timedOut  bool
-	}
+	groupLoadChunk struct{ shards.Chunk }
 )
 
 // groupCoordinatorActor owns the consumer groups of one __consumer_offsets
@@ -158,21 +154,8 @@ func (a *groupCoordinatorActor) stop() {
 // readFrom asks the partition actor for the next chunk of the log.
 func (a *groupCoordinatorActor) readFrom(offset int64) {
 	a.loadPos = offset
-	pid, ok := a.env.Routes.Load().Partition(OffsetsTopic, a.partition)
 	self, root := a.self, a.root
-	if !ok {
-		root.Send(self, &groupLoadChunk{err: errOffsetsPartitionMissing})
-		return
-	}
-	var chunk partition.Chunk
-	g := gather.New(1, a.env.GatherTimeout, func(_ []int64, timedOut bool) {
-		if timedOut {
-			root.Send(self, &groupLoadChunk{timedOut: true})
-			return
-		}
-		root.Send(self, &groupLoadChunk{data: chunk.Data, next: chunk.Next, end: chunk.End, err: chunk.Err})
-	})
-	root.Send(pid, &partition.ReadChunk{From: offset, Out: &chunk, Reply: gather.Slot{G: g}})
+	shards.ReadChunk(a.env, OffsetsTopic, a.partition, offset, func(c shards.Chunk) { root.Send(self, &groupLoadChunk{c}) })
 }
 
 // loadStep replays one chunk and asks for the next, or ends the load.
@@ -180,20 +163,20 @@ func (a *groupCoordinatorActor) loadStep(m *groupLoadChunk) {
 	if !a.loading {
 		return
 	}
-	if m.timedOut {
+	if m.TimedOut {
 		a.log.Warn("reading __consumer_offsets is slow; retrying", "partition", a.partition)
 		a.readFrom(a.loadPos)
 		return
 	}
-	if m.err != nil {
+	if m.Err != nil {
 		// The groups of this partition cannot be known: keep answering
 		// COORDINATOR_LOAD_IN_PROGRESS rather than serve from nothing
 		// and overwrite what the log holds.
 		a.log.Error("cannot load consumer groups; their requests get COORDINATOR_LOAD_IN_PROGRESS until the broker restarts",
-			"partition", a.partition, "err", m.err)
+			"partition", a.partition, "err", m.Err)
 		return
 	}
-	err := ReplayBatches(m.data, func(key, value []byte) {
+	err := ReplayBatches(m.Data, func(key, value []byte) {
 		a.loaded++
 		if err := a.core.Replay(key, value); err != nil {
 			a.log.Warn("skipping a __consumer_offsets record that does not decode", "partition", a.partition, "err", err)
@@ -202,8 +185,8 @@ func (a *groupCoordinatorActor) loadStep(m *groupLoadChunk) {
 	if err != nil {
 		a.log.Error("skipping the rest of a damaged __consumer_offsets chunk", "partition", a.partition, "err", err)
 	}
-	if m.next < m.end {
-		a.readFrom(m.next)
+	if m.Next < m.End {
+		a.readFrom(m.Next)
 		return
 	}
 	a.loading = false

@@ -19,30 +19,7 @@ import (
 // stops leading __consumer_offsets partition p of a topic with n
 // partitions.
 func (c *Coordinators) SetRole(p, n int32, leading bool, epoch int32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cur := c.PIDs()
-	next := make([]*actor.PID, max(int(n), len(cur)))
-	copy(next, cur)
-	if p < 0 || int(p) >= len(next) {
-		return
-	}
-	old := next[p]
-	switch {
-	case leading && old == nil:
-		pid, err := c.spawnOne(p, epoch)
-		if err != nil {
-			c.env.Log.Error("cannot start a group coordinator; its groups are unavailable", "partition", p, "err", err)
-			return
-		}
-		next[p] = pid
-		c.env.Log.Info("coordinating the groups of a __consumer_offsets partition", "partition", p, "leader_epoch", epoch)
-	case !leading && old != nil:
-		c.env.System.Root.Stop(old)
-		next[p] = nil
-		c.env.Log.Info("no longer coordinating the groups of a __consumer_offsets partition", "partition", p)
-	}
-	c.pids.Store(&next)
+	c.t.SetRole(p, n, leading, epoch)
 }
 
 // spawnOne starts the coordinator actor of partition p for the leader
@@ -57,23 +34,4 @@ func (c *Coordinators) spawnOne(p, epoch int32) (*actor.PID, error) {
 		return a
 	}, actor.WithDispatcher(c.env.Dispatcher))
 	return c.env.System.Root.SpawnNamed(props, "group-coordinator-"+strconv.Itoa(int(p))+"-e"+strconv.Itoa(int(epoch)))
-}
-
-// clusterStarted publishes a table of n partitions once __consumer_offsets
-// exists in the cluster (the entries fill as leaderships arrive) and
-// wakes the requests waiting for it.
-func (c *Coordinators) clusterStarted(n int32) {
-	c.mu.Lock()
-	cur := c.PIDs()
-	if len(cur) < int(n) {
-		next := make([]*actor.PID, n)
-		copy(next, cur)
-		c.pids.Store(&next)
-	}
-	w := c.waiters
-	c.waiters = nil
-	c.mu.Unlock()
-	for _, fn := range w {
-		fn(true)
-	}
 }

@@ -1,9 +1,7 @@
 package coordinator
 
 import (
-	"errors"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,39 +11,33 @@ import (
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/group"
+	"github.com/samsa-io/samsa/actors/shards"
 )
 
 // OffsetsTopic is the internal topic that holds committed offsets and group
 // metadata, in Kafka's record formats (actors/group/records.go).
 const OffsetsTopic = "__consumer_offsets"
 
-var errOffsetsPartitionMissing = errors.New("coordinator: the __consumer_offsets partition has no actor")
-
 // Coordinators is the broker's group coordinator actors, one per
 // __consumer_offsets partition, indexed by partition. Published once and
 // read lock-free by the router.
 type Coordinators struct {
-	env      *env.Env
-	meta     *actor.PID // the metadata actor, which creates __consumer_offsets
-	pids     atomic.Pointer[[]*actor.PID]
-	creating atomic.Bool // __consumer_offsets exists or is being made
-
-	mu      sync.Mutex
-	waiters []func(ok bool) // run once the coordinators are up (or failed to start)
+	env  *env.Env
+	meta *actor.PID // the metadata actor, which creates __consumer_offsets
+	t    shards.Table
 }
 
 // New returns the coordinators of a broker, none running yet; meta is the
 // metadata actor.
-func New(e *env.Env, meta *actor.PID) *Coordinators { return &Coordinators{env: e, meta: meta} }
+func New(e *env.Env, meta *actor.PID) *Coordinators {
+	c := &Coordinators{env: e, meta: meta}
+	c.t = shards.Table{Spawn: c.spawnOne, Stop: e.System.Root.Stop, Log: e.Log, What: "group coordinator"}
+	return c
+}
 
 // PIDs returns the running coordinators by partition, or nil before they
 // start.
-func (c *Coordinators) PIDs() []*actor.PID {
-	if p := c.pids.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func (c *Coordinators) PIDs() []*actor.PID { return c.t.PIDs() }
 
 // Of returns the actor of the partition that holds group id (nil in
 // cluster mode when another broker leads that partition).
@@ -61,38 +53,13 @@ func (c *Coordinators) Of(id string) (*actor.PID, bool) {
 // start; at once if they already run. FindCoordinator waits this way for
 // the first creation of __consumer_offsets instead of making clients back
 // off and retry.
-func (c *Coordinators) WhenStarted(fn func(ok bool)) {
-	c.mu.Lock()
-	if p := c.pids.Load(); p != nil {
-		c.mu.Unlock()
-		fn(true)
-		return
-	}
-	c.waiters = append(c.waiters, fn)
-	c.mu.Unlock()
-	c.ensure()
-}
-
-// started publishes the coordinators (nil: they failed to start) and
-// wakes the waiters.
-func (c *Coordinators) started(pids []*actor.PID) {
-	c.mu.Lock()
-	if pids != nil {
-		c.pids.Store(&pids)
-	}
-	w := c.waiters
-	c.waiters = nil
-	c.mu.Unlock()
-	for _, fn := range w {
-		fn(pids != nil)
-	}
-}
+func (c *Coordinators) WhenStarted(fn func(ok bool)) { c.t.WhenStarted(fn, c.ensure) }
 
 // Adopt publishes coordinators spawned elsewhere (a test's), as if they
 // had started here.
 func (c *Coordinators) Adopt(pids []*actor.PID) {
-	c.creating.Store(true)
-	c.started(pids)
+	c.t.Creating.Store(true)
+	c.t.Started(pids)
 }
 
 // groupConfig builds the core's configuration from the broker's.
@@ -132,7 +99,7 @@ func (c *Coordinators) Start() {
 		return // coordinators start as this broker takes leaderships (cluster.go)
 	}
 	if t, ok := c.env.Routes.Load().Topics[OffsetsTopic]; ok {
-		c.creating.Store(true)
+		c.t.Creating.Store(true)
 		c.spawn(int32(len(t.Partitions)), false)
 	}
 }
@@ -142,7 +109,7 @@ func (c *Coordinators) Start() {
 // the coordinators, once; it returns at once (the work finishes in the
 // metadata actor).
 func (c *Coordinators) ensure() {
-	if !c.creating.CompareAndSwap(false, true) {
+	if !c.t.Creating.CompareAndSwap(false, true) {
 		return
 	}
 	n, _ := strconv.Atoi(c.env.Config.Value("offsets.topic.num.partitions"))
@@ -153,12 +120,12 @@ func (c *Coordinators) ensure() {
 		Done: func(n int32, created bool, err error) {
 			if err != nil {
 				c.env.Log.Error("consumer groups are unavailable (COORDINATOR_NOT_AVAILABLE)", "err", err)
-				c.creating.Store(false) // the next request tries again
-				c.started(nil)
+				c.t.Creating.Store(false) // the next request tries again
+				c.t.Started(nil)
 				return
 			}
 			if c.env.Config.Cluster != nil {
-				c.clusterStarted(n)
+				c.t.ClusterStarted(n)
 				return
 			}
 			c.spawn(n, created)
@@ -185,12 +152,12 @@ func (c *Coordinators) spawn(n int32, created bool) {
 		pid, err := c.env.System.Root.SpawnNamed(props, "group-coordinator-"+strconv.Itoa(int(p)))
 		if err != nil {
 			c.env.Log.Error("cannot start a group coordinator; its groups are unavailable", "partition", p, "err", err)
-			c.started(nil)
+			c.t.Started(nil)
 			return
 		}
 		pids[p] = pid
 	}
-	c.started(pids)
+	c.t.Started(pids)
 }
 
 // Stop stops the coordinator actors before the partitions close, so none

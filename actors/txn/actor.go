@@ -14,6 +14,7 @@ import (
 	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/group"
 	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/actors/shards"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -40,14 +41,9 @@ type (
 		token uint64
 		code  kerr.Code
 	}
-	txnLoadChunk struct {
-		data      []byte
-		next, end int64
-		err       error
-		timedOut  bool
-	}
-	txnTick     struct{}
-	txnProducer struct {
+	txnLoadChunk struct{ shards.Chunk }
+	txnTick      struct{}
+	txnProducer  struct {
 		in   InitProducerID
 		id   int64
 		code kerr.Code
@@ -153,20 +149,7 @@ func (a *coordinatorActor) arm() {
 func (a *coordinatorActor) readFrom(offset int64) {
 	a.loadPos = offset
 	self, root := a.self, a.root
-	pid, ok := a.env.Routes.Load().Partition(TransactionTopic, a.partition)
-	if !ok {
-		root.Send(self, &txnLoadChunk{err: errPartitionMissing})
-		return
-	}
-	var chunk partition.Chunk
-	g := gather.New(1, a.env.GatherTimeout, func(_ []int64, timedOut bool) {
-		if timedOut {
-			root.Send(self, &txnLoadChunk{timedOut: true})
-			return
-		}
-		root.Send(self, &txnLoadChunk{data: chunk.Data, next: chunk.Next, end: chunk.End, err: chunk.Err})
-	})
-	root.Send(pid, &partition.ReadChunk{From: offset, Out: &chunk, Reply: gather.Slot{G: g}})
+	shards.ReadChunk(a.env, TransactionTopic, a.partition, offset, func(c shards.Chunk) { root.Send(self, &txnLoadChunk{c}) })
 }
 
 // loadStep replays one chunk and asks for the next, or ends the load.
@@ -174,17 +157,17 @@ func (a *coordinatorActor) loadStep(m *txnLoadChunk) {
 	if !a.loading || a.stopped {
 		return
 	}
-	if m.timedOut {
+	if m.TimedOut {
 		a.log.Warn("reading __transaction_state is slow; retrying", "partition", a.partition)
 		a.readFrom(a.loadPos)
 		return
 	}
-	if m.err != nil {
+	if m.Err != nil {
 		a.log.Error("cannot load transactions; their requests get COORDINATOR_LOAD_IN_PROGRESS until the broker restarts",
-			"partition", a.partition, "err", m.err)
+			"partition", a.partition, "err", m.Err)
 		return
 	}
-	err := coordinator.ReplayBatches(m.data, func(key, value []byte) {
+	err := coordinator.ReplayBatches(m.Data, func(key, value []byte) {
 		a.loaded++
 		if err := a.core.Load(key, value); err != nil {
 			a.log.Warn("skipping a __transaction_state record that does not decode", "partition", a.partition, "err", err)
@@ -193,8 +176,8 @@ func (a *coordinatorActor) loadStep(m *txnLoadChunk) {
 	if err != nil {
 		a.log.Error("skipping the rest of a damaged __transaction_state chunk", "partition", a.partition, "err", err)
 	}
-	if m.next < m.end {
-		a.readFrom(m.next)
+	if m.Next < m.End {
+		a.readFrom(m.Next)
 		return
 	}
 	a.loading = false

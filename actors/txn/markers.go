@@ -2,7 +2,6 @@ package txn
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -12,8 +11,6 @@ import (
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
-
-var errPartitionMissing = errors.New("txn: the __transaction_state partition has no actor")
 
 // MarkerSender delivers a transaction's markers to the leaders of its
 // partitions, as Kafka's TransactionMarkerChannelManager: each partition

@@ -2,8 +2,6 @@ package txn
 
 import (
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -12,6 +10,7 @@ import (
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/group"
+	"github.com/samsa-io/samsa/actors/shards"
 )
 
 // Coordinators is the broker's transaction coordinator actors, one per
@@ -25,30 +24,23 @@ import (
 // stops them as leaderships move (the table has nil entries for the
 // partitions led elsewhere, answered NOT_COORDINATOR).
 type Coordinators struct {
-	env      *env.Env
-	meta     *actor.PID
-	Markers  *MarkerSender
-	pids     atomic.Pointer[[]*actor.PID]
-	creating atomic.Bool
-
-	mu      sync.Mutex
-	waiters []func(ok bool)
+	env     *env.Env
+	meta    *actor.PID
+	Markers *MarkerSender
+	t       shards.Table
 }
 
 // NewCoordinators returns the coordinators of a broker, none running
 // yet; meta is the metadata actor (it makes the topic and hands out
 // producer ids).
 func NewCoordinators(e *env.Env, meta *actor.PID) *Coordinators {
-	return &Coordinators{env: e, meta: meta, Markers: NewMarkerSender(e)}
+	c := &Coordinators{env: e, meta: meta, Markers: NewMarkerSender(e)}
+	c.t = shards.Table{Spawn: c.spawnOne, Stop: e.System.Root.Stop, Log: e.Log, What: "transaction coordinator"}
+	return c
 }
 
 // PIDs returns the coordinators by partition, nil before they start.
-func (c *Coordinators) PIDs() []*actor.PID {
-	if p := c.pids.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func (c *Coordinators) PIDs() []*actor.PID { return c.t.PIDs() }
 
 // PartitionFor is the __transaction_state partition of a transactional
 // id: Kafka's abs(hashCode) % partitions, as for groups.
@@ -68,29 +60,12 @@ func (c *Coordinators) Of(id string) (*actor.PID, int32, bool) {
 
 // WhenStarted runs fn once the coordinators run (ok) or failed to start,
 // making __transaction_state first if needed.
-func (c *Coordinators) WhenStarted(fn func(ok bool)) {
-	c.mu.Lock()
-	if p := c.pids.Load(); p != nil {
-		c.mu.Unlock()
-		fn(true)
-		return
-	}
-	c.waiters = append(c.waiters, fn)
-	c.mu.Unlock()
-	c.ensure()
-}
+func (c *Coordinators) WhenStarted(fn func(ok bool)) { c.t.WhenStarted(fn, c.ensure) }
 
-func (c *Coordinators) started(pids []*actor.PID) {
-	c.mu.Lock()
-	if pids != nil {
-		c.pids.Store(&pids)
-	}
-	w := c.waiters
-	c.waiters = nil
-	c.mu.Unlock()
-	for _, fn := range w {
-		fn(pids != nil)
-	}
+// SetRole is told whenever this broker starts or stops leading
+// __transaction_state partition p (of n) at leader epoch epoch.
+func (c *Coordinators) SetRole(p, n int32, leading bool, epoch int32) {
+	c.t.SetRole(p, n, leading, epoch)
 }
 
 // Start starts the coordinators if __transaction_state exists (a restart:
@@ -101,8 +76,8 @@ func (c *Coordinators) Start() {
 		return
 	}
 	if t, ok := c.env.Routes.Load().Topics[TransactionTopic]; ok {
-		c.creating.Store(true)
-		c.spawnAll(int32(len(t.Partitions)))
+		c.t.Creating.Store(true)
+		c.t.StartAll(int32(len(t.Partitions)))
 	}
 }
 
@@ -110,7 +85,7 @@ func (c *Coordinators) Start() {
 // partitions, compacted, transaction.state.log.segment.bytes segments,
 // min.insync.replicas transaction.state.log.min.isr) once.
 func (c *Coordinators) ensure() {
-	if !c.creating.CompareAndSwap(false, true) {
+	if !c.t.Creating.CompareAndSwap(false, true) {
 		return
 	}
 	cfg := c.env.Config
@@ -128,31 +103,17 @@ func (c *Coordinators) ensure() {
 		Done: func(n int32, _ bool, err error) {
 			if err != nil {
 				c.env.Log.Error("transactions are unavailable (COORDINATOR_NOT_AVAILABLE)", "err", err)
-				c.creating.Store(false)
-				c.started(nil)
+				c.t.Creating.Store(false)
+				c.t.Started(nil)
 				return
 			}
 			if cfg.Cluster != nil {
-				c.clusterStarted(n)
+				c.t.ClusterStarted(n)
 				return
 			}
-			c.spawnAll(n)
+			c.t.StartAll(n)
 		},
 	})
-}
-
-func (c *Coordinators) spawnAll(n int32) {
-	pids := make([]*actor.PID, n)
-	for p := range n {
-		pid, err := c.spawnOne(p, 0)
-		if err != nil {
-			c.env.Log.Error("cannot start a transaction coordinator; its transactional ids are unavailable", "partition", p, "err", err)
-			c.started(nil)
-			return
-		}
-		pids[p] = pid
-	}
-	c.started(pids)
 }
 
 // coreConfig is the core's configuration from the broker's, and the
@@ -175,51 +136,6 @@ func (c *Coordinators) spawnOne(p, epoch int32) (*actor.PID, error) {
 			markers: c.Markers, log: c.env.Log.With("component", "txn-coordinator")}
 	}, actor.WithDispatcher(c.env.Dispatcher))
 	return c.env.System.Root.SpawnNamed(props, "txn-coordinator-"+strconv.Itoa(int(p))+"-e"+strconv.Itoa(int(epoch)))
-}
-
-// SetRole is told whenever this broker starts or stops leading
-// __transaction_state partition p (of n) at leader epoch epoch.
-func (c *Coordinators) SetRole(p, n int32, leading bool, epoch int32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cur := c.PIDs()
-	next := make([]*actor.PID, max(int(n), len(cur)))
-	copy(next, cur)
-	if p < 0 || int(p) >= len(next) {
-		return
-	}
-	old := next[p]
-	switch {
-	case leading && old == nil:
-		pid, err := c.spawnOne(p, epoch)
-		if err != nil {
-			c.env.Log.Error("cannot start a transaction coordinator; its transactional ids are unavailable", "partition", p, "err", err)
-			return
-		}
-		next[p] = pid
-		c.env.Log.Info("coordinating the transactions of a __transaction_state partition", "partition", p, "leader_epoch", epoch)
-	case !leading && old != nil:
-		c.env.System.Root.Stop(old)
-		next[p] = nil
-		c.env.Log.Info("no longer coordinating the transactions of a __transaction_state partition", "partition", p)
-	}
-	c.pids.Store(&next)
-}
-
-func (c *Coordinators) clusterStarted(n int32) {
-	c.mu.Lock()
-	cur := c.PIDs()
-	if len(cur) < int(n) {
-		next := make([]*actor.PID, n)
-		copy(next, cur)
-		c.pids.Store(&next)
-	}
-	w := c.waiters
-	c.waiters = nil
-	c.mu.Unlock()
-	for _, fn := range w {
-		fn(true)
-	}
 }
 
 // Stop stops the coordinators before the partitions close.
