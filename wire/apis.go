@@ -112,6 +112,7 @@ var InterBrokerAPIs = []APIRange{
 	{Key: 7, Min: 0, Max: 3, Accept: 0},  // ControlledShutdown
 	{Key: 56, Min: 0, Max: 3, Accept: 0}, // AlterPartition
 	{Key: 67, Min: 0, Max: 0, Accept: 0}, // AllocateProducerIds
+	{Key: 43, Min: 0, Max: 2, Accept: 0}, // ElectLeaders (admin, to the controller)
 }
 
 var apiByKey = indexAPIs()

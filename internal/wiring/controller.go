@@ -55,7 +55,10 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 	channel := interbroker.NewChannel(client, interbroker.ChannelConfig{Log: logger})
 	props := controller.Props(controller.ShellConfig{
 		Core: controller.Config{BrokerID: cfg.BrokerID, UncleanLeaderElection: config.ParseBool(cfg.Value(config.KeyUncleanLeaderElection)),
-			DeleteTopicEnable: cfg.DeleteTopicEnable, InterBrokerListener: cfg.Cluster.InterBrokerListener},
+			UncleanFor:        uncleanFor(cfg, zc, logger),
+			DeleteTopicEnable: cfg.DeleteTopicEnable, InterBrokerListener: cfg.Cluster.InterBrokerListener,
+			AutoLeaderRebalance: cfg.Cluster.AutoLeaderRebalance, LeaderImbalanceCheckInterval: cfg.Cluster.LeaderImbalanceCheckInterval,
+			LeaderImbalancePerBrokerPercentage: cfg.Cluster.LeaderImbalancePerBroker},
 		Store: controllerStore{zc}, Sender: channel, Log: logger.With("component", "controller"), Classify: classifyZKError,
 	})
 	pid, err := broker.Spawn(props, "controller")
@@ -73,6 +76,8 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 			broker.Send(pid, &controller.AlterPartition{Req: body, Reply: reply})
 		case *kmsg.ControlledShutdownRequest:
 			broker.Send(pid, &controller.ControlledShutdown{Req: body, Reply: reply})
+		case *kmsg.ElectLeadersRequest:
+			broker.Send(pid, &controller.ElectLeaders{Req: body, Reply: reply})
 		case *kmsg.AllocateProducerIDsRequest:
 			broker.Send(pid, &controller.AllocateProducerIDs{Req: body, Reply: reply})
 		default:
@@ -81,6 +86,30 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 	}
 	reqs.to.Store(&forward)
 	return bc
+}
+
+// uncleanFor is unclean.leader.election.enable for one topic as Kafka's
+// controller reads it at an election: the topic's config in ZooKeeper,
+// else the broker's dynamic config (its own, then the cluster default),
+// else the static one. A read error falls back to the static value: the
+// election must not stall on it, and clean is the safe side only when
+// the static value says so.
+func uncleanFor(cfg *config.Broker, zc *zkmeta.Client, logger *slog.Logger) func(topic string) bool {
+	static := config.ParseBool(cfg.Value(config.KeyUncleanLeaderElection))
+	id := strconv.Itoa(int(cfg.BrokerID))
+	return func(topic string) bool {
+		for _, e := range [][2]string{{"topics", topic}, {"brokers", id}, {"brokers", "<default>"}} {
+			m, err := zc.EntityConfig(e[0], e[1])
+			if err != nil {
+				logger.Warn("controller: cannot read unclean.leader.election.enable", "entity", e[0]+"/"+e[1], "err", err)
+				return static
+			}
+			if v, ok := m[config.KeyUncleanLeaderElection]; ok {
+				return config.ParseBool(v)
+			}
+		}
+		return static
+	}
 }
 
 // session tells the controller of the ZooKeeper session's fate.
