@@ -238,7 +238,7 @@ func (s *sim) checkTransition(tp TopicPartition, old PartitionState, existed boo
 			s.fail("%s: leader changed %d→%d without a new epoch", tp, old.Leader, nu.Leader)
 		}
 		if nu.Leader != old.Leader && nu.Leader != NoLeader && !slices.Contains(old.ISR, nu.Leader) {
-			if !(s.cfg.UncleanLeaderElection || s.uncleanAsked) || nu.LeaderRecoveryState != Recovering {
+			if unclean := s.cfg.UncleanLeaderElection || s.uncleanAsked; !unclean || nu.LeaderRecoveryState != Recovering {
 				s.fail("%s: leader %d elected from outside the ISR %v", tp, nu.Leader, old.ISR)
 			}
 		}
