@@ -214,8 +214,9 @@ func (a *shell) campaign() {
 	}
 	a.load()
 	if a.core != nil && cfg.AutoLeaderRebalance {
-		// Kafka's onControllerFailover schedules the first check 5 s on.
-		a.scheduleBalance(firstBalanceCheck)
+		// Kafka's onControllerFailover schedules the first check 5 s on;
+		// a shorter interval (tests) starts sooner.
+		a.scheduleBalance(min(firstBalanceCheck, cfg.LeaderImbalanceCheckInterval))
 	}
 }
 

@@ -1,9 +1,12 @@
 package controller
 
 import (
+	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -218,5 +221,50 @@ func TestLeaderBalanceCheck(t *testing.T) {
 	}
 	if got := elected(100); len(got) != 0 {
 		t.Errorf("at 100%%: elected %v", got)
+	}
+}
+
+// TestShellElectLeadersAndBalanceTimer: the shell answers ElectLeaders as
+// controller, runs the balance check on its timer, and answers
+// NOT_CONTROLLER once it stepped down.
+func TestShellElectLeadersAndBalanceTimer(t *testing.T) {
+	st := newFakeStore()
+	for id := int32(1); id <= 2; id++ {
+		st.brokers[id] = BrokerInfo{ID: id, Epoch: int64(10 + id), Endpoints: []Endpoint{{"PLAINTEXT", "127.0.0.1", 9000 + id, "PLAINTEXT"}}}
+	}
+	st.topics["a"] = TopicAssignment{Name: "a", ID: TopicID{1}, Partitions: map[int32][]int32{0: {1, 2}, 1: {2, 1}}}
+	// a-0 is led by 2, not its preferred replica 1; a-1 by its preferred.
+	st.states[TopicPartition{"a", 0}] = state(2, 3, 5, 2, 1)
+	st.states[TopicPartition{"a", 1}] = state(2, 3, 5, 2, 1)
+	snd := &fakeSender{st: st}
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	cfg := Config{BrokerID: 1, AutoLeaderRebalance: true, LeaderImbalanceCheckInterval: 20 * time.Millisecond}
+	pid := sys.Root.Spawn(Props(ShellConfig{Core: cfg, Store: st, Sender: snd}))
+	t.Cleanup(func() { _ = sys.Root.StopFuture(pid).Wait() })
+
+	waitFor(t, st, "the balance check electing a-0's preferred replica", func() bool {
+		s := st.states[TopicPartition{"a", 0}]
+		return st.ctl == 1 && s.Leader == 1 && s.LeaderEpoch == 4
+	})
+
+	r, got := reply[*kmsg.ElectLeadersResponse](t)
+	sys.Root.Send(pid, &ElectLeaders{Req: electReq(ElectPreferred, TopicPartition{"a", 0}, TopicPartition{"a", 1}), Reply: r})
+	resp := got()
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 2 {
+		t.Fatalf("ElectLeaders answered %+v", resp)
+	}
+	for _, p := range resp.Topics[0].Partitions {
+		if kerr.Code(p.ErrorCode) != kerr.ElectionNotNeeded {
+			t.Errorf("a-%d: %v, want ELECTION_NOT_NEEDED", p.Partition, kerr.Code(p.ErrorCode))
+		}
+	}
+
+	st.do(func() { st.ver += 5; st.ctl = 2 })
+	st.do(func() { delete(st.brokers, 2); st.fire("ids") })
+	waitFor(t, st, "resignation", func() bool { return st.resigned > 0 })
+	r, got = reply[*kmsg.ElectLeadersResponse](t)
+	sys.Root.Send(pid, &ElectLeaders{Req: electReq(ElectPreferred, TopicPartition{"a", 0}), Reply: r})
+	if resp := got(); kerr.Code(resp.Topics[0].Partitions[0].ErrorCode) != kerr.NotController {
+		t.Fatalf("ElectLeaders after stepping down answered %+v", resp)
 	}
 }
