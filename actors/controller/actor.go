@@ -137,6 +137,10 @@ func (a *shell) Receive(ctx actor.Context) {
 			return
 		}
 		a.executeReply(a.core.ElectLeaders(m.Req), m.Reply)
+	case *UncleanEnabled:
+		if a.core != nil {
+			a.execute(a.core.UncleanEnabled(m.Topic))
+		}
 	case *balanceCheck:
 		if a.active(m.gen) {
 			a.balance = nil

@@ -26,6 +26,10 @@ type (
 		Req   *kmsg.ElectLeadersRequest
 		Reply func(kmsg.Response)
 	}
+	// UncleanEnabled says unclean.leader.election.enable was turned on
+	// for Topic ("" : the broker's default): leaderless partitions may
+	// now elect.
+	UncleanEnabled struct{ Topic string }
 	// SessionExpired says the ZooKeeper session is gone (zkmeta's
 	// Expired event): the controller steps down at once.
 	SessionExpired struct{}

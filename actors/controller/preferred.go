@@ -266,3 +266,19 @@ func ElectLeadersNotController(req *kmsg.ElectLeadersRequest) *kmsg.ElectLeaders
 	}
 	return resp
 }
+
+// UncleanEnabled is unclean.leader.election.enable turned on, for topic
+// or ("") the broker's default (Kafka's processTopicUncleanLeaderElection
+// Enable and processUncleanLeaderElectionEnable): the partitions still
+// without a leader try again, looking the config up anew.
+func (c *Core) UncleanEnabled(topic string) Effects {
+	c.begin()
+	var ps []*partition
+	for _, p := range c.allPartitions() {
+		if (topic == "" || p.tp.Topic == topic) && (p.phase == phaseNew || p.phase == phaseOffline) && !c.del.queued[p.tp.Topic] {
+			ps = append(ps, p)
+		}
+	}
+	c.toOnline(ps, c.offlineElection)
+	return c.end()
+}

@@ -268,3 +268,20 @@ func TestShellElectLeadersAndBalanceTimer(t *testing.T) {
 		t.Fatalf("ElectLeaders after stepping down answered %+v", resp)
 	}
 }
+
+func TestUncleanEnabledElectsLeaderlessPartitions(t *testing.T) {
+	allowed := map[string]bool{}
+	cfg := Config{UncleanFor: func(topic string) bool { return allowed[topic] }}
+	c := started(t, cfg, brokerSet(2), state(NoLeader, 4, 7, 1), 1, 2)
+	if fx := c.UncleanEnabled(""); len(fx.Writes) != 0 {
+		t.Fatalf("with unclean election still off, wrote %+v", fx.Writes)
+	}
+	allowed["t"] = true
+	if fx := c.UncleanEnabled("other"); len(fx.Writes) != 0 {
+		t.Fatalf("turning it on for another topic wrote %+v", fx.Writes)
+	}
+	fx := c.UncleanEnabled("t")
+	if len(fx.Writes) != 1 || fx.Writes[0].State.Leader != 2 || fx.Writes[0].State.LeaderRecoveryState != Recovering {
+		t.Fatalf("turning it on for t wrote %+v", fx.Writes)
+	}
+}

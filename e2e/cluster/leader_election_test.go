@@ -238,3 +238,72 @@ func TestAutoLeaderRebalance(t *testing.T) {
 	waitMetadata(t, c, 30*time.Second, func(_ int32, m *kmsg.MetadataResponse) error { return ledByPreferred(m, topic, 6) })
 	t.Logf("broker %d leads its preferred partitions again %v after it was back in every ISR", victim.ID(), time.Since(began).Round(time.Millisecond))
 }
+
+// TestTopicUncleanElection: a partition whose only in-sync replica died
+// stays leaderless while its other replica is up (unclean election is
+// off by default); turning the topic's unclean.leader.election.enable on
+// elects that replica at once, with no broker coming or going.
+func TestTopicUncleanElection(t *testing.T) {
+	c := electionCluster(t, 0)
+	ctl, err := c.WaitForController()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := others(c, ctl)
+	first, second := rest[0], rest[1]
+	topic := name(t, "rf2")
+	createAssigned(t, c, topic, first.ID(), second.ID())
+	produceValues(t, c.Addrs(), topic, []string{"before"})
+
+	// second dies: it leaves the ISR. Then first, the last in-sync
+	// replica, dies too, and second comes back out of sync.
+	second.Kill()
+	waitMetadata(t, c, 2*sessionTimeout+failoverSlack, func(_ int32, m *kmsg.MetadataResponse) error {
+		if p := findTopic(m, topic); p == nil || len(p.Partitions) != 1 || len(p.Partitions[0].ISR) != 1 {
+			return fmt.Errorf("%s not yet shrunk to one in-sync replica: %+v", topic, p)
+		}
+		return nil
+	})
+	first.Kill()
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitMetadata(t, c, 2*sessionTimeout+failoverSlack, func(id int32, m *kmsg.MetadataResponse) error {
+		if id != second.ID() && id != ctl {
+			return nil
+		}
+		if len(m.Brokers) != 2 {
+			return fmt.Errorf("%d brokers in metadata, want 2", len(m.Brokers))
+		}
+		if l := leaders(m, topic)[0]; l != -1 {
+			return fmt.Errorf("%s-0 led by %d, want none", topic, l)
+		}
+		return nil
+	})
+	// It stays so: no leader from outside the ISR.
+	time.Sleep(2 * time.Second)
+	if m, err := metadataFrom(deadline(t, 10*time.Second), c.BrokerByID(ctl).Addr(), topic); err != nil || leaders(m, topic)[0] != -1 {
+		t.Fatalf("%s-0 got a leader with unclean election off: %v (%v)", topic, leaders(m, topic), err)
+	}
+
+	adm := admin(t, []string{c.BrokerByID(ctl).Addr(), second.Addr()})
+	resps, err := adm.AlterTopicConfigs(deadline(t, 30*time.Second), []kadm.AlterConfig{
+		{Op: kadm.SetConfig, Name: "unclean.leader.election.enable", Value: kadm.StringPtr("true")}}, topic)
+	if err == nil {
+		_, err = resps.On(topic, nil)
+	}
+	if err != nil {
+		t.Fatalf("setting unclean.leader.election.enable on %s: %v", topic, err)
+	}
+	waitMetadata(t, c, 20*time.Second, func(_ int32, m *kmsg.MetadataResponse) error {
+		if l := leaders(m, topic)[0]; l != second.ID() {
+			return fmt.Errorf("%s-0 led by %d, want %d", topic, l, second.ID())
+		}
+		return nil
+	})
+	// The new leader takes writes.
+	produceValues(t, []string{second.Addr()}, topic, []string{"after"})
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+}

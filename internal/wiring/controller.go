@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors"
+	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/controller"
 	"github.com/samsa-io/samsa/interbroker"
@@ -27,6 +28,34 @@ import (
 // NOT_CONTROLLER, which makes the sender look the controller up again.
 type controllerRequests struct {
 	to atomic.Pointer[func(req *wire.Request)]
+	// unclean tells the controller actor that unclean leader election was
+	// turned on (for a topic, or "" for the broker), once it runs.
+	unclean atomic.Pointer[func(topic string)]
+}
+
+// configsRead hears the dynamic configs the config watch reads: one that
+// turns unclean.leader.election.enable on makes the controller try its
+// leaderless partitions again (Kafka's TopicConfigHandler and
+// DynamicBrokerConfig call enableTopicUncleanLeaderElection and
+// enableDefaultUncleanLeaderElection). Only true matters: turning it off
+// affects the next election, which reads the config anyway.
+func (c *controllerRequests) configsRead(msg any) {
+	var topic string
+	var cfg map[string]string
+	switch m := msg.(type) {
+	case *catalog.TopicConfigsChanged:
+		topic, cfg = m.Topic, m.Configs
+	case *catalog.BrokerConfigsChanged:
+		cfg = m.Configs
+	default:
+		return
+	}
+	if v, ok := cfg[config.KeyUncleanLeaderElection]; !ok || !config.ParseBool(v) {
+		return
+	}
+	if f := c.unclean.Load(); f != nil {
+		(*f)(topic)
+	}
 }
 
 func newControllerRequests() *controllerRequests { return &controllerRequests{} }
@@ -85,6 +114,8 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 		}
 	}
 	reqs.to.Store(&forward)
+	unclean := func(topic string) { broker.Send(pid, &controller.UncleanEnabled{Topic: topic}) }
+	reqs.unclean.Store(&unclean)
 	return bc
 }
 
@@ -126,6 +157,7 @@ func (bc *brokerController) session(ev zkmeta.SessionEvent) {
 // links.
 func (bc *brokerController) Stop() {
 	bc.reqs.to.Store(nil)
+	bc.reqs.unclean.Store(nil)
 	bc.broker.Stop(bc.pid)
 	bc.channel.Close()
 	bc.client.Close()
