@@ -203,6 +203,39 @@ func TestPreferredLeaderElection(t *testing.T) {
 	}
 	expect("preferred, all led by their preferred replicas", codes(kadm.ElectPreferredReplica, ts), want)
 
+	// A broker that is not the controller answers NOT_CONTROLLER per
+	// partition, as Kafka's; every broker advertises ElectLeaders 0-2.
+	ctl, err := c.WaitForController()
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower := others(c, ctl)[0]
+	direct := client(t, []string{follower.Addr()})
+	req := kmsg.NewPtrElectLeadersRequest()
+	req.TimeoutMillis = 30000
+	req.Topics = []kmsg.ElectLeadersRequestTopic{{Topic: topic, Partitions: []int32{0}}}
+	resp, err := req.RequestWith(deadline(t, 30*time.Second), direct.Broker(int(follower.ID())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 || resp.ErrorCode != 0 ||
+		resp.Topics[0].Partitions[0].ErrorCode != kerr.NotController.Code {
+		t.Errorf("broker %d (not the controller) answered ElectLeaders with %+v", follower.ID(), resp)
+	}
+	avReq := kmsg.NewPtrApiVersionsRequest()
+	avReq.ClientSoftwareName, avReq.ClientSoftwareVersion = "samsa-e2e-cluster", "1"
+	av, err := avReq.RequestWith(deadline(t, 10*time.Second), direct.Broker(int(follower.ID())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	advertised := false
+	for _, k := range av.ApiKeys {
+		advertised = advertised || k.ApiKey == 43 && k.MinVersion == 0 && k.MaxVersion == 2
+	}
+	if !advertised {
+		t.Errorf("broker %d does not advertise ElectLeaders 0-2: error %d, %+v", follower.ID(), av.ErrorCode, av.ApiKeys)
+	}
+
 	// The victim dies again: its partitions cannot get it back, and its
 	// RF 1 topic has no replica left to elect, even uncleanly.
 	victim.Kill()
