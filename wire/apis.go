@@ -103,8 +103,10 @@ var plannedAPIs = []APIRange{
 // ZooKeeper mode, at the ranges Apache Kafka 3.9 serves them:
 // LeaderAndIsr, StopReplica, UpdateMetadata and ControlledShutdown
 // (controller to broker, and a stopping broker to the controller),
-// AlterPartition and AllocateProducerIds (broker to controller). A broker
-// serves and advertises them only in cluster mode (EnableInterBrokerAPIs).
+// AlterPartition and AllocateProducerIds (broker to controller), and
+// ElectLeaders (an admin to the controller: a single broker has no
+// replicas to elect). A broker serves and advertises them only in cluster
+// mode (EnableInterBrokerAPIs).
 var InterBrokerAPIs = []APIRange{
 	{Key: 4, Min: 0, Max: 7, Accept: 0},  // LeaderAndIsr
 	{Key: 5, Min: 0, Max: 4, Accept: 0},  // StopReplica

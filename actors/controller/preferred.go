@@ -50,7 +50,9 @@ func (c *Core) ElectLeaders(req *kmsg.ElectLeadersRequest) Effects {
 	all := req.Topics == nil
 	var tps []TopicPartition
 	if all {
-		for _, p := range c.allPartitions() {
+		// Kafka's broker lists its metadata cache: partitions with a
+		// state, not queued for deletion (brokers drop those).
+		for _, p := range c.partitionsWithLeaders() {
 			tps = append(tps, p.tp)
 		}
 	} else {

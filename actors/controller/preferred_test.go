@@ -127,6 +127,10 @@ func TestElectionForDeletingTopicIsRefused(t *testing.T) {
 	if len(fx.Writes) != 0 {
 		t.Fatalf("writes %+v", fx.Writes)
 	}
+	// Every partition: brokers no longer list the topic, nor does this.
+	if got := electCodes(t, c.ElectLeaders(electReq(ElectPreferred))); len(got) != 0 {
+		t.Fatalf("all-partitions answer %v lists the topic being deleted", got)
+	}
 }
 
 func TestUncleanElectLeaders(t *testing.T) {
