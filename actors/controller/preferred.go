@@ -3,8 +3,9 @@ package controller
 import (
 	"slices"
 
-	"github.com/samsa-io/samsa/wire/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // Replica leader elections asked for by an admin (ElectLeaders, Kafka's
