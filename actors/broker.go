@@ -70,6 +70,9 @@ type ClusterOptions struct {
 	Controller func(req *wire.Request)
 	// Seed seeds replica assignment (default: from Rand).
 	Seed uint64
+	// OnConfigs hears every dynamic config this broker reads from
+	// ZooKeeper (catalog.ClusterMode.OnConfigs).
+	OnConfigs func(msg any)
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor
@@ -211,6 +214,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		}
 		metaCfg.Cluster = catalog.NewClusterMode(o.Cluster.Store, o.Cluster.ClusterID, ClientListener(cfg), seed)
 		b.cluster = metaCfg.Cluster
+		metaCfg.Cluster.OnConfigs = o.Cluster.OnConfigs
 		e.Cluster, e.ClientListener = metaCfg.Cluster.View, ClientListener(cfg)
 		b.startReplication(metaCfg)
 	}

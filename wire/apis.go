@@ -113,8 +113,10 @@ var TransactionAPIs = []APIRange{
 // ZooKeeper mode, at the ranges Apache Kafka 3.9 serves them:
 // LeaderAndIsr, StopReplica, UpdateMetadata and ControlledShutdown
 // (controller to broker, and a stopping broker to the controller),
-// AlterPartition and AllocateProducerIds (broker to controller). A broker
-// serves and advertises them only in cluster mode (EnableInterBrokerAPIs).
+// AlterPartition and AllocateProducerIds (broker to controller), and
+// ElectLeaders (an admin to the controller: a single broker has no
+// replicas to elect). A broker serves and advertises them only in cluster
+// mode (EnableInterBrokerAPIs).
 var InterBrokerAPIs = []APIRange{
 	{Key: 4, Min: 0, Max: 7, Accept: 0},  // LeaderAndIsr
 	{Key: 5, Min: 0, Max: 4, Accept: 0},  // StopReplica
@@ -122,6 +124,7 @@ var InterBrokerAPIs = []APIRange{
 	{Key: 7, Min: 0, Max: 3, Accept: 0},  // ControlledShutdown
 	{Key: 56, Min: 0, Max: 3, Accept: 0}, // AlterPartition
 	{Key: 67, Min: 0, Max: 0, Accept: 0}, // AllocateProducerIds
+	{Key: 43, Min: 0, Max: 2, Accept: 0}, // ElectLeaders (admin, to the controller)
 }
 
 var apiByKey = indexAPIs()

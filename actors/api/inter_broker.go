@@ -27,7 +27,8 @@ var (
 	allocateProducerIDs = API{Key: kmsg.AllocateProducerIDs, Handle: toController}
 )
 
-var interBrokerAPIs = []API{leaderAndIsr, stopReplica, updateMetadata, controlledShutdown, alterPartition, allocateProducerIDs}
+var interBrokerAPIs = []API{leaderAndIsr, stopReplica, updateMetadata, controlledShutdown, alterPartition, allocateProducerIDs,
+	electLeaders}
 
 func toInterBroker(s *Services, req *wire.Request) {
 	reply, once := req.Reply, new(atomic.Bool)
@@ -49,6 +50,9 @@ func toController(s *Services, req *wire.Request) {
 
 // NotController is the answer of a broker that is not the controller.
 func NotController(req *wire.Request) kmsg.Response {
+	if el, ok := req.Body.(*kmsg.ElectLeadersRequest); ok {
+		return electLeadersNotController(el)
+	}
 	resp := req.Body.ResponseKind()
 	code := kerr.NotController.Int16()
 	switch r := resp.(type) {

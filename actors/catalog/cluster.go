@@ -62,6 +62,13 @@ type ClusterMode struct {
 	randMu sync.Mutex
 	rand   *rand.Rand
 
+	// OnConfigs, if set, hears every dynamic config the config watch
+	// reads (*TopicConfigsChanged, *BrokerConfigsChanged), after the
+	// metadata actor is sent it: the controller re-runs elections when
+	// unclean.leader.election.enable turns on, as Kafka's config handlers
+	// tell its controller. Called from the watch's goroutine.
+	OnConfigs func(msg any)
+
 	links clusterLinks // cluster_links.go
 }
 

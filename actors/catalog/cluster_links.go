@@ -24,7 +24,13 @@ func (a *metadataActor) startClusterLinks() {
 	l := &a.cfg.Cluster.links
 	l.once.Do(func() {
 		self, root := a.ctx.Self(), a.env.System.Root
-		send := func(msg any) { root.Send(self, msg) }
+		hook := a.cfg.Cluster.OnConfigs
+		send := func(msg any) {
+			root.Send(self, msg)
+			if hook != nil {
+				hook(msg)
+			}
+		}
 		l.watch = newConfigWatch(a.cfg.Cluster.Store, a.env.BrokerID(), send, a.env.Log.With("component", "config-watch"), a.env.Now, a.cfg.Stopped)
 		go l.watch.run()
 		// Kafka's brokers name themselves by id to the controller.

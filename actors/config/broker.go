@@ -90,6 +90,12 @@ type Cluster struct {
 	ControlledShutdownRetries int
 	ControlledShutdownBackoff time.Duration
 	OffsetsReplicationFactor  int16
+	// AutoLeaderRebalance, LeaderImbalanceCheckInterval and
+	// LeaderImbalancePerBroker are the controller's leader balance
+	// (auto.leader.rebalance.enable and the leader.imbalance.* keys).
+	AutoLeaderRebalance          bool
+	LeaderImbalanceCheckInterval time.Duration
+	LeaderImbalancePerBroker     int
 }
 
 // Layers returns the broker's static layer for resolution.
@@ -187,13 +193,16 @@ func (b *Broker) buildCluster(origin map[string]string) error {
 		return fmt.Errorf("%w: %s=%q (from %s): the chroot /%s is not a ZooKeeper path", ErrInvalid, KeyZooKeeperConnect, zk, from(KeyZooKeeperConnect), chroot)
 	}
 	c := &Cluster{
-		ZooKeeperConnect:          zk,
-		SessionTimeout:            time.Duration(ParseInt(b.Value(KeyZooKeeperSessionTimeout))) * time.Millisecond,
-		ReservedBrokerMaxID:       int32(ParseInt(b.Value(KeyReservedBrokerMaxID))),
-		ControlledShutdown:        ParseBool(b.Value(KeyControlledShutdown)),
-		ControlledShutdownRetries: int(ParseInt(b.Value(KeyControlledShutdownMaxRetries))),
-		ControlledShutdownBackoff: time.Duration(ParseInt(b.Value(KeyControlledShutdownBackoff))) * time.Millisecond,
-		OffsetsReplicationFactor:  int16(ParseInt(b.Value(KeyOffsetsReplicationFactor))),
+		ZooKeeperConnect:             zk,
+		SessionTimeout:               time.Duration(ParseInt(b.Value(KeyZooKeeperSessionTimeout))) * time.Millisecond,
+		ReservedBrokerMaxID:          int32(ParseInt(b.Value(KeyReservedBrokerMaxID))),
+		ControlledShutdown:           ParseBool(b.Value(KeyControlledShutdown)),
+		ControlledShutdownRetries:    int(ParseInt(b.Value(KeyControlledShutdownMaxRetries))),
+		ControlledShutdownBackoff:    time.Duration(ParseInt(b.Value(KeyControlledShutdownBackoff))) * time.Millisecond,
+		OffsetsReplicationFactor:     int16(ParseInt(b.Value(KeyOffsetsReplicationFactor))),
+		AutoLeaderRebalance:          ParseBool(b.Value(KeyAutoLeaderRebalance)),
+		LeaderImbalanceCheckInterval: time.Duration(ParseInt(b.Value(KeyLeaderImbalanceCheckInterval))) * time.Second,
+		LeaderImbalancePerBroker:     int(ParseInt(b.Value(KeyLeaderImbalancePerBroker))),
 	}
 	c.ConnectionTimeout = c.SessionTimeout
 	if v := b.Value(KeyZooKeeperConnectionTimeout); v != "" {

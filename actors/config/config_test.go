@@ -284,3 +284,25 @@ func TestEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestLeaderBalanceKeys(t *testing.T) {
+	zk := map[string]string{"zookeeper.connect": "localhost:2181", "broker.id": "1"}
+	b, err := Load(Input{"server.properties", zk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := b.Cluster; !c.AutoLeaderRebalance || c.LeaderImbalanceCheckInterval != 300*time.Second || c.LeaderImbalancePerBroker != 10 {
+		t.Fatalf("defaults: %+v", c)
+	}
+	b, err = Load(Input{"server.properties", zk}, Input{"flags", map[string]string{"auto.leader.rebalance.enable": "false",
+		"leader.imbalance.check.interval.seconds": "2", "leader.imbalance.per.broker.percentage": "25"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := b.Cluster; c.AutoLeaderRebalance || c.LeaderImbalanceCheckInterval != 2*time.Second || c.LeaderImbalancePerBroker != 25 {
+		t.Fatalf("set: %+v", c)
+	}
+	if _, err := Load(Input{"server.properties", zk}, Input{"flags", map[string]string{"leader.imbalance.check.interval.seconds": "0"}}); err == nil {
+		t.Errorf("leader.imbalance.check.interval.seconds=0 accepted (Kafka: at least 1)")
+	}
+}

@@ -49,6 +49,9 @@ const (
 	KeyReplicaFetchMaxBytes         = "replica.fetch.max.bytes"
 	KeyReplicaFetchResponseMaxBytes = "replica.fetch.response.max.bytes"
 	KeyReplicaFetchBackoff          = "replica.fetch.backoff.ms"
+	KeyAutoLeaderRebalance          = "auto.leader.rebalance.enable"
+	KeyLeaderImbalanceCheckInterval = "leader.imbalance.check.interval.seconds"
+	KeyLeaderImbalancePerBroker     = "leader.imbalance.per.broker.percentage"
 )
 
 var errEmpty = errors.New("must not be empty")
@@ -237,6 +240,12 @@ var brokerDefs = []Def{
 		Doc: "Cluster mode: the pause after a follower fetch failed."},
 	{Name: "num.replica.fetchers", Type: Int, Default: "1", Check: AtLeast(1), Ignored: true,
 		Doc: "Accepted; samsa runs one fetcher per leader broker."},
+	{Name: KeyAutoLeaderRebalance, Type: Boolean, Default: "true",
+		Doc: "Cluster mode: the controller moves leadership back to the preferred replicas (the first of each assignment) of a broker whose share of partitions led elsewhere is above leader.imbalance.per.broker.percentage, checking every leader.imbalance.check.interval.seconds."},
+	{Name: KeyLeaderImbalanceCheckInterval, Type: Long, Default: "300", Check: AtLeast(1),
+		Doc: "Cluster mode: how often the controller checks the leader balance (auto.leader.rebalance.enable)."},
+	{Name: KeyLeaderImbalancePerBroker, Type: Int, Default: "10",
+		Doc: "Cluster mode: the share (percent) of a broker's preferred partitions that may be led elsewhere before the controller moves them back (unchecked, as in Kafka: 100 or more never moves them)."},
 	{Name: KeyControlledShutdown, Type: Boolean, Default: "true",
 		Doc: "Cluster mode: on SIGTERM the broker asks the controller to move the leaderships it holds to other replicas before it stops."},
 	{Name: "max.incremental.fetch.session.cache.slots", Type: Int, Default: "1000", Check: AtLeast(0),

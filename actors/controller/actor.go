@@ -66,6 +66,7 @@ type shell struct {
 	brokers map[int32]BrokerInfo
 	assign  map[string]TopicAssignment
 	retry   *time.Timer
+	balance *time.Timer // the next leader balance check, while controller
 }
 
 func (a *shell) Receive(ctx actor.Context) {
@@ -130,6 +131,22 @@ func (a *shell) Receive(ctx actor.Context) {
 			return
 		}
 		a.executeReply(a.core.ControlledShutdown(m.Req), m.Reply)
+	case *ElectLeaders:
+		if a.core == nil {
+			m.Reply(ElectLeadersNotController(m.Req))
+			return
+		}
+		a.executeReply(a.core.ElectLeaders(m.Req), m.Reply)
+	case *UncleanEnabled:
+		if a.core != nil {
+			a.execute(a.core.UncleanEnabled(m.Topic))
+		}
+	case *balanceCheck:
+		if a.active(m.gen) {
+			a.balance = nil
+			a.execute(a.core.CheckLeaderBalance())
+			a.scheduleBalance(a.cfg.Core.LeaderImbalanceCheckInterval)
+		}
 	case *AllocateProducerIDs:
 		m.Reply(a.allocateProducerIDs(m.Req))
 	}
@@ -200,6 +217,27 @@ func (a *shell) campaign() {
 		a.watch(ch, &controllerChanged{gen: a.gen})
 	}
 	a.load()
+	if a.core != nil && cfg.AutoLeaderRebalance {
+		// Kafka's onControllerFailover schedules the first check 5 s on;
+		// a shorter interval (tests) starts sooner.
+		a.scheduleBalance(min(firstBalanceCheck, cfg.LeaderImbalanceCheckInterval))
+	}
+}
+
+// firstBalanceCheck is how long after an election the first leader
+// balance check runs.
+const firstBalanceCheck = 5 * time.Second
+
+// scheduleBalance arms the next leader balance check for this term.
+func (a *shell) scheduleBalance(after time.Duration) {
+	if a.balance != nil {
+		a.balance.Stop()
+	}
+	if after <= 0 {
+		after = 300 * time.Second // leader.imbalance.check.interval.seconds' default
+	}
+	pid, root, gen := a.self, a.sys.Root, a.gen
+	a.balance = time.AfterFunc(after, func() { root.Send(pid, &balanceCheck{gen}) })
 }
 
 // load reads everything (arming the watches first, as Kafka registers
@@ -459,6 +497,10 @@ func (a *shell) stepDown(why string) {
 	a.cfg.Log.Info("controller: stepping down", "why", why, "epoch", a.core.cfg.Epoch)
 	a.core = nil
 	a.gen++
+	if a.balance != nil {
+		a.balance.Stop()
+		a.balance = nil
+	}
 	for id := range a.brokers {
 		a.cfg.Sender.RemoveBroker(id)
 	}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // The core is driven here by a seeded simulation: a model ZooKeeper (the
@@ -25,8 +28,8 @@ import (
 //     predicts the version it leaves;
 //   - at most one leader per partition and leader epoch; leader epochs
 //     and versions never go backwards, across failovers too;
-//   - a new leader was in the ISR, unless unclean election is on and the
-//     partition is RECOVERING; a leader is registered; the ISR is a
+//   - a new leader was in the ISR, unless unclean election is on (or an
+//     admin asked for one) and the partition is RECOVERING; a leader is registered; the ISR is a
 //     non-empty subset of the replicas;
 //   - requests go to registered brokers only, with their epoch and the
 //     controller's;
@@ -34,6 +37,11 @@ import (
 //     UpdateMetadata) on a partition is its current state, and every
 //     online replica's latest LeaderAndIsr carries the current leader
 //     epoch;
+//   - ElectLeaders answers as Kafka (success leaves the preferred replica
+//     leading, ELECTION_NOT_NEEDED only when it already did,
+//     PREFERRED_LEADER_NOT_AVAILABLE only when it could not); after a
+//     balance check every partition whose preferred replica can lead is
+//     led by it (the sim's imbalance threshold is 0%);
 //   - a topic's znodes are deleted only after every replica deleted it,
 //     and at the end, with every broker up, no deletion is left.
 
@@ -66,6 +74,9 @@ type sim struct {
 	trace    []string
 	sent     int
 	healthy  bool // no more disk errors: the end, where every deletion must finish
+	// uncleanAsked: an admin's unclean ElectLeaders is under way, which
+	// may elect from outside the ISR whatever the config says.
+	uncleanAsked bool
 }
 
 type stopAck struct {
@@ -227,7 +238,7 @@ func (s *sim) checkTransition(tp TopicPartition, old PartitionState, existed boo
 			s.fail("%s: leader changed %d→%d without a new epoch", tp, old.Leader, nu.Leader)
 		}
 		if nu.Leader != old.Leader && nu.Leader != NoLeader && !slices.Contains(old.ISR, nu.Leader) {
-			if !s.cfg.UncleanLeaderElection || nu.LeaderRecoveryState != Recovering {
+			if unclean := s.cfg.UncleanLeaderElection || s.uncleanAsked; !unclean || nu.LeaderRecoveryState != Recovering {
 				s.fail("%s: leader %d elected from outside the ISR %v", tp, nu.Leader, old.ISR)
 			}
 		}
@@ -477,13 +488,96 @@ func (s *sim) step() {
 				s.apply(s.core.BrokersChanged(s.registry()))
 			}
 		}
-	case n < 95: // StopReplica answers arrive
+	case n < 92: // StopReplica answers arrive
 		s.deliverAcks()
+	case n < 95: // an admin or the balance check elects leaders
+		s.electLeaders()
 	default: // the controller moves
 		s.trace = append(s.trace, "failover")
 		s.failover()
 	}
 	s.check()
+}
+
+// electLeaders is an admin's ElectLeaders (preferred for all partitions
+// or some, known or not; or unclean), or the leader balance check.
+func (s *sim) electLeaders() {
+	s.t.Helper()
+	before := maps.Clone(s.states)
+	canLead := func(tp TopicPartition, st PartitionState) bool {
+		pref := s.topics[tp.Topic].Partitions[tp.Partition][0]
+		return s.brokers[pref].up && !s.core.shuttingDown[pref] && slices.Contains(st.ISR, pref)
+	}
+	if s.rng.IntN(4) == 0 {
+		s.trace = append(s.trace, "leader balance check")
+		s.apply(s.core.CheckLeaderBalance())
+		for _, tp := range sortedTPs(s.states) {
+			st := s.states[tp]
+			if !s.markers[tp.Topic] && canLead(tp, st) && st.Leader != s.topics[tp.Topic].Partitions[tp.Partition][0] {
+				s.fail("after the balance check %s is led by %d, its preferred replica could lead: %+v", tp, st.Leader, st)
+			}
+		}
+		return
+	}
+	req := kmsg.NewPtrElectLeadersRequest()
+	req.Version = int16(s.rng.IntN(3))
+	if req.Version > 0 && s.rng.IntN(3) == 0 {
+		req.ElectionType = ElectUnclean
+	}
+	if s.rng.IntN(3) != 0 {
+		req.Topics = []kmsg.ElectLeadersRequestTopic{}
+		for _, tp := range sortedTPs(s.states) {
+			if s.rng.IntN(2) == 0 {
+				req.Topics = append(req.Topics, kmsg.ElectLeadersRequestTopic{Topic: tp.Topic, Partitions: []int32{tp.Partition}})
+			}
+		}
+		req.Topics = append(req.Topics, kmsg.ElectLeadersRequestTopic{Topic: "none", Partitions: []int32{0}})
+	}
+	s.trace = append(s.trace, fmt.Sprintf("elect leaders type %d, all %v", req.ElectionType, req.Topics == nil))
+	s.uncleanAsked = req.ElectionType == ElectUnclean
+	fx := s.core.ElectLeaders(req)
+	s.apply(fx)
+	s.uncleanAsked = false
+	resp, ok := fx.Reply.(*kmsg.ElectLeadersResponse)
+	if !ok || resp.ErrorCode != 0 {
+		s.fail("ElectLeaders answered %+v", fx.Reply)
+	}
+	for _, rt := range resp.Topics {
+		for _, pr := range rt.Partitions {
+			tp := TopicPartition{rt.Topic, pr.Partition}
+			old, existed := before[tp]
+			now := s.states[tp]
+			code := kerr.Code(pr.ErrorCode)
+			var pref int32 = -1
+			if a, ok := s.topics[tp.Topic].Partitions[tp.Partition]; ok {
+				pref = a[0]
+			}
+			bad := false
+			switch {
+			case code == kerr.UnknownTopicOrPartition:
+				bad = pref != -1
+			case !existed || s.markers[tp.Topic] && s.cfg.DeleteTopicEnable:
+				// a New partition or a topic being deleted: refused some way
+				bad = code == kerr.None
+			case code == kerr.ElectionNotNeeded:
+				bad = req.Topics == nil || req.ElectionType == ElectPreferred && old.Leader != pref ||
+					req.ElectionType == ElectUnclean && old.Leader != NoLeader && !s.brokers[old.Leader].up
+			case code == kerr.None && req.ElectionType == ElectPreferred:
+				bad = now.Leader != pref || now.LeaderEpoch != old.LeaderEpoch+1
+			case code == kerr.None:
+				bad = now.Leader == NoLeader || !s.brokers[now.Leader].up
+			case code == kerr.PreferredLeaderNotAvailable:
+				bad = canLead(tp, old) && old.ControllerEpoch <= s.cfg.Epoch
+			case code == kerr.EligibleLeadersNotAvailable:
+				bad = req.ElectionType != ElectUnclean
+			default:
+				bad = code != kerr.InvalidTopicException
+			}
+			if bad {
+				s.fail("ElectLeaders answered %s %v; before %+v (existed %v), now %+v, preferred %d", tp, code, old, existed, now, pref)
+			}
+		}
+	}
 }
 
 func (s *sim) deliverAcks() {

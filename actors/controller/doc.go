@@ -8,13 +8,16 @@
 // # Core and shell
 //
 // The core (core.go, types.go, config.go, effects.go, requests.go,
-// election.go, replicas.go, brokers.go, topics.go, deletion.go, alter.go,
-// shutdown.go) is plain state: no clock, no goroutines, no I/O. Each
-// method takes one input (Start with everything read from ZooKeeper,
-// BrokersChanged, TopicsChanged, DeletionRequested, StopReplicaAnswered,
-// AlterPartition, ControlledShutdown) and returns Effects: fenced
-// partition-state writes (one multi, all or nothing), topic deletions and
-// marker removals, then the requests to send, in order, then a reply.
+// election.go, preferred.go, replicas.go, brokers.go, topics.go,
+// deletion.go, alter.go, shutdown.go) is plain state: no clock, no
+// goroutines, no I/O of its own (Config.UncleanFor, the one lookup it
+// makes, is the shell's). Each method takes one input (Start with
+// everything read from ZooKeeper, BrokersChanged, TopicsChanged,
+// DeletionRequested, StopReplicaAnswered, AlterPartition,
+// ControlledShutdown, ElectLeaders, CheckLeaderBalance) and returns
+// Effects: fenced partition-state writes (one multi, all or nothing),
+// topic deletions and marker removals, then the requests to send, in
+// order, then a reply.
 // Writes come before sends because a request announces what was
 // written. The core predicts each write's new znode version (a create
 // leaves 0, a set one more than expected), so its requests carry the
@@ -70,14 +73,33 @@
 //     partitions it leads elect another ISR member (and it leaves their
 //     ISR), partitions it follows get StopReplica and shrink it out; the
 //     answer lists what it still leads. Partitions with one replica stay.
+//   - ElectLeaders (preferred.go, Kafka's processReplicaLeaderElection):
+//     preferred, the first replica leads if it is live and in the ISR
+//     (the ISR stays; leader epoch +1); unclean, a partition without a
+//     live leader elects as if its leader died with unclean election
+//     allowed. Kafka's per-partition errors; the answer goes once the
+//     write succeeds (Kafka's broker also waits until its metadata shows
+//     the new leader).
+//   - auto.leader.rebalance.enable: CheckLeaderBalance, called by the
+//     shell's timer (first 5 s after the election, then every
+//     leader.imbalance.check.interval.seconds), runs preferred elections
+//     for every broker whose preferred partitions led elsewhere are more
+//     than leader.imbalance.per.broker.percentage of them (Kafka's
+//     checkAndTriggerAutoLeaderRebalance; topics queued for deletion are
+//     left out). Like Kafka 3.9 it does not skip partitions being
+//     reassigned.
+//   - unclean.leader.election.enable is looked up per topic
+//     (Config.UncleanFor: the topic's config, else the broker's) only
+//     when a partition has no live in-sync replica, as Kafka reads it
+//     at the election.
 //   - Requests as Kafka 3.9 sends them at its default IBP: LeaderAndIsr
 //     v7, UpdateMetadata v8, StopReplica v4, with controller id and
 //     epoch, the target's broker epoch, topic ids, Type 0 (a ZooKeeper
 //     controller never sets it) and isKRaftController false.
 //
-// Not done: partition reassignment and preferred-leader election
-// (/admin/reassign_partitions, /admin/preferred_replica_election, auto
-// leader rebalance), per-topic unclean.leader.election.enable, ISR
+// Not done: partition reassignment (/admin/reassign_partitions), the
+// legacy /admin/preferred_replica_election znode, re-running elections
+// when unclean.leader.election.enable is turned on dynamically, ISR
 // change and log-dir notifications, topic ids for topics written without
 // one, LeaderAndIsr KAFKA_STORAGE_ERROR answers, ISR shrinks for topics
 // queued for deletion (Kafka writes them; their states are about to go).

@@ -71,6 +71,13 @@ func (c *Core) initialize(p *partition) bool {
 // its live members; failing that, with unclean election allowed, the
 // first live replica leads alone and the partition is RECOVERING.
 func (c *Core) offlineElection(p *partition) (*PartitionState, []int32) {
+	return c.electOffline(p, false)
+}
+
+// electOffline is offlineElection; forceUnclean allows the unclean step
+// whatever the config says (an admin's unclean ElectLeaders). The config
+// is looked up only when no in-sync replica can lead.
+func (c *Core) electOffline(p *partition, forceUnclean bool) (*PartitionState, []int32) {
 	live := c.liveReplicas(p)
 	leader, clean := NoLeader, true
 	for _, r := range p.replicas {
@@ -79,7 +86,7 @@ func (c *Core) offlineElection(p *partition) (*PartitionState, []int32) {
 			break
 		}
 	}
-	if leader == NoLeader && c.cfg.UncleanLeaderElection && len(live) > 0 {
+	if leader == NoLeader && len(live) > 0 && (forceUnclean || c.uncleanAllowed(p.tp.Topic)) {
 		leader, clean = live[0], false
 	}
 	if leader == NoLeader {

@@ -20,6 +20,16 @@ type (
 		Req   *kmsg.AllocateProducerIDsRequest
 		Reply func(kmsg.Response)
 	}
+	// ElectLeaders is an admin's ElectLeaders (43): preferred or unclean
+	// leader election.
+	ElectLeaders struct {
+		Req   *kmsg.ElectLeadersRequest
+		Reply func(kmsg.Response)
+	}
+	// UncleanEnabled says unclean.leader.election.enable was turned on
+	// for Topic ("" : the broker's default): leaderless partitions may
+	// now elect.
+	UncleanEnabled struct{ Topic string }
 	// SessionExpired says the ZooKeeper session is gone (zkmeta's
 	// Expired event): the controller steps down at once.
 	SessionExpired struct{}
@@ -47,4 +57,6 @@ type (
 		resp   *kmsg.StopReplicaResponse
 	}
 	retryCampaign struct{}
+	// balanceCheck is the auto.leader.rebalance.enable timer firing.
+	balanceCheck struct{ gen uint64 }
 )

@@ -74,6 +74,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: &actors.ClusterOptions{
 		ClusterID: clusterID, Store: zkStore{zc},
 		Controller: func(req *wire.Request) { ctrl.serve(req) },
+		OnConfigs:  ctrl.configsRead,
 	}})
 	if err != nil {
 		return fail(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors"
+	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/controller"
 	"github.com/samsa-io/samsa/interbroker"
@@ -27,6 +28,34 @@ import (
 // NOT_CONTROLLER, which makes the sender look the controller up again.
 type controllerRequests struct {
 	to atomic.Pointer[func(req *wire.Request)]
+	// unclean tells the controller actor that unclean leader election was
+	// turned on (for a topic, or "" for the broker), once it runs.
+	unclean atomic.Pointer[func(topic string)]
+}
+
+// configsRead hears the dynamic configs the config watch reads: one that
+// turns unclean.leader.election.enable on makes the controller try its
+// leaderless partitions again (Kafka's TopicConfigHandler and
+// DynamicBrokerConfig call enableTopicUncleanLeaderElection and
+// enableDefaultUncleanLeaderElection). Only true matters: turning it off
+// affects the next election, which reads the config anyway.
+func (c *controllerRequests) configsRead(msg any) {
+	var topic string
+	var cfg map[string]string
+	switch m := msg.(type) {
+	case *catalog.TopicConfigsChanged:
+		topic, cfg = m.Topic, m.Configs
+	case *catalog.BrokerConfigsChanged:
+		cfg = m.Configs
+	default:
+		return
+	}
+	if v, ok := cfg[config.KeyUncleanLeaderElection]; !ok || !config.ParseBool(v) {
+		return
+	}
+	if f := c.unclean.Load(); f != nil {
+		(*f)(topic)
+	}
 }
 
 func newControllerRequests() *controllerRequests { return &controllerRequests{} }
@@ -55,7 +84,10 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 	channel := interbroker.NewChannel(client, interbroker.ChannelConfig{Log: logger})
 	props := controller.Props(controller.ShellConfig{
 		Core: controller.Config{BrokerID: cfg.BrokerID, UncleanLeaderElection: config.ParseBool(cfg.Value(config.KeyUncleanLeaderElection)),
-			DeleteTopicEnable: cfg.DeleteTopicEnable, InterBrokerListener: cfg.Cluster.InterBrokerListener},
+			UncleanFor:        uncleanFor(cfg, zc, logger),
+			DeleteTopicEnable: cfg.DeleteTopicEnable, InterBrokerListener: cfg.Cluster.InterBrokerListener,
+			AutoLeaderRebalance: cfg.Cluster.AutoLeaderRebalance, LeaderImbalanceCheckInterval: cfg.Cluster.LeaderImbalanceCheckInterval,
+			LeaderImbalancePerBrokerPercentage: cfg.Cluster.LeaderImbalancePerBroker},
 		Store: controllerStore{zc}, Sender: channel, Log: logger.With("component", "controller"), Classify: classifyZKError,
 	})
 	pid, err := broker.Spawn(props, "controller")
@@ -73,6 +105,8 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 			broker.Send(pid, &controller.AlterPartition{Req: body, Reply: reply})
 		case *kmsg.ControlledShutdownRequest:
 			broker.Send(pid, &controller.ControlledShutdown{Req: body, Reply: reply})
+		case *kmsg.ElectLeadersRequest:
+			broker.Send(pid, &controller.ElectLeaders{Req: body, Reply: reply})
 		case *kmsg.AllocateProducerIDsRequest:
 			broker.Send(pid, &controller.AllocateProducerIDs{Req: body, Reply: reply})
 		default:
@@ -80,7 +114,33 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 		}
 	}
 	reqs.to.Store(&forward)
+	unclean := func(topic string) { broker.Send(pid, &controller.UncleanEnabled{Topic: topic}) }
+	reqs.unclean.Store(&unclean)
 	return bc
+}
+
+// uncleanFor is unclean.leader.election.enable for one topic as Kafka's
+// controller reads it at an election: the topic's config in ZooKeeper,
+// else the broker's dynamic config (its own, then the cluster default),
+// else the static one. A read error falls back to the static value: the
+// election must not stall on it, and clean is the safe side only when
+// the static value says so.
+func uncleanFor(cfg *config.Broker, zc *zkmeta.Client, logger *slog.Logger) func(topic string) bool {
+	static := config.ParseBool(cfg.Value(config.KeyUncleanLeaderElection))
+	id := strconv.Itoa(int(cfg.BrokerID))
+	return func(topic string) bool {
+		for _, e := range [][2]string{{"topics", topic}, {"brokers", id}, {"brokers", "<default>"}} {
+			m, err := zc.EntityConfig(e[0], e[1])
+			if err != nil {
+				logger.Warn("controller: cannot read unclean.leader.election.enable", "entity", e[0]+"/"+e[1], "err", err)
+				return static
+			}
+			if v, ok := m[config.KeyUncleanLeaderElection]; ok {
+				return config.ParseBool(v)
+			}
+		}
+		return static
+	}
 }
 
 // session tells the controller of the ZooKeeper session's fate.
@@ -97,6 +157,7 @@ func (bc *brokerController) session(ev zkmeta.SessionEvent) {
 // links.
 func (bc *brokerController) Stop() {
 	bc.reqs.to.Store(nil)
+	bc.reqs.unclean.Store(nil)
 	bc.broker.Stop(bc.pid)
 	bc.channel.Close()
 	bc.client.Close()
