@@ -49,6 +49,7 @@ var pureCores = []string{
 	"actors/controller/deletion.go",
 	"actors/controller/alter.go",
 	"actors/controller/shutdown.go",
+	"actors/controller/preferred.go",
 	// actors/txn: the coordinator's core (its shell will be actor*.go).
 	"actors/txn/types.go",
 	"actors/txn/record.go",
