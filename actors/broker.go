@@ -239,6 +239,8 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	if transactions {
 		b.txns = txn.NewCoordinators(e, b.meta)
 		b.txns.Markers.Remote = b.remoteMarkers()
+		groups := b.groups
+		b.txns.Markers.Written = func(tp txn.TopicPartition, pid int64, commit bool) { groups.TxnCompleted(tp.Partition, pid, commit) }
 		txns.Store(b.txns)
 		b.txns.Start()
 		b.services.Txns = b.txns

@@ -92,7 +92,6 @@ var APIs = []APIRange{
 // day a row moves.
 var plannedAPIs = []APIRange{
 	{Key: 17, Min: 0, Max: 1, Accept: 0}, // SaslHandshake
-	{Key: 28, Min: 0, Max: 3, Accept: 0}, // TxnOffsetCommit
 	{Key: 36, Min: 0, Max: 2, Accept: 0}, // SaslAuthenticate
 }
 
@@ -105,6 +104,7 @@ var TransactionAPIs = []APIRange{
 	{Key: 25, Min: 0, Max: 3, Accept: 0}, // AddOffsetsToTxn: librdkafka v0 only
 	{Key: 26, Min: 0, Max: 3, Accept: 0}, // EndTxn: 5 is KIP-890 epoch bump
 	{Key: 27, Min: 0, Max: 1, Accept: 0}, // WriteTxnMarkers: Kafka 3.9 serves 0-1
+	{Key: 28, Min: 0, Max: 3, Accept: 0}, // TxnOffsetCommit
 	{Key: 65, Min: 0, Max: 0, Accept: 0}, // DescribeTransactions
 	{Key: 66, Min: 0, Max: 1, Accept: 0}, // ListTransactions: 1 adds the duration filter
 }

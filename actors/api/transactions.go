@@ -31,7 +31,10 @@ var (
 	listTransactions     = API{Key: kmsg.ListTransactions, Handle: handleListTransactions}
 )
 
-var transactionAPIs = []API{addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, describeTransactions, listTransactions}
+// TxnOffsetCommit goes to the group's coordinator like OffsetCommit.
+var txnOffsetCommit = API{Key: kmsg.TxnOffsetCommit, Handle: handleGroupRequest}
+
+var transactionAPIs = []API{addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions}
 
 // toTxnCoordinator sends in to the coordinator of transactional id id,
 // or answers code through fail when there is none here.
@@ -191,8 +194,8 @@ func handleWriteTxnMarkers(s *Services, req *wire.Request) {
 				rp.Partition, rp.ErrorCode = tp.Partition, codes[j].Int16()
 				rt := &out.Topics[len(out.Topics)-1]
 				rt.Partitions = append(rt.Partitions, rp)
-				if codes[j] == kerr.None && tp.Topic == offsetsTopicName && s.Txns != nil && s.Txns.Markers.Written != nil {
-					s.Txns.Markers.Written(tp, m.ProducerID, m.Committed)
+				if codes[j] == kerr.None && tp.Topic == offsetsTopicName {
+					s.Groups.TxnCompleted(tp.Partition, m.ProducerID, m.Committed)
 				}
 			}
 			if left.Add(-1) == 0 {

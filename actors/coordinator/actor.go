@@ -47,6 +47,12 @@ type (
 		key group.TimerKey
 		gen uint64
 	}
+	// TxnCompleted says the partition took a transaction's marker: the
+	// producer's transactional offsets are committed or dropped.
+	TxnCompleted struct {
+		ProducerID int64
+		Commit     bool
+	}
 	// groupExpireTick runs offset expiry (every
 	// offsets.retention.check.interval.ms).
 	groupExpireTick struct{}
@@ -76,6 +82,8 @@ type groupCoordinatorActor struct {
 	loadAt  time.Time
 	loaded  int   // records replayed
 	loadPos int64 // offset the pending read starts at
+	// txnsDone are markers reported while loading, applied after it.
+	txnsDone []TxnCompleted
 	stopped bool
 	// fresh is true until the first start of a coordinator whose
 	// partition was just created (nothing to load); shared by the
@@ -116,6 +124,14 @@ func (a *groupCoordinatorActor) Receive(ctx actor.Context) {
 		a.armExpiry()
 	case *groupLoadChunk:
 		a.loadStep(m)
+	case *TxnCompleted:
+		if a.loading {
+			// The marker may be past where the load stops: applied
+			// once the load is done.
+			a.txnsDone = append(a.txnsDone, *m)
+			break
+		}
+		a.core.CompleteTxn(m.ProducerID, m.Commit)
 	case *actor.Stopping, *actor.Restarting:
 		a.stop()
 	}
@@ -176,12 +192,18 @@ func (a *groupCoordinatorActor) loadStep(m *groupLoadChunk) {
 			"partition", a.partition, "err", m.Err)
 		return
 	}
-	err := ReplayBatches(m.Data, func(key, value []byte) {
+	err := ReplayTransactional(m.Data, func(pid int64, key, value []byte) {
 		a.loaded++
-		if err := a.core.Replay(key, value); err != nil {
-			a.log.Warn("skipping a __consumer_offsets record that does not decode", "partition", a.partition, "err", err)
+		var replay error
+		if pid >= 0 {
+			replay = a.core.ReplayTxn(pid, key, value)
+		} else {
+			replay = a.core.Replay(key, value)
 		}
-	})
+		if replay != nil {
+			a.log.Warn("skipping a __consumer_offsets record that does not decode", "partition", a.partition, "err", replay)
+		}
+	}, a.core.ReplayMarker)
 	if err != nil {
 		a.log.Error("skipping the rest of a damaged __consumer_offsets chunk", "partition", a.partition, "err", err)
 	}
@@ -191,6 +213,10 @@ func (a *groupCoordinatorActor) loadStep(m *groupLoadChunk) {
 	}
 	a.loading = false
 	a.do(a.core.EndLoad(a.now()))
+	for _, m := range a.txnsDone {
+		a.core.CompleteTxn(m.ProducerID, m.Commit)
+	}
+	a.txnsDone = nil
 	if a.loaded > 0 {
 		a.log.Info("consumer groups loaded", "partition", a.partition, "records", a.loaded,
 			"groups", len(a.core.GroupIDs()), "took", a.now().Sub(a.loadAt).Round(time.Millisecond))
@@ -296,8 +322,11 @@ func (a *groupCoordinatorActor) appendRecords(ap group.Append) {
 		}
 		root.Send(self, &groupAppended{append: ap, code: code})
 	})
+	records := BuildBatch(ap.Records, a.now().UnixMilli())
+	if ap.Txn != nil {
+		MarkTransactional(records, ap.Txn.ProducerID, ap.Txn.ProducerEpoch)
+	}
 	root.Send(pid, &partition.ProduceRequest{
-		Records: BuildBatch(ap.Records, a.now().UnixMilli()),
-		Version: 9, Acks: -1, Out: out, Reply: gather.Slot{G: g},
+		Records: records, Version: 9, Acks: -1, Coordinator: true, Out: out, Reply: gather.Slot{G: g},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/group"
+	"github.com/samsa-io/samsa/actors/idempotence"
 	"github.com/samsa-io/samsa/wire"
 )
 
@@ -50,6 +51,39 @@ const maxDecompressed = 256 << 20
 // the first batch that does not parse. Records may alias data or a fresh
 // decompression buffer; neither is reused, so the core may keep them.
 func ReplayBatches(data []byte, fn func(key, value []byte)) error {
+	return ReplayTransactional(data, func(_ int64, key, value []byte) { fn(key, value) }, func(int64, bool) {})
+}
+
+// replayRecords feeds the records of one whole batch to fn.
+func replayRecords(batch []byte, fn func(key, value []byte)) error {
+	it, _, err := wire.NewBatchRecordIter(batch, nil, maxDecompressed)
+	if err != nil {
+		return err
+	}
+	var rec wire.Record
+	for it.Next(&rec) {
+		fn(rec.Key, rec.Value)
+	}
+	return it.Err()
+}
+
+// MarkTransactional makes batch (BuildBatch's) a transactional batch of
+// producer pid at epoch, with no sequence (the coordinator writes it on
+// the producer's behalf, as Kafka's does for TxnOffsetCommit), and
+// reseals its CRC.
+func MarkTransactional(batch []byte, pid int64, epoch int16) {
+	be := binary.BigEndian
+	be.PutUint16(batch[wire.BatchAttributesPos:], uint16(wire.AttrTransactional))
+	be.PutUint64(batch[wire.BatchProducerIDPos:], uint64(pid))
+	be.PutUint16(batch[wire.BatchProducerEpochPos:], uint16(epoch))
+	be.PutUint32(batch[wire.BatchCRCPos:], wire.CRC32C(batch[wire.BatchAttributesPos:]))
+}
+
+// ReplayTransactional is ReplayBatches that keeps transactions apart:
+// each record goes to fn with its batch's producer id when the batch is
+// transactional (-1 otherwise), and each transaction marker (a control
+// batch) to marker with its producer and outcome.
+func ReplayTransactional(data []byte, fn func(pid int64, key, value []byte), marker func(pid int64, commit bool)) error {
 	for len(data) > 0 {
 		h, err := wire.ParseBatchHeader(data)
 		if err != nil {
@@ -62,17 +96,18 @@ func ReplayBatches(data []byte, fn func(key, value []byte)) error {
 		batch := data[:size]
 		data = data[size:]
 		if h.IsControl() {
+			m, err := idempotence.ParseMarker(batch)
+			if err != nil {
+				return err
+			}
+			marker(h.ProducerID, m.Commit)
 			continue
 		}
-		it, _, err := wire.NewBatchRecordIter(batch, nil, maxDecompressed)
-		if err != nil {
-			return err
+		pid := int64(-1)
+		if h.IsTransactional() {
+			pid = h.ProducerID
 		}
-		var rec wire.Record
-		for it.Next(&rec) {
-			fn(rec.Key, rec.Value)
-		}
-		if err := it.Err(); err != nil {
+		if err := replayRecords(batch, func(key, value []byte) { fn(pid, key, value) }); err != nil {
 			return err
 		}
 	}

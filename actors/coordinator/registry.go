@@ -169,3 +169,15 @@ func (c *Coordinators) Stop() {
 		}
 	}
 }
+
+// TxnCompleted tells the coordinator of __consumer_offsets partition p
+// that the partition took a transaction marker for producer pid: its
+// transactional offsets there are committed or dropped. Nothing runs
+// for a partition this broker does not coordinate.
+func (c *Coordinators) TxnCompleted(p int32, pid int64, commit bool) {
+	pids := c.PIDs()
+	if p < 0 || int(p) >= len(pids) || pids[p] == nil {
+		return
+	}
+	c.env.Send(pids[p], &TxnCompleted{ProducerID: pid, Commit: commit})
+}

@@ -45,19 +45,52 @@ func (c *Coordinator) Loading() bool { return c.loading }
 // goes on (Kafka fails the load; a broker that refuses to start over one
 // bad record helps nobody).
 func (c *Coordinator) Replay(key, value []byte) error {
-	k, err := DecodeKey(key)
-	if err != nil {
+	k, g, err := c.replayed(key)
+	if g == nil {
 		return err
 	}
-	if k.Kind == KeyOther {
-		return nil
-	}
-	g := c.groups[k.Group]
-	if g == nil {
-		g = NewGroup(k.Group, c.cfg)
-		c.groups[k.Group] = g
-	}
 	return g.Replay(k, value)
+}
+
+// replayed decodes a replayed record's key and finds (or makes) its
+// group; a nil group means the record is skipped (with err, or none for
+// records of other kinds).
+func (c *Coordinator) replayed(key []byte) (Key, *Group, error) {
+	k, err := DecodeKey(key)
+	if err != nil || k.Kind == KeyOther {
+		return k, nil, err
+	}
+	return k, c.group(k.Group), nil
+}
+
+// ReplayTxn is Replay for a record of producer pid's transaction (a
+// transactional batch: TxnOffsetCommit's offsets), pending until
+// ReplayMarker.
+func (c *Coordinator) ReplayTxn(pid int64, key, value []byte) error {
+	k, g, err := c.replayed(key)
+	if g == nil {
+		return err
+	}
+	return g.ReplayTxn(pid, k, value)
+}
+
+// ReplayMarker applies a transaction marker read back from the log:
+// producer pid's pending offsets are committed or dropped.
+func (c *Coordinator) ReplayMarker(pid int64, commit bool) {
+	for _, g := range c.groups {
+		g.CompleteTxn(pid, commit)
+	}
+}
+
+// CompleteTxn applies a transaction marker the partition just took: the
+// offsets producer pid committed in its transaction become visible
+// (commit) or are dropped, in every group.
+func (c *Coordinator) CompleteTxn(pid int64, commit bool) {
+	for _, id := range c.sortedIDs() {
+		g := c.groups[id]
+		g.CompleteTxn(pid, commit)
+		c.dropIfVacant(g)
+	}
 }
 
 // EndLoad ends loading: groups start their members' session timers and
@@ -138,6 +171,9 @@ func (c *Coordinator) Handle(t Ticket, req kmsg.Request, client Client, now time
 	case *kmsg.OffsetDeleteRequest:
 		touched = c.group(r.Group)
 		fx = touched.OffsetDelete(t, r, now)
+	case *kmsg.TxnOffsetCommitRequest:
+		touched = c.group(r.Group)
+		fx = touched.TxnOffsetCommit(t, r, now)
 	case *kmsg.OffsetFetchRequest:
 		fx.Replies = append(fx.Replies, Reply{To: t, Response: c.offsetFetch(r)})
 	case *kmsg.DescribeGroupsRequest:

@@ -77,6 +77,9 @@ type Append struct {
 	Group   string
 	Token   uint64
 	Records []Record
+	// Txn, when set, makes the records a transactional batch of this
+	// producer (TxnOffsetCommit).
+	Txn *TxnProducer
 }
 
 // Effects is everything one call into the core asks the shell to do.

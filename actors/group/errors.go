@@ -29,6 +29,8 @@ func ErrorResponse(req kmsg.Request, code kerr.Code) kmsg.Response {
 		return resp
 	case *kmsg.OffsetCommitRequest:
 		return commitResponse(r, func(string, int32) kerr.Code { return code })
+	case *kmsg.TxnOffsetCommitRequest:
+		return txnCommitResponse(r, func(string, int32) kerr.Code { return code })
 	case *kmsg.OffsetFetchRequest:
 		resp := kmsg.NewPtrOffsetFetchResponse()
 		resp.Version = v

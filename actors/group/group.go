@@ -83,6 +83,9 @@ type Group struct {
 
 	offsets        map[topicPartition]OffsetValue
 	pendingCommits map[topicPartition]int // appends in flight per partition
+	// txnOffsets are transactions' offsets, by producer id, durable but
+	// waiting for their marker (txn_offsets.go).
+	txnOffsets map[int64]map[topicPartition]OffsetValue
 
 	nextToken uint64
 	appends   map[uint64]func(code kerr.Code, now time.Time)
@@ -107,6 +110,7 @@ func NewGroup(id string, cfg Config) *Group {
 		pendingSync:    map[string]bool{},
 		offsets:        map[topicPartition]OffsetValue{},
 		pendingCommits: map[topicPartition]int{},
+		txnOffsets:     map[int64]map[topicPartition]OffsetValue{},
 		appends:        map[uint64]func(kerr.Code, time.Time){},
 		timers:         map[TimerKey]time.Time{},
 	}
@@ -148,7 +152,7 @@ func (g *Group) exists() bool {
 // outstanding. The shell may then drop it (stop its actor); a later
 // request starts again from NewGroup.
 func (g *Group) Vacant() bool {
-	return (g.state == Dead || !g.exists()) && len(g.appends) == 0 && len(g.timers) == 0
+	return (g.state == Dead || !g.exists()) && len(g.appends) == 0 && len(g.timers) == 0 && len(g.txnOffsets) == 0
 }
 
 // begin starts a call: effects accumulate in g.fx until end.

@@ -47,25 +47,19 @@ func (g *Group) commit(t Ticket, req *kmsg.OffsetCommitRequest, now time.Time) {
 	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {
 			tp := topicPartition{rt.Topic, rp.Partition}
-			meta := ""
-			if rp.Metadata != nil {
-				meta = *rp.Metadata
-			}
-			if len(meta) > g.cfg.OffsetMetadataMaxBytes {
-				codes[tp] = kerr.OffsetMetadataTooLarge
-				continue
-			}
 			epoch := int32(-1)
 			if req.Version >= 6 {
 				epoch = rp.LeaderEpoch
 			}
-			ov := OffsetValue{Offset: rp.Offset, LeaderEpoch: epoch, Metadata: meta, CommitTimestamp: now.UnixMilli(), ExpireTimestamp: expire}
-			if _, dup := values[tp]; !dup {
-				g.pendingCommits[tp]++
+			ov, rec, code := g.offsetRecord(tp, rp.Offset, epoch, rp.Metadata, now, expire)
+			if code == kerr.None {
+				if _, dup := values[tp]; !dup {
+					g.pendingCommits[tp]++
+				}
+				values[tp] = ov
+				recs = append(recs, rec)
 			}
-			values[tp] = ov
-			codes[tp] = kerr.None
-			recs = append(recs, Record{Key: OffsetKeyBytes(g.id, tp.topic, tp.partition), Value: OffsetValueBytes(ov)})
+			codes[tp] = code
 		}
 	}
 	if len(recs) == 0 {
@@ -87,6 +81,20 @@ func (g *Group) commit(t Ticket, req *kmsg.OffsetCommitRequest, now time.Time) {
 		}
 		g.reply(t, commitResponse(req, func(topic string, p int32) kerr.Code { return codes[topicPartition{topic, p}] }))
 	})
+}
+
+// offsetRecord is the value and record of one partition's commit, or
+// OFFSET_METADATA_TOO_LARGE.
+func (g *Group) offsetRecord(tp topicPartition, offset int64, epoch int32, metadata *string, now time.Time, expire int64) (OffsetValue, Record, kerr.Code) {
+	meta := ""
+	if metadata != nil {
+		meta = *metadata
+	}
+	if len(meta) > g.cfg.OffsetMetadataMaxBytes {
+		return OffsetValue{}, Record{}, kerr.OffsetMetadataTooLarge
+	}
+	ov := OffsetValue{Offset: offset, LeaderEpoch: epoch, Metadata: meta, CommitTimestamp: now.UnixMilli(), ExpireTimestamp: expire}
+	return ov, Record{Key: OffsetKeyBytes(g.id, tp.topic, tp.partition), Value: OffsetValueBytes(ov)}, kerr.None
 }
 
 // validateCommit checks who may commit: a member of the current
@@ -194,7 +202,7 @@ func (g *Group) FetchOffsets(asked TopicPartitions, requireStable bool) []Fetche
 			f := FetchedOffset{Topic: topic, Partition: p, Offset: -1, LeaderEpoch: -1}
 			switch ov, ok := g.offsets[tp]; {
 			case !live:
-			case requireStable && g.pendingCommits[tp] > 0:
+			case requireStable && (g.pendingCommits[tp] > 0 || g.unstable(tp)):
 				f.Code = kerr.UnstableOffsetCommit
 			case ok:
 				f.Offset, f.LeaderEpoch, f.Metadata = ov.Offset, ov.LeaderEpoch, ov.Metadata

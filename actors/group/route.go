@@ -27,6 +27,8 @@ func GroupsOf(req kmsg.Request) (ids []string, all, ok bool) {
 		return []string{r.Group}, false, true
 	case *kmsg.OffsetDeleteRequest:
 		return []string{r.Group}, false, true
+	case *kmsg.TxnOffsetCommitRequest:
+		return []string{r.Group}, false, true
 	case *kmsg.OffsetFetchRequest:
 		if r.Version < 8 {
 			return []string{r.Group}, false, true

@@ -99,7 +99,7 @@ func (s *State) Check(h *wire.BatchHeader) Check {
 		return Check{Verdict: Reject, Code: codeInvalidProducerEpoch,
 			Reason: fmt.Sprintf("producer %d epoch %d is older than the current epoch %d", h.ProducerID, h.ProducerEpoch, p.Epoch)}
 	case h.ProducerEpoch > p.Epoch:
-		if h.BaseSequence != 0 {
+		if h.BaseSequence > 0 { // (a coordinator's batch has none: -1)
 			return Check{Verdict: Reject, Code: codeOutOfOrderSequence,
 				Reason: fmt.Sprintf("producer %d new epoch %d must start at sequence 0, got %d", h.ProducerID, h.ProducerEpoch, h.BaseSequence)}
 		}
@@ -107,6 +107,9 @@ func (s *State) Check(h *wire.BatchHeader) Check {
 	}
 	if c, bad := checkTxn(h, p); bad {
 		return c
+	}
+	if h.BaseSequence < 0 {
+		return Check{Verdict: Append} // a coordinator's batch for the producer: no sequence to check
 	}
 	last := h.LastSequence()
 	for _, b := range p.Batches {

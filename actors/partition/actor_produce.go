@@ -108,7 +108,7 @@ func (p *partitionActor) produce(m *ProduceRequest) {
 	}
 	m.Out.LogStartOffset = p.plog.LogStartOffset()
 	now := p.nowMs()
-	a, fx := p.core.Produce(Produce{Records: m.Records, Version: m.Version, Acks: m.Acks, Ticket: m}, now, p.logState())
+	a, fx := p.core.Produce(Produce{Records: m.Records, Version: m.Version, Acks: m.Acks, Ticket: m, Coordinator: m.Coordinator}, now, p.logState())
 	p.carry(fx)
 	if a == nil {
 		return

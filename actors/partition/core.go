@@ -76,6 +76,9 @@ type Produce struct {
 	Version int16
 	Acks    int16
 	Ticket  Ticket
+	// Coordinator: a coordinator's append (TxnOffsetCommit writes a
+	// transactional batch for a producer, with no sequence).
+	Coordinator bool
 }
 
 // Append is the core's request to append a validated batch; the shell
@@ -198,7 +201,9 @@ func (c *Core) Produce(p Produce, nowMs int64, log LogState) (*Append, Effects) 
 		}
 	}
 	// segment.Log.Append verifies the CRC before writing anything.
-	v := validateProduce(p.Records, p.Version, c.rules, nowMs, false, &c.scratch)
+	rules := c.rules
+	rules.fromCoordinator = p.Coordinator
+	v := validateProduce(p.Records, p.Version, rules, nowMs, false, &c.scratch)
 	if v.code != kerr.None {
 		c.answer(&fx, Ack{Ticket: p.Ticket, RecordErrors: v.records}, v.code, v.msg)
 		return nil, fx

@@ -28,6 +28,9 @@ type (
 		Records []byte // aliases the request frame; append stamps it in place
 		Version int16
 		Acks    int16
+		// Coordinator: sent by a coordinator, not a client (see
+		// Produce.Coordinator).
+		Coordinator bool
 		Out     *kmsg.ProduceResponseTopicPartition
 		Reply   gather.Slot
 	}

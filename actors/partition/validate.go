@@ -30,6 +30,9 @@ type Rules struct {
 	// nothing to end them, an open transaction would hold the last
 	// stable offset for ever).
 	Transactions bool
+	// fromCoordinator: the batch is a coordinator's (Produce.Coordinator):
+	// a transactional batch written for a producer carries no sequence.
+	fromCoordinator bool
 }
 
 // transactionsOn is EnableTransactions' switch.
@@ -163,13 +166,19 @@ func validateProduce(records []byte, version int16, r Rules, now int64, verifyCR
 	if h.IsTransactional() && !r.Transactions {
 		return rejected(kerr.InvalidRequest, "transactions are not supported by this broker yet")
 	}
-	if h.ProducerID >= 0 && (h.BaseSequence < 0 || h.ProducerEpoch < 0) {
+	if h.ProducerID >= 0 && (h.BaseSequence < 0 || h.ProducerEpoch < 0) && !coordinatorTxnBatch(&h, r) {
 		return rejected(kerr.InvalidRecord, "idempotent batch of producer %d without a sequence or epoch", h.ProducerID)
 	}
 	if v := checkRecords(records, &h, r, now, scratch); v.code != kerr.None {
 		return v
 	}
 	return produceVerdict{header: h}
+}
+
+// coordinatorTxnBatch reports whether h is a transactional batch a
+// coordinator wrote for a producer: it has an epoch but no sequence.
+func coordinatorTxnBatch(h *wire.BatchHeader, r Rules) bool {
+	return r.fromCoordinator && h.IsTransactional() && h.ProducerEpoch >= 0
 }
 
 // validateHeader is wire.ValidateBatch without the CRC: the length field

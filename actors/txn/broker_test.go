@@ -129,3 +129,81 @@ func TestTransactionsWithFranzGo(t *testing.T) {
 		t.Fatalf("a producer after the restart: %v", err)
 	}
 }
+
+// franz-go's GroupTransactSession (consume, transform, produce, commit
+// the consumed offsets in the same transaction): the group's offsets
+// become visible when the transaction commits, through the marker on
+// __consumer_offsets, and survive a restart.
+func TestConsumeTransformProduceWithFranzGo(t *testing.T) {
+	dir := t.TempDir()
+	n := testkit.StartInProcess(t, "log.dirs", dir, "samsa.transactions.enable", "true",
+		"transaction.state.log.num.partitions", "3", "offsets.topic.num.partitions", "3", "group.initial.rebalance.delay.ms", "0")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	adm, _ := n.Admin(t)
+	if _, err := adm.CreateTopics(ctx, 1, 1, nil, "in", "out"); err != nil {
+		t.Fatal(err)
+	}
+	plain, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.DefaultProduceTopic("in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	const total = 20
+	for i := range total {
+		if err := plain.ProduceSync(ctx, kgo.SliceRecord([]byte{byte(i)})).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(n.Addr), kgo.TransactionalID("etl"),
+		kgo.ConsumerGroup("g"), kgo.ConsumeTopics("in"), kgo.DefaultProduceTopic("out"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.TransactionTimeout(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for done := 0; done < total; {
+		fs := sess.PollFetches(ctx)
+		if err := fs.Err(); err != nil {
+			t.Fatalf("poll: %v", err)
+		}
+		if err := sess.Begin(); err != nil {
+			t.Fatalf("begin: %v", err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			sess.Produce(ctx, kgo.SliceRecord(append([]byte("out-"), r.Value...)), nil)
+			done++
+		})
+		committed, err := sess.End(ctx, kgo.TryCommit)
+		if err != nil || !committed {
+			t.Fatalf("end: committed %v, %v", committed, err)
+		}
+	}
+
+	committedOffset := func(what string) int64 {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; {
+			offs, err := adm.FetchOffsets(ctx, "g")
+			if err == nil {
+				if o, ok := offs.Lookup("in", 0); ok && o.At == total {
+					return o.At
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: group offsets %+v (%v), want in-0 at %d", what, offs, err, total)
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatal(ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	committedOffset("after the last commit")
+	sess.Close()
+	n.Restart()
+	adm, _ = n.Admin(t)
+	committedOffset("after a restart")
+}
