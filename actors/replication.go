@@ -27,6 +27,7 @@ func (b *Broker) startReplication(metaCfg *catalog.ActorConfig) {
 		MaxBytes:          int32(config.ParseInt(cfg.Value(config.KeyReplicaFetchResponseMaxBytes))),
 		PartitionMaxBytes: int32(config.ParseInt(cfg.Value(config.KeyReplicaFetchMaxBytes))),
 		Backoff:           ms(config.KeyReplicaFetchBackoff),
+		Epoch:             &b.cluster.BrokerEpoch,
 	})
 	isr := &replica.ISRSender{Me: cfg.BrokerID, Epoch: &b.cluster.BrokerEpoch, Client: b.peers, View: b.cluster.View, Listener: listener, Log: b.log}
 	metaCfg.Replication = &partition.Replication{Me: cfg.BrokerID, LagMax: ms(config.KeyReplicaLagTimeMax), AlterISR: isr.AlterISR}

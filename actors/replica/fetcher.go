@@ -10,15 +10,31 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/partition"
-	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// fetchVersion is the Fetch version samsa's followers send: 12 is the
-// first with last_fetched_epoch and diverging_epoch (KIP-320) and still
-// names the replica in replica_id and topics by name.
-const fetchVersion = 12
+// Fetch versions samsa's followers send. Kafka 3.9's followers send 17
+// (ReplicaState with the broker epoch, topics by id); a leader that
+// serves less gets the highest version both know (the inter-broker
+// client negotiates through ApiVersions), but never below 12, the first
+// with last_fetched_epoch and diverging_epoch (KIP-320), which the
+// follower's truncation needs. A fetch with a partition whose topic id is
+// not known goes at 12 (names), as Kafka's does.
+const (
+	fetchMaxVersion   = 17
+	fetchNamesVersion = 12
+)
+
+// cappedFetch is a Fetch request whose negotiated version is at most
+// max: kmsg knows versions past what samsa's followers speak, and the
+// inter-broker client takes min(the request's MaxVersion, the peer's).
+type cappedFetch struct {
+	*kmsg.FetchRequest
+	max int16
+}
+
+func (c cappedFetch) MaxVersion() int16 { return c.max }
 
 // position is where a followed partition fetches from.
 type position struct {
@@ -32,6 +48,12 @@ type position struct {
 	// so the fetcher tries again after a back-off rather than waiting
 	// for another.
 	retryAt time.Time
+}
+
+// idKey names a partition by topic id, as Fetch v13+ answers do.
+type idKey struct {
+	id        [16]byte
+	partition int32
 }
 
 type followedPart struct {
@@ -173,10 +195,19 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 	cfg := f.fs.cfg
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = cfg.Me, int32(cfg.MaxWait.Milliseconds()), cfg.MinBytes, cfg.MaxBytes
+	req.ReplicaState.ID, req.ReplicaState.Epoch = cfg.Me, -1
+	if cfg.Epoch != nil {
+		req.ReplicaState.Epoch = cfg.Epoch.Load()
+	}
 	req.SessionID, req.SessionEpoch = 0, -1
 	byTopic := map[string]int{}
 	index := map[partKey]*followedPart{}
+	byID := map[idKey]*followedPart{}
+	maxVersion := int16(fetchMaxVersion)
 	for _, p := range parts {
+		if p.ID == [16]byte{} {
+			maxVersion = fetchNamesVersion
+		}
 		i, ok := byTopic[p.Topic]
 		if !ok {
 			t := kmsg.NewFetchRequestTopic()
@@ -190,6 +221,7 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 		rp.LogStartOffset, rp.PartitionMaxBytes = -1, cfg.PartitionMaxBytes
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
 		index[partKey{p.Topic, p.Partition}] = p
+		byID[idKey{p.ID, p.Partition}] = p
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.MaxWait+30*time.Second)
 	defer cancel()
@@ -200,17 +232,23 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 		case <-ctx.Done():
 		}
 	}()
-	resp, err := cfg.Client.Send(ctx, addr, interbroker.Pin(req, fetchVersion))
+	resp, err := cfg.Client.Send(ctx, addr, cappedFetch{req, maxVersion})
 	if err != nil {
 		return err
 	}
 	fr := resp.(*kmsg.FetchResponse)
+	if fr.Version < fetchNamesVersion {
+		return fmt.Errorf("the leader serves Fetch up to v%d; followers need v%d+", fr.Version, fetchNamesVersion)
+	}
 	if fr.ErrorCode != 0 {
 		return fmt.Errorf("fetch refused: %s", kerr.Code(fr.ErrorCode))
 	}
 	for _, t := range fr.Topics {
 		for _, rp := range t.Partitions {
 			p := index[partKey{t.Topic, rp.Partition}]
+			if fr.Version >= 13 {
+				p = byID[idKey{t.TopicID, rp.Partition}]
+			}
 			if p == nil {
 				continue
 			}
