@@ -109,3 +109,26 @@ func TestRecoveryCheckpointWrittenPeriodically(t *testing.T) {
 		}
 	}
 }
+
+// The high watermark checkpoint (replication-offset-checkpoint) is
+// written every replica.high.watermark.checkpoint.interval.ms, in
+// Kafka's format.
+func TestHighWatermarkCheckpointWrittenPeriodically(t *testing.T) {
+	dir := t.TempDir()
+	opts, passed := housekeepingPasses("hw-checkpoint")
+	b := startBrokerWith(t, dir, map[string]string{"replica.high.watermark.checkpoint.interval.ms": "20"}, opts)
+	createTopicWith(t, b, "hw", 1)
+	mustProduce(t, b, "hw", 0, batchtest.Plain(7, time.Now().UnixMilli()), 0)
+	deadline := time.After(10 * time.Second)
+	for {
+		raw, _ := os.ReadFile(filepath.Join(dir, "replication-offset-checkpoint"))
+		if strings.HasPrefix(string(raw), "0\n") && strings.Contains(string(raw), "\nhw 0 7\n") {
+			return
+		}
+		select {
+		case <-passed:
+		case <-deadline:
+			t.Fatalf("high watermark checkpoint after 10s:\n%s", raw)
+		}
+	}
+}

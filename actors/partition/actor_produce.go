@@ -47,9 +47,17 @@ func (p *partitionActor) startProduce(ctx actor.Context) {
 	core, fx := NewCore(RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
 	p.core = core
 	p.carry(fx)
+	if p.repl != nil {
+		// The high watermark the log dir's replication-offset-checkpoint
+		// kept (at most the log end), as Kafka's replicas load it: a
+		// restarted leader starts from it instead of its log start, and a
+		// restarted follower serves up to it until its leader says more.
+		p.followerHW = max(p.followerHW, p.plog.HighWatermark())
+	}
 	if p.repl != nil && p.spec.Follower {
 		// Its high watermark is the leader's, not what is durable here.
 		p.carry(p.core.Follow())
+		p.carry(p.core.FollowerHighWatermark(p.followerHW, p.logState()))
 	}
 	if p.repl != nil && !p.spec.Follower && p.spec.Replicas != nil {
 		// A supervised restart of a leader: lead again as the last
