@@ -65,4 +65,3 @@ func TestHighWatermarkCheckpoint(t *testing.T) {
 		t.Fatalf("after removal %q, want %q", raw, want)
 	}
 }
-

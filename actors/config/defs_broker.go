@@ -57,7 +57,6 @@ const (
 // their rack.
 const RackAwareReplicaSelector = "org.apache.kafka.common.replica.RackAwareReplicaSelector"
 
-
 var errEmpty = errors.New("must not be empty")
 
 func notEmpty(v string) error {
