@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,10 @@ type Service struct {
 	ids      atomic.Pointer[topicIDIndex]
 	replicaW sync.Once // replica fetches are logged once
 	parked   parkedFetches
+	// rackAware is replica.selector.class = RackAwareReplicaSelector: a
+	// consumer fetch that names a rack goes to the partition actor, which
+	// may point it at a replica in that rack (KIP-392).
+	rackAware bool
 }
 
 // KeyMaxBytes caps a fetch response's record data.
@@ -55,6 +60,7 @@ func New(e *env.Env, sessionSlots int) *Service {
 		if v := config.ParseInt(e.Config.Value(KeyMaxBytes)); v > 0 {
 			s.maxBytes = v
 		}
+		s.rackAware = e.Cluster != nil && strings.TrimSpace(e.Config.Value(config.KeyReplicaSelectorClass)) == config.RackAwareReplicaSelector
 	}
 	e.System.EventStream.Subscribe(func(evt any) {
 		dl, ok := evt.(*actor.DeadLetterEvent)
@@ -146,6 +152,8 @@ func (svc *Service) Handle(req *wire.Request) {
 		s.Offset, s.LeaderEpoch = t.fetchOffset, t.currentLeaderEpoch
 		if replicaID >= 0 {
 			s.Follower = &partition.FollowerFetch{ID: replicaID, LastFetchedEpoch: t.lastFetchedEpoch}
+		} else if kreq.Version >= 11 {
+			s.ClientMetadata, s.ClientRack = true, kreq.Rack
 		}
 		s.MaxBytes = min(max(int64(t.maxBytes), 0), maxBytes)
 		var tr *routing.Topic
@@ -163,10 +171,11 @@ func (svc *Service) Handle(req *wire.Request) {
 			errorOutcome(s, kerr.NotLeaderOrFollower) // its log is offline
 		default:
 			s.PID, s.View = tr.Partitions[t.key.partition], tr.View(t.key.partition)
-			if s.Follower != nil {
+			if s.Follower != nil || svc.rackAware && s.ClientRack != "" {
 				// A follower's fetch must reach the leader's actor,
-				// which records its position; the view's shortcut
-				// would skip that.
+				// which records its position, and a rack-aware
+				// consumer's, which may be pointed at another
+				// replica; the view's shortcut would skip both.
 				s.View = nil
 			}
 		}
@@ -268,6 +277,9 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 			Partition: t.key.partition, ErrorCode: out.code.Int16(),
 			HighWatermark: out.hw, LastStableOffset: out.lso, LogStartOffset: out.logStart,
 			AbortedTransactions: aborted, PreferredReadReplica: -1,
+		}
+		if out.redirect {
+			fp.PreferredReadReplica = out.readReplica
 		}
 		if d := o.slots[i].Diverging; d != nil && kreq.Version >= 12 {
 			fp.DivergingEpoch = &wire.EpochEndOffset{Epoch: d.Epoch, EndOffset: d.EndOffset}

@@ -20,6 +20,13 @@ type Replication struct {
 	// from any goroutine, with the outcome (ISROutcome) and, changed, the
 	// ISR and partition epoch in force.
 	AlterISR func(topic string, id [16]byte, partition int32, p ISRProposal, done func(isr []int32, partitionEpoch int32, outcome ISROutcome))
+	// RackAware is replica.selector.class set to Kafka's
+	// RackAwareReplicaSelector (KIP-392): a leader points a consumer that
+	// names its rack at an in-sync follower in that rack.
+	RackAware bool
+	// RackOf is a live broker's rack ("" for none) as the cluster view
+	// has it; false for a broker the view does not list. Any goroutine.
+	RackOf func(id int32) (string, bool)
 }
 
 // Messages of replication.
