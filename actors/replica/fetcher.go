@@ -42,6 +42,7 @@ type position struct {
 	offset    int64
 	lastEpoch int32
 	hw        int64 // the leader's high watermark as last handed on
+	logStart  int64 // the leader's log start offset as last handed on
 	// retryAt, when set, holds the partition back after the leader
 	// refused it (not the leader yet, or an epoch one of them has not
 	// heard of): the LeaderAndIsr that settles it may already be here,
@@ -289,10 +290,10 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 		f.truncate(p, d.EndOffset, d.Epoch)
 		return
 	}
-	if len(rp.RecordBatches) == 0 && rp.HighWatermark == p.pos.hw {
+	if len(rp.RecordBatches) == 0 && rp.HighWatermark == p.pos.hw && rp.LogStartOffset == p.pos.logStart {
 		return
 	}
-	end, err := f.appendTo(p, rp.RecordBatches, rp.HighWatermark)
+	end, err := f.appendTo(p, rp.RecordBatches, rp.HighWatermark, rp.LogStartOffset)
 	if err != nil {
 		if !errors.Is(err, partition.ErrNotFollower) {
 			f.log().warn("the follower could not append what the leader sent", "topic", p.Topic, "partition", p.Partition, "err", err)
@@ -300,7 +301,7 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 		p.pos.known = false // ask again
 		return
 	}
-	p.pos.offset, p.pos.hw = end, rp.HighWatermark
+	p.pos.offset, p.pos.hw, p.pos.logStart = end, rp.HighWatermark, rp.LogStartOffset
 	if e, ok := lastEpoch(rp.RecordBatches); ok {
 		p.pos.lastEpoch = e
 	}
@@ -338,13 +339,13 @@ func (f *fetcher) truncate(p *followedPart, to int64, divergingEpoch int32) {
 	}
 }
 
-func (f *fetcher) appendTo(p *followedPart, records []byte, hw int64) (int64, error) {
+func (f *fetcher) appendTo(p *followedPart, records []byte, hw, logStart int64) (int64, error) {
 	type answer struct {
 		end int64
 		err error
 	}
 	ch := make(chan answer, 1)
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, From: p.pos.offset, Reply: func(end int64, err error) { ch <- answer{end, err} }})
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, LeaderLogStart: logStart, From: p.pos.offset, Reply: func(end int64, err error) { ch <- answer{end, err} }})
 	select {
 	case a := <-ch:
 		return a.end, a.err
