@@ -163,6 +163,11 @@ func (svc *Service) Handle(req *wire.Request) {
 			tr = routes.Topics[t.key.topic]
 		}
 		switch {
+		case (tr == nil || t.key.partition < 0 || int(t.key.partition) >= len(tr.Partitions)) && svc.knownElsewhere(t):
+			// Hosted by other brokers only: Kafka answers
+			// NOT_LEADER_OR_FOLLOWER (with the leader, from v16), so the
+			// client goes to the leader rather than dropping the topic.
+			errorOutcome(s, kerr.NotLeaderOrFollower)
 		case tr == nil && fc.usesIDs:
 			errorOutcome(s, kerr.UnknownTopicID)
 		case tr == nil || t.key.partition < 0 || int(t.key.partition) >= len(tr.Partitions):
@@ -184,6 +189,23 @@ func (svc *Service) Handle(req *wire.Request) {
 		}
 	}
 	o.start(time.Duration(kreq.MaxWaitMillis) * time.Millisecond)
+}
+
+// knownElsewhere reports whether the cluster view has t's partition
+// (cluster mode): a partition this broker holds no replica of.
+func (svc *Service) knownElsewhere(t *fetchTarget) bool {
+	if svc.env.Cluster == nil {
+		return false
+	}
+	v := svc.env.Cluster.Load()
+	if v == nil {
+		return false
+	}
+	ct := v.Topics[t.key.topic]
+	if t.key.topic == "" {
+		ct, _ = v.TopicByID(t.key.id)
+	}
+	return ct.Partition(t.key.partition) != nil
 }
 
 // ReplicaID is the broker id of the follower that sent kreq, or negative
