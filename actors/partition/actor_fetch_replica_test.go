@@ -14,7 +14,7 @@ import (
 // doneOp is a FetchOp that only counts completions.
 type doneOp struct{ done int }
 
-func (o *doneOp) Complete(*FetchSlot)              { o.done++ }
+func (o *doneOp) Complete(*FetchSlot)             { o.done++ }
 func (o *doneOp) Progress(int32, int, int64) bool { return false }
 func (o *doneOp) Stale(int32) bool                { return true }
 func (o *doneOp) MinBytes() int64                 { return 1 }
