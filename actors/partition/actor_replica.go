@@ -63,9 +63,10 @@ type (
 		Reply          func(end int64, err error)
 	}
 	// ReplicaPosition asks a follower where its fetcher should fetch
-	// from: its log end and the epoch of its last batch.
+	// from: its log end and the epoch of its last batch, and its log
+	// start, which its fetches tell the leader as Kafka's do.
 	ReplicaPosition struct {
-		Reply func(end int64, lastEpoch int32, err error)
+		Reply func(end int64, lastEpoch int32, logStart int64, err error)
 	}
 	isrUpdated struct {
 		prop           ISRProposal // the proposal answered
@@ -327,10 +328,10 @@ func (p *partitionActor) followerTruncate(m *ReplicaTruncate) {
 
 func (p *partitionActor) replicaPosition(m *ReplicaPosition) {
 	if p.plog == nil {
-		m.Reply(0, -1, ErrNotFollower)
+		m.Reply(0, -1, -1, ErrNotFollower)
 		return
 	}
-	m.Reply(p.plog.LogEndOffset(), p.plog.LatestEpoch(), nil)
+	m.Reply(p.plog.LogEndOffset(), p.plog.LatestEpoch(), p.plog.LogStartOffset(), nil)
 }
 
 // followLogStart raises a follower's log start to its leader's, never

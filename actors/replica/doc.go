@@ -23,7 +23,10 @@
 // FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or UNKNOWN_TOPIC_ID (the
 // leader has not had its LeaderAndIsr yet) is held back for
 // replica.fetch.backoff.ms and tried again; the controller's next
-// LeaderAndIsr replaces it anyway.
+// LeaderAndIsr replaces it anyway. Each fetch tells the leader this
+// follower's log start, and each answer's log_start_offset goes to the
+// partition, whose log start follows the leader's (retention and
+// DeleteRecords reach the replicas, as in Kafka).
 //
 // # Threading
 //

@@ -43,6 +43,7 @@ type position struct {
 	lastEpoch int32
 	hw        int64 // the leader's high watermark as last handed on
 	logStart  int64 // the leader's log start offset as last handed on
+	ownStart  int64 // this follower's log start, sent in each fetch as Kafka's followers do
 	// retryAt, when set, holds the partition back after the leader
 	// refused it (not the leader yet, or an epoch one of them has not
 	// heard of): the LeaderAndIsr that settles it may already be here,
@@ -157,32 +158,34 @@ func (f *fetcher) ready() []*followedPart {
 	kept := out[:0]
 	for _, p := range out {
 		if !p.pos.known {
-			end, epoch, err := f.askPosition(p)
+			end, epoch, start, err := f.askPosition(p)
 			if err != nil {
 				continue
 			}
-			p.pos.known, p.pos.offset, p.pos.lastEpoch = true, end, epoch
+			p.pos.known, p.pos.offset, p.pos.lastEpoch, p.pos.ownStart = true, end, epoch, start
 		}
 		kept = append(kept, p)
 	}
 	return kept
 }
 
-func (f *fetcher) askPosition(p *followedPart) (int64, int32, error) {
+func (f *fetcher) askPosition(p *followedPart) (int64, int32, int64, error) {
 	type answer struct {
-		end   int64
-		epoch int32
-		err   error
+		end, start int64
+		epoch      int32
+		err        error
 	}
 	ch := make(chan answer, 1)
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{Reply: func(end int64, epoch int32, err error) { ch <- answer{end, epoch, err} }})
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{Reply: func(end int64, epoch int32, start int64, err error) {
+		ch <- answer{end: end, start: start, epoch: epoch, err: err}
+	}})
 	select {
 	case a := <-ch:
-		return a.end, a.epoch, a.err
+		return a.end, a.epoch, a.start, a.err
 	case <-time.After(f.fs.cfg.ActorTimeout):
-		return 0, 0, errors.New("the partition actor did not answer")
+		return 0, 0, 0, errors.New("the partition actor did not answer")
 	case <-f.quit:
-		return 0, 0, errors.New("stopping")
+		return 0, 0, 0, errors.New("stopping")
 	}
 }
 
@@ -219,7 +222,7 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 		}
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition, rp.CurrentLeaderEpoch, rp.FetchOffset, rp.LastFetchedEpoch = p.Partition, p.LeaderEpoch, p.pos.offset, p.pos.lastEpoch
-		rp.LogStartOffset, rp.PartitionMaxBytes = -1, cfg.PartitionMaxBytes
+		rp.LogStartOffset, rp.PartitionMaxBytes = p.pos.ownStart, cfg.PartitionMaxBytes
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
 		index[partKey{p.Topic, p.Partition}] = p
 		byID[idKey{p.ID, p.Partition}] = p
@@ -302,6 +305,9 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 		return
 	}
 	p.pos.offset, p.pos.hw, p.pos.logStart = end, rp.HighWatermark, rp.LogStartOffset
+	// The partition raised its log start to the leader's, up to its own
+	// high watermark (min of the leader's and its log end).
+	p.pos.ownStart = max(p.pos.ownStart, min(rp.LogStartOffset, rp.HighWatermark, end))
 	if e, ok := lastEpoch(rp.RecordBatches); ok {
 		p.pos.lastEpoch = e
 	}

@@ -99,7 +99,7 @@ func fakeFollower(t *testing.T, sys *actor.ActorSystem) (*actor.PID, <-chan int6
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
 		case *partition.ReplicaPosition:
-			m.Reply(0, -1, nil)
+			m.Reply(0, -1, 0, nil)
 		case *partition.ReplicaAppend:
 			hws <- m.LeaderHW
 			m.Reply(0, nil)
@@ -185,7 +185,7 @@ func TestFollowerFetchVersions(t *testing.T) {
 				t.Fatalf("v%d fetch shape: wait %d min %d max %d rack %q", req.Version, req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.Rack)
 			}
 			rp := req.Topics[0].Partitions[0]
-			if rp.Partition != 3 || rp.CurrentLeaderEpoch != 4 || rp.PartitionMaxBytes != 1048576 {
+			if rp.Partition != 3 || rp.CurrentLeaderEpoch != 4 || rp.PartitionMaxBytes != 1048576 || rp.LogStartOffset != 0 {
 				t.Fatalf("v%d fetch %d partition %+v", req.Version, i, rp)
 			}
 			if req.Version >= 13 && req.Topics[0].TopicID != id || req.Version < 13 && req.Topics[0].Topic != "t" {
