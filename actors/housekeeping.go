@@ -106,27 +106,27 @@ func (b *Broker) retainAll(now time.Time) {
 
 // checkpointAll writes every data directory's offset checkpoints.
 func (b *Broker) checkpointAll() {
-	for path, d := range b.dirs {
-		c, ok := d.(partition.Checkpointer)
-		if !ok {
-			continue
-		}
-		if err := c.Checkpoint(); err != nil {
-			b.log.Warn("recovery checkpoint not written; a crash now would rescan more of the log", "dir", path, "err", err)
-		}
-	}
+	eachDir(b, func(c partition.Checkpointer) error { return c.Checkpoint() },
+		"recovery checkpoint not written; a crash now would rescan more of the log")
 }
 
 // checkpointHighWatermarks writes every data directory's
 // replication-offset-checkpoint.
 func (b *Broker) checkpointHighWatermarks() {
+	eachDir(b, func(c partition.HWCheckpointer) error { return c.CheckpointHighWatermarks() },
+		"high watermark checkpoint not written; a replica restarting now would start from an older high watermark")
+}
+
+// eachDir runs write on every data directory that offers C, logging
+// failure with the directory.
+func eachDir[C any](b *Broker, write func(C) error, failure string) {
 	for path, d := range b.dirs {
-		c, ok := d.(partition.HWCheckpointer)
+		c, ok := d.(C)
 		if !ok {
 			continue
 		}
-		if err := c.CheckpointHighWatermarks(); err != nil {
-			b.log.Warn("high watermark checkpoint not written; a replica restarting now would start from an older high watermark", "dir", path, "err", err)
+		if err := write(c); err != nil {
+			b.log.Warn(failure, "dir", path, "err", err)
 		}
 	}
 }

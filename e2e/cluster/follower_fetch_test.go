@@ -94,21 +94,44 @@ func topicID(t *testing.T, c *testkit.Cluster, topic string) [16]byte {
 	return tm.TopicID
 }
 
-// waitFollowerHW waits until the follower at addr serves topic up to hw
-// (its high watermark, which it learns from the leader's fetch answers).
-func waitFollowerHW(t *testing.T, addr string, id [16]byte, hw int64) {
+// eventually retries check every 100 ms until it passes, failing t
+// with its last complaint after 30 s.
+func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
 	end := time.Now().Add(30 * time.Second)
 	for {
-		p, _, err := consumerFetch(deadline(t, 10*time.Second), t, addr, id, "", hw)
-		if err == nil && p.ErrorCode == 0 && p.HighWatermark == hw {
+		err := check()
+		if err == nil {
 			return
 		}
 		if time.Now().After(end) {
-			t.Fatalf("the follower at %s did not reach high watermark %d: %+v %v", addr, hw, p, err)
+			t.Fatalf("%s: %v", what, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// replicatedTopic creates a topic on brokers 1 (the leader), 2 and 3,
+// writes n records and waits until both followers serve them (their
+// high watermark, which they learn from the leader's fetch answers, is
+// n).
+func replicatedTopic(t *testing.T, c *testkit.Cluster, n int) (string, [16]byte) {
+	t.Helper()
+	topic := name(t, "topic")
+	createAssigned(t, c, topic, 1, 2, 3)
+	produceN(t, c, topic, n)
+	id := topicID(t, c, topic)
+	for _, b := range []int32{2, 3} {
+		addr := c.BrokerByID(b).Addr()
+		eventually(t, fmt.Sprintf("follower %d at high watermark %d", b, n), func() error {
+			p, _, err := consumerFetch(deadline(t, 10*time.Second), t, addr, id, "", int64(n))
+			if err == nil && (p.ErrorCode != 0 || p.HighWatermark != int64(n)) {
+				err = fmt.Errorf("answered %+v", p)
+			}
+			return err
+		})
+	}
+	return topic, id
 }
 
 // KIP-392: with broker.rack and the rack-aware selector, the leader
@@ -117,12 +140,8 @@ func waitFollowerHW(t *testing.T, addr string, id [16]byte, hw int64) {
 // in its rack; the follower refuses what it cannot serve as Kafka's do.
 func TestFetchFromClosestReplica(t *testing.T) {
 	c := rackCluster(t)
-	topic := name(t, "topic")
-	createAssigned(t, c, topic, 1, 2, 3)
-	produceN(t, c, topic, 100)
-	id := topicID(t, c, topic)
+	topic, id := replicatedTopic(t, c, 100)
 	leader, follower := c.BrokerByID(1), c.BrokerByID(2)
-	waitFollowerHW(t, follower.Addr(), id, 100)
 
 	// The leader redirects a consumer in rack-2 (no records, the offsets),
 	// and keeps one in its own rack or in none.
@@ -206,13 +225,7 @@ func TestFetchNamesTheLeader(t *testing.T) {
 // own replicas, leader and followers.
 func TestDeleteRecordsReachesFollowers(t *testing.T) {
 	c := sharedCluster(t)
-	topic := name(t, "topic")
-	createAssigned(t, c, topic, 1, 2, 3)
-	produceN(t, c, topic, 100)
-	id := topicID(t, c, topic)
-	for _, b := range []int32{2, 3} {
-		waitFollowerHW(t, c.BrokerByID(b).Addr(), id, 100)
-	}
+	topic, id := replicatedTopic(t, c, 100)
 	adm := admin(t, c.Addrs())
 	var offsets kadm.Offsets
 	offsets.Add(kadm.Offset{Topic: topic, Partition: 0, At: 60})
@@ -225,17 +238,13 @@ func TestDeleteRecordsReachesFollowers(t *testing.T) {
 	}
 	for _, b := range []int32{2, 3} {
 		addr := c.BrokerByID(b).Addr()
-		end := time.Now().Add(30 * time.Second)
-		for {
+		eventually(t, fmt.Sprintf("follower %d's log start offset follows the leader's 60", b), func() error {
 			p, _, err := consumerFetch(deadline(t, 10*time.Second), t, addr, id, "", 80)
-			if err == nil && p.ErrorCode == 0 && p.LogStartOffset == 60 {
-				break
+			if err == nil && (p.ErrorCode != 0 || p.LogStartOffset != 60) {
+				err = fmt.Errorf("answered %+v", p)
 			}
-			if time.Now().After(end) {
-				t.Fatalf("follower %d's log start offset did not follow the leader's 60: %+v %v", b, p, err)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return err
+		})
 		// Below the new start the follower answers OFFSET_OUT_OF_RANGE.
 		if p, _, err := consumerFetch(deadline(t, 10*time.Second), t, addr, id, "", 10); err != nil || p.ErrorCode != kerr.OffsetOutOfRange.Code {
 			t.Fatalf("follower %d below its log start: %+v %v", b, p, err)
@@ -264,17 +273,13 @@ func TestDeleteRecordsReachesFollowers(t *testing.T) {
 	}
 	// The high watermark checkpoint names the partition at every replica.
 	for _, b := range c.Brokers() {
-		end := time.Now().Add(30 * time.Second)
-		for {
+		eventually(t, fmt.Sprintf("broker %d's replication-offset-checkpoint names %s-0 at 100", b.ID(), topic), func() error {
 			raw, _ := os.ReadFile(filepath.Join(b.DataDir(), "replication-offset-checkpoint"))
-			if strings.Contains(string(raw), topic+" 0 100\n") {
-				break
+			if !strings.Contains(string(raw), topic+" 0 100\n") {
+				return fmt.Errorf("it says:\n%s", raw)
 			}
-			if time.Now().After(end) {
-				t.Fatalf("broker %d's replication-offset-checkpoint:\n%s", b.ID(), raw)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 }
 
