@@ -153,10 +153,6 @@ func (p *partitionActor) redirect(f *FetchSlot) bool {
 // after the view's lock is released: it may start a round that locks
 // other views. Fetches still short of their min_bytes stay parked.
 func (p *partitionActor) onHighWatermark() {
-	if p.plog != nil {
-		// For the log dir's replication-offset-checkpoint.
-		p.plog.SetHighWatermark(p.highWatermark())
-	}
 	if p.view == nil {
 		return
 	}
