@@ -15,7 +15,7 @@ import (
 // chanOp is a FetchOp whose completions arrive on a channel.
 type chanOp chan *FetchSlot
 
-func (o chanOp) Complete(f *FetchSlot)            { o <- f }
+func (o chanOp) Complete(f *FetchSlot)           { o <- f }
 func (o chanOp) Progress(int32, int, int64) bool { return false }
 func (o chanOp) Stale(int32) bool                { return true }
 func (o chanOp) MinBytes() int64                 { return 1 }
