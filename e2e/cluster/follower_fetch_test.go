@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -189,6 +190,40 @@ func TestFetchFromClosestReplica(t *testing.T) {
 		t.Fatalf("record batches by broker: %v, want all from broker 2 (rack-2)", from)
 	}
 	t.Logf("record batches by broker: %v", from)
+
+	// librdkafka (kcat) with client.rack follows the redirect too: its
+	// fetch log shows every record enqueued from broker 2's fetches.
+	t.Run("kcat", func(t *testing.T) {
+		kcat := testkit.RequireTool(t, "kcat")
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, kcat, "-C", "-b", c.Bootstrap(), "-t", topic, "-p", "0", "-o", "beginning", "-c", "100", "-e",
+			"-X", "client.rack=rack-2", "-d", "topic,fetch")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("kcat: %v\n%s", err, testkit.LastLines(stderr.String(), 40))
+		}
+		if n := strings.Count(string(out), "\n"); n != 100 {
+			t.Fatalf("kcat read %d records, want 100", n)
+		}
+		// librdkafka's debug lines name the broker thread as
+		// "host:port/<node id>: Enqueue N message(s)".
+		enqueued := 0
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if !strings.Contains(l, ": Enqueue ") {
+				continue
+			}
+			if !strings.Contains(l, "/2: Enqueue ") {
+				t.Fatalf("kcat got records from a broker other than 2 (rack-2):\n%s", l)
+			}
+			enqueued++
+		}
+		if enqueued == 0 {
+			t.Fatalf("kcat's fetch log shows no records enqueued:\n%s", testkit.LastLines(stderr.String(), 40))
+		}
+	})
 }
 
 type fetchBatchHook func(node int32)
