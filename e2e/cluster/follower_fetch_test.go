@@ -191,6 +191,24 @@ func TestFetchFromClosestReplica(t *testing.T) {
 	}
 	t.Logf("record batches by broker: %v", from)
 
+	// Java's consumer (Kafka 3.9.1's console consumer) with client.rack:
+	// the leader never gives a rack-2 consumer records while broker 2 is
+	// in sync (it redirects, as checked above), so reading them all means
+	// it read them from broker 2.
+	t.Run("java", func(t *testing.T) {
+		out := runKafka39(t, testkit.Kafka39ConsoleConsumer, "--bootstrap-server", c.Bootstrap(), "--topic", topic, "--partition", "0",
+			"--offset", "earliest", "--max-messages", "100", "--timeout-ms", "60000", "--consumer-property", "client.rack=rack-2")
+		n := 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "v") {
+				n++
+			}
+		}
+		if n != 100 {
+			t.Fatalf("the Java consumer in rack-2 read %d records, want 100:\n%s", n, out)
+		}
+	})
+
 	// librdkafka (kcat) with client.rack follows the redirect too: its
 	// fetch log shows every record enqueued from broker 2's fetches.
 	t.Run("kcat", func(t *testing.T) {
