@@ -137,11 +137,13 @@ func (p *partitionActor) durable(m *durableUpTo) {
 
 // carry carries out the core's effects.
 func (p *partitionActor) carry(fx Effects) {
-	if p.plog != nil && p.core != nil {
+	if p.plog != nil && p.core != nil && (p.repl == nil || !p.spec.Follower || p.core.follower) {
 		// For the log dir's replication-offset-checkpoint, after every
 		// core call: the high watermark also goes down (a follower's
 		// drops to the leader's, a truncation cuts it), which no effect
-		// reports.
+		// reports. Not from a follower's new core before it is told it
+		// follows: its high watermark is then what is durable here,
+		// which may be a tail no leader committed.
 		p.plog.SetHighWatermark(p.core.HighWatermark())
 	}
 	if fx.Problem != nil {
