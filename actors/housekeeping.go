@@ -14,7 +14,11 @@ import (
 //     only; segment.DeleteExpired);
 //   - every log.flush.offset.checkpoint.interval.ms each data directory
 //     writes its recovery-point and log-start-offset checkpoints, so the
-//     recovery after a crash scans only what was written since.
+//     recovery after a crash scans only what was written since;
+//   - every replica.high.watermark.checkpoint.interval.ms each data
+//     directory writes its replication-offset-checkpoint (the partitions'
+//     high watermarks), so a restarted replica starts from its high
+//     watermark as Kafka's do.
 //
 // One goroutine owns the tickers; it touches no partition state itself but
 // sends the partition actors a message, so retention runs inside the actor
@@ -29,9 +33,10 @@ const (
 func (b *Broker) startHousekeeping() {
 	retention := time.Duration(config.ParseInt(b.cfg.Value(keyRetentionCheckInterval))) * time.Millisecond
 	checkpoint := time.Duration(config.ParseInt(b.cfg.Value(keyCheckpointFlushInterval))) * time.Millisecond
+	hw := time.Duration(config.ParseInt(b.cfg.Value(config.KeyReplicaHWCheckpointInterval))) * time.Millisecond
 	b.housekeepingStop = make(chan struct{})
 	b.housekeepingDone = make(chan struct{})
-	go b.housekeep(retention, checkpoint)
+	go b.housekeep(retention, checkpoint, hw)
 }
 
 func (b *Broker) stopHousekeeping() {
@@ -42,7 +47,7 @@ func (b *Broker) stopHousekeeping() {
 	<-b.housekeepingDone
 }
 
-func (b *Broker) housekeep(retention, checkpoint time.Duration) {
+func (b *Broker) housekeep(retention, checkpoint, hwCheckpoint time.Duration) {
 	defer close(b.housekeepingDone)
 	retain := time.NewTicker(retention)
 	defer retain.Stop()
@@ -54,6 +59,12 @@ func (b *Broker) housekeep(retention, checkpoint time.Duration) {
 		defer ck.Stop()
 		ckC = ck.C
 	}
+	var hwC <-chan time.Time
+	if hwCheckpoint > 0 {
+		hw := time.NewTicker(hwCheckpoint)
+		defer hw.Stop()
+		hwC = hw.C
+	}
 	for {
 		select {
 		case <-b.housekeepingStop:
@@ -64,6 +75,9 @@ func (b *Broker) housekeep(retention, checkpoint time.Duration) {
 		case <-ckC:
 			b.checkpointAll()
 			b.passDone("checkpoint")
+		case <-hwC:
+			b.checkpointHighWatermarks()
+			b.passDone("hw-checkpoint")
 		}
 	}
 }
@@ -92,13 +106,27 @@ func (b *Broker) retainAll(now time.Time) {
 
 // checkpointAll writes every data directory's offset checkpoints.
 func (b *Broker) checkpointAll() {
+	eachDir(b, func(c partition.Checkpointer) error { return c.Checkpoint() },
+		"recovery checkpoint not written; a crash now would rescan more of the log")
+}
+
+// checkpointHighWatermarks writes every data directory's
+// replication-offset-checkpoint.
+func (b *Broker) checkpointHighWatermarks() {
+	eachDir(b, func(c partition.HWCheckpointer) error { return c.CheckpointHighWatermarks() },
+		"high watermark checkpoint not written; a replica restarting now would start from an older high watermark")
+}
+
+// eachDir runs write on every data directory that offers C, logging
+// failure with the directory.
+func eachDir[C any](b *Broker, write func(C) error, failure string) {
 	for path, d := range b.dirs {
-		c, ok := d.(partition.Checkpointer)
+		c, ok := d.(C)
 		if !ok {
 			continue
 		}
-		if err := c.Checkpoint(); err != nil {
-			b.log.Warn("recovery checkpoint not written; a crash now would rescan more of the log", "dir", path, "err", err)
+		if err := write(c); err != nil {
+			b.log.Warn(failure, "dir", path, "err", err)
 		}
 	}
 }

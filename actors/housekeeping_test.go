@@ -95,17 +95,36 @@ func TestRecoveryCheckpointWrittenPeriodically(t *testing.T) {
 	b := startBrokerWith(t, dir, map[string]string{"log.flush.offset.checkpoint.interval.ms": "20"}, opts)
 	createTopicWith(t, b, "ck", 1)
 	mustProduce(t, b, "ck", 0, batchtest.Plain(5, time.Now().UnixMilli()), 0)
-	// Each pass has written the file by the time it signals.
+	waitCheckpoint(t, filepath.Join(dir, "recovery-point-offset-checkpoint"), passed, "ck 0 5")
+}
+
+// waitCheckpoint waits, pass by pass (each has written the file by the
+// time it signals), until the checkpoint file at path has want after
+// its version line, failing t after 10 s.
+func waitCheckpoint(t *testing.T, path string, passed <-chan struct{}, want string) {
+	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		raw, _ := os.ReadFile(filepath.Join(dir, "recovery-point-offset-checkpoint"))
-		if strings.Contains(string(raw), "ck 0 5") {
+		raw, _ := os.ReadFile(path)
+		if strings.HasPrefix(string(raw), "0\n") && strings.Contains(string(raw), "\n"+want+"\n") {
 			return
 		}
 		select {
 		case <-passed:
 		case <-deadline:
-			t.Fatalf("recovery checkpoint after 10s:\n%s", raw)
+			t.Fatalf("%s after 10s:\n%s", filepath.Base(path), raw)
 		}
 	}
+}
+
+// The high watermark checkpoint (replication-offset-checkpoint) is
+// written every replica.high.watermark.checkpoint.interval.ms, in
+// Kafka's format.
+func TestHighWatermarkCheckpointWrittenPeriodically(t *testing.T) {
+	dir := t.TempDir()
+	opts, passed := housekeepingPasses("hw-checkpoint")
+	b := startBrokerWith(t, dir, map[string]string{"replica.high.watermark.checkpoint.interval.ms": "20"}, opts)
+	createTopicWith(t, b, "hw", 1)
+	mustProduce(t, b, "hw", 0, batchtest.Plain(7, time.Now().UnixMilli()), 0)
+	waitCheckpoint(t, filepath.Join(dir, "replication-offset-checkpoint"), passed, "hw 0 7")
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/catalog"
+	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/replica"
@@ -32,10 +34,33 @@ func (b *Broker) startReplication(metaCfg *catalog.ActorConfig) {
 		MaxBytes:          int32(config.ParseInt(cfg.Value(config.KeyReplicaFetchResponseMaxBytes))),
 		PartitionMaxBytes: int32(config.ParseInt(cfg.Value(config.KeyReplicaFetchMaxBytes))),
 		Backoff:           ms(config.KeyReplicaFetchBackoff),
+		Epoch:             &b.cluster.BrokerEpoch,
 	})
 	isr := &replica.ISRSender{Me: cfg.BrokerID, Epoch: &b.cluster.BrokerEpoch, Client: b.peers, View: b.cluster.View, Listener: listener, Log: b.log}
-	metaCfg.Replication = &partition.Replication{Me: cfg.BrokerID, LagMax: ms(config.KeyReplicaLagTimeMax), AlterISR: isr.AlterISR}
+	metaCfg.Replication = &partition.Replication{Me: cfg.BrokerID, LagMax: ms(config.KeyReplicaLagTimeMax), AlterISR: isr.AlterISR,
+		RackAware: strings.TrimSpace(cfg.Value(config.KeyReplicaSelectorClass)) == config.RackAwareReplicaSelector,
+		RackOf:    rackOf(b.cluster.View, ClientListener(cfg))}
 	metaCfg.Followers = followers{b.fetchers}
+}
+
+// rackOf is a live broker's rack from the cluster view, for KIP-392's
+// selector: false for a broker the view does not list or that has no
+// endpoint on the clients' listener (a consumer could not go there).
+func rackOf(view *cluster.Table, listener string) func(int32) (string, bool) {
+	return func(id int32) (string, bool) {
+		v := view.Load()
+		if v == nil {
+			return "", false
+		}
+		b, ok := v.Brokers[id]
+		if !ok {
+			return "", false
+		}
+		if _, ok := b.Endpoint(listener); !ok {
+			return "", false
+		}
+		return b.Rack, true
+	}
 }
 
 // stopReplication stops the fetchers before the partitions close.

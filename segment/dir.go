@@ -56,6 +56,7 @@ type Dir struct {
 	logs         map[TopicPartition]*Log
 	recovery     map[TopicPartition]int64 // of logs not open
 	logStart     map[TopicPartition]int64 // of logs not open
+	hws          map[TopicPartition]int64 // high watermarks of logs not open (replication-offset-checkpoint)
 	clean        map[TopicPartition]bool  // opened this session; true once closed cleanly
 	checkpointed map[TopicPartition]int64 // recovery points in the file
 
@@ -110,6 +111,10 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 	}
 	if d.logStart, err = readOffsetCheckpoint(d.fs, path+"/"+LogStartFile, d.logger,
 		"each log starts at its first segment: records deleted with DeleteRecords there are readable again until retention removes them"); err != nil {
+		return nil, err
+	}
+	if d.hws, err = readOffsetCheckpoint(d.fs, path+"/"+ReplicationFile, d.logger,
+		"replicas restart with no high watermark and learn it again from their leader (consumers see nothing new until then)"); err != nil {
 		return nil, err
 	}
 	d.checkpointed = map[TopicPartition]int64{}
@@ -169,11 +174,15 @@ func (d *Dir) Open(topic string, partition int32, cfg Config) (*Log, RecoveryRep
 	if !ok {
 		ls = -1
 	}
+	hw, ok := d.hws[tp]
+	if !ok {
+		hw = noHighWatermark
+	}
 	d.logs[tp] = nil // reserve while opening
 	d.clean[tp] = false
 	d.mu.Unlock()
 
-	l, rep, err := d.openPartition(tp, cfg, clean, rp, ls)
+	l, rep, err := d.openPartition(tp, cfg, clean, rp, ls, hw)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err != nil {
@@ -184,10 +193,11 @@ func (d *Dir) Open(topic string, partition int32, cfg Config) (*Log, RecoveryRep
 	d.logs[tp] = l
 	delete(d.recovery, tp)
 	delete(d.logStart, tp)
+	delete(d.hws, tp)
 	return l, rep, nil
 }
 
-func (d *Dir) openPartition(tp TopicPartition, cfg Config, clean bool, rp, ls int64) (*Log, RecoveryReport, error) {
+func (d *Dir) openPartition(tp TopicPartition, cfg Config, clean bool, rp, ls, hw int64) (*Log, RecoveryReport, error) {
 	dir := d.PartitionDir(tp.Topic, tp.Partition)
 	if _, err := d.fs.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if err := d.fs.MkdirAll(dir); err != nil {
@@ -204,11 +214,15 @@ func (d *Dir) openPartition(tp TopicPartition, cfg Config, clean bool, rp, ls in
 			d.logger.Warn("segment: checkpoints name a partition that has no directory; creating an empty log and ignoring them",
 				"partition", tp.String(), "recovery_point", rp, "log_start", ls)
 		}
-		rp, ls = -1, -1
+		rp, ls, hw = -1, -1, noHighWatermark
 	} else if err != nil {
 		return nil, RecoveryReport{}, err
 	}
-	return d.openLog(tp, dir, cfg, clean, rp, ls)
+	l, rep, err := d.openLog(tp, dir, cfg, clean, rp, ls)
+	if err == nil {
+		l.hw.Store(hw)
+	}
+	return l, rep, err
 }
 
 // forgetLog records a log's state when it closes.
@@ -220,11 +234,12 @@ func (d *Dir) forgetLog(l *Log, clean bool) {
 	}
 	d.recovery[l.tp] = l.fl.durableOffset()
 	d.logStart[l.tp] = l.LogStartOffset()
+	d.hws[l.tp] = l.checkpointHighWatermark()
 	d.clean[l.tp] = clean
 }
 
-// Checkpoint writes the recovery-point and log-start-offset checkpoint
-// files from the current state of every log (call it periodically, as
+// Checkpoint writes the recovery-point, log-start-offset and
+// replication (high watermark) checkpoint files from the current state of every log (call it periodically, as
 // Kafka does every minute). Each log also writes them itself after a
 // segment roll, once the rolled segment is fsynced.
 func (d *Dir) Checkpoint() error {
@@ -286,6 +301,9 @@ func (d *Dir) checkpointLocked() error {
 	if err := vfs.WriteFileAtomic(d.fs, d.path+"/"+LogStartFile, encodeOffsetCheckpoint(starts)); err != nil {
 		return err
 	}
+	if err := d.writeHighWatermarks(); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	d.checkpointed = rps
 	d.mu.Unlock()
@@ -329,6 +347,7 @@ func (d *Dir) Remove(topic string, partition int32) error {
 	delete(d.logs, tp)
 	delete(d.recovery, tp)
 	delete(d.logStart, tp)
+	delete(d.hws, tp)
 	delete(d.clean, tp)
 	d.mu.Unlock()
 	if l != nil {

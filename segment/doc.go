@@ -4,11 +4,12 @@
 // # Layout
 //
 // A log directory (one log.dirs entry, type Dir) holds one directory per
-// partition plus three files of its own:
+// partition plus four files of its own:
 //
 //	<log.dir>/
 //	  recovery-point-offset-checkpoint   offsets below which each log is fsynced
 //	  log-start-offset-checkpoint        each log's first readable offset
+//	  replication-offset-checkpoint      each log's high watermark, as its partition last set it
 //	  .kafka_cleanshutdown               present only after a clean Close
 //	  <topic>-<partition>/
 //	    00000000000000000000.log         record batches, exactly as on the wire

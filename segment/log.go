@@ -34,6 +34,7 @@ type Log struct {
 	pubLogStart atomic.Int64
 	pubLogEnd   atomic.Int64
 	pubSize     atomic.Int64
+	hw          atomic.Int64 // the partition's high watermark, for the replication checkpoint (highwatermark.go)
 }
 
 // TopicPartition is the partition the log holds.

@@ -32,8 +32,10 @@ type APIRange struct {
 var APIs = []APIRange{
 	// Fetch: 4 is the first RecordBatch-only version; librdkafka 2.0 and
 	// kafkajs send <= 11, kafka-python 4. 13 names topics by their
-	// persisted IDs (Java caps at 12 unless every topic has an id).
-	{Key: 1, Min: 4, Max: 13, Accept: 4},
+	// persisted IDs (Java caps at 12 unless every topic has an id); 15
+	// moves the replica id into ReplicaState, 16 adds NodeEndpoints, 17
+	// (Kafka 3.9's maximum) the replica's directory id.
+	{Key: 1, Min: 4, Max: 17, Accept: 4},
 	// Produce: advertised from 0, accepted from 3 (magic 2 only), as
 	// Kafka 4 does (KAFKA-18659): librdkafka < 2.10 turns compression off
 	// unless the Produce range overlaps [0,0]. 12 (transactions v2,

@@ -21,7 +21,7 @@
 //	batch.go        RecordBatch v2 header, ValidateBatch, in-place setters
 //	records.go      RecordIter, Record, HeaderIter
 //	compress.go     Decompress, Compress (gzip, snappy, lz4, zstd)
-//	fetch.go        EncodeFetchResponse (Fetch v4-13)
+//	fetch.go        EncodeFetchResponse (Fetch v4-17)
 //	kerr/           Code: error numbers, names, retriability, messages
 //
 // # Framing
@@ -85,8 +85,9 @@
 //     (transactions v2, KIP-890) stay out until implemented.
 //   - Fetch from 4, the first RecordBatch-only version and what
 //     kafka-python 2.0 sends; librdkafka 2.0 and kafkajs send at most 11.
-//     13 names topics by ID (the topic IDs the metadata persists) and is
-//     the highest version EncodeFetchResponse writes.
+//     13 names topics by ID (the topic IDs the metadata persists); 17,
+//     what Kafka 3.9 serves and its followers send, is the highest
+//     version EncodeFetchResponse writes.
 //   - JoinGroup from 0: librdkafka < 2.11 derives SASL/GSSAPI support from
 //     a [0,0] overlap; kafka-go <= 0.4.47 and sarama <= 1.40 send v1.
 //     Heartbeat, SyncGroup, LeaveGroup and FindCoordinator from 0: kafka-go
@@ -183,5 +184,8 @@
 // abortedTransactions (nullable), v5 logStartOffset, v7 the top-level
 // errorCode and sessionId, v11 preferredReadReplica, v12 flexible encoding
 // (compact lengths, tagged fields: divergingEpoch tag 0 and currentLeader
-// tag 1 per partition), v13 topic IDs instead of names.
+// tag 1 per partition), v13 topic IDs instead of names, v16 the top-level
+// nodeEndpoints (tag 0: id, host, port, rack of the brokers that the
+// partitions' currentLeader name). v14, v15 and v17 change only the
+// request.
 package wire

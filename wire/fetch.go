@@ -19,28 +19,44 @@ import (
 // FetchMinVersion and FetchMaxVersion bound the versions
 // EncodeFetchResponse writes: 4 is the first version whose records are
 // RecordBatch v2 only, 12 the first flexible one, 13 the first with topic
-// IDs instead of names.
+// IDs instead of names, 16 the first with the NodeEndpoints tagged field
+// (KIP-951). 14, 15 and 17 change only the request (14: tiered storage's
+// error, 15: ReplicaState in place of ReplicaID, 17: ReplicaDirectoryID),
+// so their responses are 13's and 16's.
 const (
 	FetchMinVersion = 4
-	FetchMaxVersion = 13
+	FetchMaxVersion = 17
 )
 
 // Fetch encoding errors.
 var (
-	ErrFetchVersion  = errors.New("wire: fetch response version outside 4-13")
+	ErrFetchVersion  = errors.New("wire: fetch response version outside 4-17")
 	ErrFetchTooLarge = errors.New("wire: fetch response larger than the protocol's int32 sizes")
 	ErrFetchChunk    = errors.New("wire: fetch record chunk with a negative position or length")
 	ErrFetchTopic    = errors.New("wire: fetch topic name longer than 32767 bytes")
+	ErrFetchEndpoint = errors.New("wire: fetch node endpoint host or rack longer than 32767 bytes")
 )
 
 // FetchResponse is the input of EncodeFetchResponse: the fields of a Fetch
-// response of Version (4-13). Fields a version lacks are ignored.
+// response of Version (4-17). Fields a version lacks are ignored.
 type FetchResponse struct {
 	Version        int16
 	ThrottleMillis int32
 	ErrorCode      int16 // v7+, top-level (fetch sessions)
 	SessionID      int32 // v7+
 	Topics         []FetchTopic
+	// NodeEndpoints (v16+, tagged) are the brokers that partitions'
+	// CurrentLeader name, so a client can go there without a Metadata
+	// round trip (KIP-951); empty leaves the tag out.
+	NodeEndpoints []NodeEndpoint
+}
+
+// NodeEndpoint is one broker's address in a Fetch response.
+type NodeEndpoint struct {
+	NodeID int32
+	Host   string
+	Port   int32
+	Rack   *string // nil: none
 }
 
 // FetchTopic is one topic of a Fetch response.
@@ -177,7 +193,7 @@ func EncodeFetchResponse(correlationID int32, r *FetchResponse) (*Response, erro
 		}
 	}
 	if flexible {
-		e.uvarint(0)
+		e.responseTags(r)
 	}
 	e.flush()
 	total += int64(len(e.buf))
@@ -201,6 +217,18 @@ func EncodeFetchResponse(correlationID int32, r *FetchResponse) (*Response, erro
 func fetchLayout(r *FetchResponse) (metaSize, nChunks int, err error) {
 	metaSize = 4 + 4 + 1 + 4 + 2 + 4 + 5 + 1
 	nChunks = 1
+	if r.Version >= 16 && len(r.NodeEndpoints) > 0 {
+		metaSize += 1 + 5 + 5
+		for _, n := range r.NodeEndpoints {
+			if len(n.Host) > math.MaxInt16 || n.Rack != nil && len(*n.Rack) > math.MaxInt16 {
+				return 0, 0, ErrFetchEndpoint
+			}
+			metaSize += 4 + 5 + len(n.Host) + 4 + 5 + 1
+			if n.Rack != nil {
+				metaSize += len(*n.Rack)
+			}
+		}
+	}
 	for ti := range r.Topics {
 		t := &r.Topics[ti]
 		if len(t.Name) > math.MaxInt16 {
@@ -326,4 +354,33 @@ func (e *fetchEncoder) partitionTags(p *FetchPartition) {
 		e.int32(l.LeaderEpoch)
 		e.uvarint(0)
 	}
+}
+
+// responseTags writes the response's top-level tagged fields:
+// NodeEndpoints (tag 0, v16+), a compact array of structs each with its
+// own empty tag section. The tag's size prefix is the array's encoded
+// length, so it is written into a scratch tail first.
+func (e *fetchEncoder) responseTags(r *FetchResponse) {
+	if r.Version < 16 || len(r.NodeEndpoints) == 0 {
+		e.uvarint(0)
+		return
+	}
+	e.uvarint(1)
+	e.uvarint(0)
+	at := len(e.buf)
+	e.uvarint(uint64(len(r.NodeEndpoints)) + 1)
+	for _, n := range r.NodeEndpoints {
+		e.int32(n.NodeID)
+		e.string(n.Host)
+		e.int32(n.Port)
+		if n.Rack == nil {
+			e.uvarint(0)
+		} else {
+			e.string(*n.Rack)
+		}
+		e.uvarint(0)
+	}
+	field := append([]byte(nil), e.buf[at:]...)
+	e.buf = binary.AppendUvarint(e.buf[:at], uint64(len(field)))
+	e.buf = append(e.buf, field...)
 }

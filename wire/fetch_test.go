@@ -27,6 +27,14 @@ func randomFetch(rng *rand.Rand, version int16, file []byte, f RegionFile) (r *F
 		ErrorCode:      int16(rng.IntN(3)),
 		SessionID:      rng.Int32(),
 	}
+	for i := range rng.IntN(3) {
+		n := NodeEndpoint{NodeID: int32(i), Host: string(bytes.Repeat([]byte{'h'}, rng.IntN(20))), Port: rng.Int32N(65536)}
+		if rng.IntN(2) == 0 {
+			rack := string(bytes.Repeat([]byte{'r'}, rng.IntN(5)))
+			n.Rack = &rack
+		}
+		r.NodeEndpoints = append(r.NodeEndpoints, n)
+	}
 	for range rng.IntN(4) {
 		t := FetchTopic{Name: string(bytes.Repeat([]byte{'a' + byte(rng.IntN(26))}, rng.IntN(40)))}
 		for i := range t.ID {
@@ -124,6 +132,19 @@ func checkFetch(t *testing.T, resp *Response, corr int32, r *FetchResponse, want
 	}
 	if len(k.Topics) != len(r.Topics) {
 		t.Fatalf("v%d: %d topics, want %d", v, len(k.Topics), len(r.Topics))
+	}
+	wantNodes := r.NodeEndpoints
+	if v < 16 {
+		wantNodes = nil
+	}
+	if len(k.Brokers) != len(wantNodes) {
+		t.Fatalf("v%d: %d node endpoints, want %d", v, len(k.Brokers), len(wantNodes))
+	}
+	for i, b := range k.Brokers {
+		n := wantNodes[i]
+		if b.NodeID != n.NodeID || b.Host != n.Host || b.Port != n.Port || (b.Rack == nil) != (n.Rack == nil) || b.Rack != nil && *b.Rack != *n.Rack {
+			t.Fatalf("v%d: node endpoint %d: %+v, want %+v", v, i, b, n)
+		}
 	}
 	for ti, kt := range k.Topics {
 		rt := &r.Topics[ti]
@@ -236,7 +257,7 @@ func TestFetchZeroCopy(t *testing.T) {
 }
 
 func TestFetchEncodeErrors(t *testing.T) {
-	for _, v := range []int16{3, 14, -1} {
+	for _, v := range []int16{3, 18, -1} {
 		if _, err := EncodeFetchResponse(0, &FetchResponse{Version: v}); !errors.Is(err, ErrFetchVersion) {
 			t.Fatalf("v%d: %v", v, err)
 		}

@@ -52,7 +52,14 @@ const (
 	KeyAutoLeaderRebalance          = "auto.leader.rebalance.enable"
 	KeyLeaderImbalanceCheckInterval = "leader.imbalance.check.interval.seconds"
 	KeyLeaderImbalancePerBroker     = "leader.imbalance.per.broker.percentage"
+	KeyReplicaHWCheckpointInterval  = "replica.high.watermark.checkpoint.interval.ms"
+	KeyReplicaSelectorClass         = "replica.selector.class"
 )
+
+// RackAwareReplicaSelector is the one replica.selector.class samsa
+// implements (KIP-392): consumers are pointed at an in-sync replica in
+// their rack.
+const RackAwareReplicaSelector = "org.apache.kafka.common.replica.RackAwareReplicaSelector"
 
 var errEmpty = errors.New("must not be empty")
 
@@ -238,6 +245,10 @@ var brokerDefs = []Def{
 		Doc: "Cluster mode: the most data in one follower fetch answer."},
 	{Name: KeyReplicaFetchBackoff, Type: Int, Default: "1000", Check: AtLeast(0),
 		Doc: "Cluster mode: the pause after a follower fetch failed."},
+	{Name: KeyReplicaHWCheckpointInterval, Type: Long, Default: "5000", Check: AtLeast(1),
+		Doc: "How often each data directory writes its replication-offset-checkpoint (every partition's high watermark), so a restarted replica starts from its high watermark."},
+	{Name: KeyReplicaSelectorClass, Type: String, Nullable: true, Check: OneOf("", RackAwareReplicaSelector),
+		Doc: "KIP-392 fetch from the closest replica: with " + RackAwareReplicaSelector + " a leader points a consumer that names its rack (client.rack) at an in-sync replica in that rack, which serves it up to its high watermark. Unset: consumers fetch from the leader."},
 	{Name: "num.replica.fetchers", Type: Int, Default: "1", Check: AtLeast(1), Ignored: true,
 		Doc: "Accepted; samsa runs one fetcher per leader broker."},
 	{Name: KeyAutoLeaderRebalance, Type: Boolean, Default: "true",

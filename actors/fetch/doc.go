@@ -19,11 +19,13 @@
 //
 // # The path of a fetch
 //
-// Service.Handle (on the gnet loop) refuses replica fetches (replica id >= 0:
-// INVALID_REQUEST until cluster mode), resolves the fetch session, looks
+// Service.Handle (on the gnet loop) serves Fetch v4-17. It refuses
+// replica fetches when the broker runs alone (replica id >= 0, from v15
+// in ReplicaState: INVALID_REQUEST), resolves the fetch session, looks
 // each partition up in the routing table (by topic id from v13; unknown ones are
 // answered in the plan: UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, or
-// NOT_LEADER_OR_FOLLOWER for an offline log) and starts a fetchOp. The
+// NOT_LEADER_OR_FOLLOWER for an offline log or, in cluster mode, a
+// partition the cluster view has on other brokers only) and starts a fetchOp. The
 // op sends every partition actor its slot (a partition.FetchSlot, which
 // is both the message and where the answer goes); the actor checks the
 // client's leader epoch (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH) and
@@ -71,6 +73,20 @@
 // topic) comes back through protoactor's dead letters and is answered
 // NOT_LEADER_OR_FOLLOWER at once; one that is never answered (an actor
 // stuck) is reported so after max_wait_ms plus the gather timeout.
+//
+// Cluster mode. A follower's fetch (replica id set) goes to the
+// leader's actor, which records the follower's position. A consumer's
+// v11+ fetch carries client metadata (KIP-392): a follower serves it up
+// to its own high watermark, and when replica.selector.class is Kafka's
+// RackAwareReplicaSelector and the consumer names its rack (client.rack),
+// the leader may answer with a preferred read replica instead of records:
+// an in-sync follower in that rack (partition.Core.PreferredReadReplica).
+// Such a fetch skips the view's shortcut (the actor decides) and is
+// answered at once, like an error; an incremental session always carries
+// the redirect. From v16 a partition answered NOT_LEADER_OR_FOLLOWER or
+// FENCED_LEADER_EPOCH names its current leader (the cluster view's) and
+// the response's NodeEndpoints that leader's address on the clients'
+// listener (KIP-951), as Kafka 3.9 does.
 //
 // Fetch sessions (KIP-227, sessions.go): real incremental sessions
 // in a cache of max.incremental.fetch.session.cache.slots (default 1000;

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metadata"
@@ -31,6 +34,10 @@ type Service struct {
 	ids      atomic.Pointer[topicIDIndex]
 	replicaW sync.Once // replica fetches are logged once
 	parked   parkedFetches
+	// rackAware is replica.selector.class = RackAwareReplicaSelector: a
+	// consumer fetch that names a rack goes to the partition actor, which
+	// may point it at a replica in that rack (KIP-392).
+	rackAware bool
 }
 
 // KeyMaxBytes caps a fetch response's record data.
@@ -53,6 +60,7 @@ func New(e *env.Env, sessionSlots int) *Service {
 		if v := config.ParseInt(e.Config.Value(KeyMaxBytes)); v > 0 {
 			s.maxBytes = v
 		}
+		s.rackAware = e.Cluster != nil && strings.TrimSpace(e.Config.Value(config.KeyReplicaSelectorClass)) == config.RackAwareReplicaSelector
 	}
 	e.System.EventStream.Subscribe(func(evt any) {
 		dl, ok := evt.(*actor.DeadLetterEvent)
@@ -94,7 +102,7 @@ func (s *Service) topicByID(r *routing.Routes, id [16]byte) *routing.Topic {
 	return ix.byID[metadata.TopicID(id)]
 }
 
-// Handle serves Fetch v4-13 on the loop that decoded it, without
+// Handle serves Fetch v4-17 on the loop that decoded it, without
 // blocking: it resolves the fetch session, looks each partition up in the
 // routing table (unknown ones are answered in the plan), and starts a
 // fetchOp that asks the partition actors in parallel. The partition that
@@ -106,10 +114,11 @@ func (svc *Service) Handle(req *wire.Request) {
 		req.Reply(nil)
 		return
 	}
-	if kreq.ReplicaID >= 0 && svc.env.Cluster == nil {
+	replicaID := ReplicaID(kreq)
+	if replicaID >= 0 && svc.env.Cluster == nil {
 		// Followers fetch with their broker id; alone there are none.
 		svc.replicaW.Do(func() {
-			svc.env.Log.Warn("replica fetch refused: this broker runs alone and does not replicate", "replica_id", kreq.ReplicaID, "client", req.ClientAddr)
+			svc.env.Log.Warn("replica fetch refused: this broker runs alone and does not replicate", "replica_id", replicaID, "client", req.ClientAddr)
 		})
 		replyFetchError(svc, req, kreq, kerr.InvalidRequest)
 		return
@@ -141,8 +150,10 @@ func (svc *Service) Handle(req *wire.Request) {
 		s := &o.slots[i]
 		s.Op, s.Slot = o, i
 		s.Offset, s.LeaderEpoch = t.fetchOffset, t.currentLeaderEpoch
-		if kreq.ReplicaID >= 0 {
-			s.Follower = &partition.FollowerFetch{ID: kreq.ReplicaID, LastFetchedEpoch: t.lastFetchedEpoch}
+		if replicaID >= 0 {
+			s.Follower = &partition.FollowerFetch{ID: replicaID, LastFetchedEpoch: t.lastFetchedEpoch}
+		} else if kreq.Version >= 11 {
+			s.ClientMetadata, s.ClientRack = true, kreq.Rack
 		}
 		s.MaxBytes = min(max(int64(t.maxBytes), 0), maxBytes)
 		var tr *routing.Topic
@@ -152,6 +163,11 @@ func (svc *Service) Handle(req *wire.Request) {
 			tr = routes.Topics[t.key.topic]
 		}
 		switch {
+		case (tr == nil || t.key.partition < 0 || int(t.key.partition) >= len(tr.Partitions)) && svc.knownElsewhere(t):
+			// Hosted by other brokers only: Kafka answers
+			// NOT_LEADER_OR_FOLLOWER (with the leader, from v16), so the
+			// client goes to the leader rather than dropping the topic.
+			errorOutcome(s, kerr.NotLeaderOrFollower)
 		case tr == nil && fc.usesIDs:
 			errorOutcome(s, kerr.UnknownTopicID)
 		case tr == nil || t.key.partition < 0 || int(t.key.partition) >= len(tr.Partitions):
@@ -160,10 +176,11 @@ func (svc *Service) Handle(req *wire.Request) {
 			errorOutcome(s, kerr.NotLeaderOrFollower) // its log is offline
 		default:
 			s.PID, s.View = tr.Partitions[t.key.partition], tr.View(t.key.partition)
-			if s.Follower != nil {
+			if s.Follower != nil || svc.rackAware && s.ClientRack != "" {
 				// A follower's fetch must reach the leader's actor,
-				// which records its position; the view's shortcut
-				// would skip that.
+				// which records its position, and a rack-aware
+				// consumer's, which may be pointed at another
+				// replica; the view's shortcut would skip both.
 				s.View = nil
 			}
 		}
@@ -172,6 +189,33 @@ func (svc *Service) Handle(req *wire.Request) {
 		}
 	}
 	o.start(time.Duration(kreq.MaxWaitMillis) * time.Millisecond)
+}
+
+// knownElsewhere reports whether the cluster view has t's partition
+// (cluster mode): a partition this broker holds no replica of.
+func (svc *Service) knownElsewhere(t *fetchTarget) bool {
+	if svc.env.Cluster == nil {
+		return false
+	}
+	v := svc.env.Cluster.Load()
+	if v == nil {
+		return false
+	}
+	ct := v.Topics[t.key.topic]
+	if t.key.topic == "" {
+		ct, _ = v.TopicByID(t.key.id)
+	}
+	return ct.Partition(t.key.partition) != nil
+}
+
+// ReplicaID is the broker id of the follower that sent kreq, or negative
+// for a consumer: from v15 it is in ReplicaState (KIP-903), before in the
+// top-level replica id.
+func ReplicaID(kreq *kmsg.FetchRequest) int32 {
+	if kreq.Version >= 15 {
+		return kreq.ReplicaState.ID
+	}
+	return kreq.ReplicaID
 }
 
 // logSession writes the debug lines of a session's life: opened, ended
@@ -242,7 +286,8 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 		}
 	}
 	chunks := make([]wire.Chunk, 0, nChunks) // one array for every partition's records
-	var starts []int                         // index in parts of each topic's first partition
+	hints := leaderHints{svc: o.svc}
+	var starts []int // index in parts of each topic's first partition
 	var prev *fetchTarget
 	for i := range o.slots {
 		if !o.include[i] {
@@ -255,8 +300,14 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 			HighWatermark: out.hw, LastStableOffset: out.lso, LogStartOffset: out.logStart,
 			AbortedTransactions: aborted, PreferredReadReplica: -1,
 		}
+		if out.redirect {
+			fp.PreferredReadReplica = out.readReplica
+		}
 		if d := o.slots[i].Diverging; d != nil && kreq.Version >= 12 {
 			fp.DivergingEpoch = &wire.EpochEndOffset{Epoch: d.Epoch, EndOffset: d.EndOffset}
+		}
+		if kreq.Version >= 16 && (out.code == kerr.NotLeaderOrFollower || out.code == kerr.FencedLeaderEpoch) {
+			fp.CurrentLeader = hints.leaderOf(t)
 		}
 		if s := &o.slots[i]; out.bytes > 0 && s.Res != nil {
 			at := len(chunks)
@@ -279,7 +330,52 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 		}
 		resp.Topics[ti].Partitions = parts[starts[ti]:end:end]
 	}
+	resp.NodeEndpoints = hints.nodes
 	return resp
+}
+
+// leaderHints fills the KIP-951 fields of a v16+ answer, as Kafka does
+// for a partition answered NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH:
+// CurrentLeader (the leader and epoch the cluster view names, -1/-1 when
+// it names none) and, for a leader the view has an endpoint for, its
+// address in NodeEndpoints, so the client moves without a Metadata
+// round trip. Alone there is no other leader to name.
+type leaderHints struct {
+	svc   *Service
+	view  *cluster.View
+	nodes []wire.NodeEndpoint
+}
+
+func (h *leaderHints) leaderOf(t *fetchTarget) *wire.LeaderAndEpoch {
+	if h.svc == nil || h.svc.env.Cluster == nil {
+		return nil
+	}
+	if h.view == nil {
+		if h.view = h.svc.env.Cluster.Load(); h.view == nil {
+			return nil
+		}
+	}
+	var ct *cluster.Topic
+	if t.key.topic != "" {
+		ct = h.view.Topics[t.key.topic]
+	} else {
+		ct, _ = h.view.TopicByID(t.key.id)
+	}
+	cp := ct.Partition(t.key.partition)
+	if cp == nil {
+		return &wire.LeaderAndEpoch{LeaderID: -1, LeaderEpoch: -1}
+	}
+	if b, ok := h.view.Brokers[cp.Leader]; ok && !slices.ContainsFunc(h.nodes, func(n wire.NodeEndpoint) bool { return n.NodeID == cp.Leader }) {
+		if e, ok := b.Endpoint(h.svc.env.ClientListener); ok {
+			n := wire.NodeEndpoint{NodeID: b.ID, Host: e.Host, Port: e.Port}
+			if b.Rack != "" {
+				rack := b.Rack
+				n.Rack = &rack
+			}
+			h.nodes = append(h.nodes, n)
+		}
+	}
+	return &wire.LeaderAndEpoch{LeaderID: cp.Leader, LeaderEpoch: cp.LeaderEpoch}
 }
 
 func sameTopic(a, b *fetchTarget) bool { return a.key.topic == b.key.topic && a.key.id == b.key.id }

@@ -244,8 +244,8 @@ func (o *fetchOp) evaluate() (send roundSends, answer bool) {
 	for i := range o.slots {
 		s := &o.slots[i]
 		total += s.Bytes()
-		if s.Code != 0 {
-			failed = true
+		if s.Code != 0 || s.Redirect {
+			failed = true // answered at once, as Kafka answers errors and preferred read replicas
 		}
 	}
 	if o.final || !o.canWait || failed || total >= o.minBytes {
@@ -403,6 +403,9 @@ func (o *fetchOp) outcomes(abandoned bool) {
 			continue
 		}
 		*out = fetchOutcome{code: s.Code, hw: s.HW, lso: s.LSO, logStart: s.LogStart}
+		if s.Redirect && s.Code == 0 {
+			out.redirect, out.readReplica = true, s.ReadReplica
+		}
 		n := s.Bytes()
 		if n == 0 {
 			continue

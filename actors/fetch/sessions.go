@@ -85,6 +85,8 @@ type fetchOutcome struct {
 	code              kerr.Code
 	hw, lso, logStart int64
 	bytes             int64
+	redirect          bool  // answered with a preferred read replica (KIP-392) ...
+	readReplica       int32 // ... this one
 }
 
 // fetchContext is a request resolved against the session cache.
@@ -253,7 +255,9 @@ func (c *fetchSessions) finish(fc *fetchContext, outs []fetchOutcome, include []
 	for i := range fc.targets {
 		o := &outs[i]
 		sp := s.byKey[fc.targets[i].key]
-		news := o.bytes > 0 || o.code != 0 || sp == nil ||
+		// A preferred read replica is always news (Kafka's sessions
+		// always answer one), or an incremental consumer would never hear it.
+		news := o.bytes > 0 || o.code != 0 || o.redirect || sp == nil ||
 			sp.hw != o.hw || sp.lso != o.lso || sp.logStart != o.logStart
 		include[i] = news || !fc.incremental
 		if sp != nil && include[i] {

@@ -27,6 +27,10 @@ type LogDir interface {
 // points and log start offsets (segment.Dir).
 type Checkpointer interface{ Checkpoint() error }
 
+// HWCheckpointer is the part of a data directory that persists the
+// partitions' high watermarks (segment.Dir's replication-offset-checkpoint).
+type HWCheckpointer interface{ CheckpointHighWatermarks() error }
+
 // Config is what a partition actor is made from. Spec and View are shared
 // by the actor's incarnations (a supervised restart starts from the
 // latest spec and republishes the same view).

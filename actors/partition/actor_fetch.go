@@ -42,13 +42,24 @@ type FetchSlot struct {
 	Wait        bool  // register a waiter if this read is short of min_bytes
 	// Follower is set when a follower fetches (nil: a consumer).
 	Follower *FollowerFetch
+	// ClientMetadata is set for a consumer's Fetch v11+ (KIP-392): it
+	// may be served by a follower, up to the follower's high watermark,
+	// and ClientRack (its client.rack, "" for none) may get it pointed at
+	// a replica in its rack.
+	ClientMetadata bool
+	ClientRack     string
 
 	// Outputs.
 	Code              kerr.Code
 	HW, LSO, LogStart int64
 	Res               *segment.ReadResult // nil when empty or on error
 	Diverging         *EpochEnd           // a follower's log diverged: truncate to here
-	Done              bool                // set by the fetch when complete, under its lock
+	// Redirect is set when the leader points the consumer at replica
+	// ReadReplica instead of reading (KIP-392's PreferredReadReplica):
+	// the answer has no records and is not worth waiting for.
+	Redirect    bool
+	ReadReplica int32
+	Done        bool // set by the fetch when complete, under its lock
 
 	Avail int64 // the fetch's, under its lock: bytes estimated to have arrived past this round's read
 }
@@ -80,15 +91,21 @@ func (p *partitionActor) serveFetch(f *FetchSlot) {
 		return
 	}
 	var err error
-	if p.plog == nil || p.spec.Follower {
+	f.Redirect, f.ReadReplica = false, -1
+	switch {
+	case p.plog == nil || p.spec.Follower && !p.servesConsumers(f):
 		f.Code, f.HW, f.LSO, f.LogStart, f.Res = p.servable(-1), -1, -1, -1, nil
-	} else {
+	case p.redirect(f):
+	default:
+		// A leader's or, for a v11+ consumer, a follower's (KIP-392):
+		// each reads up to its own high watermark, a follower's being
+		// what its leader last told it.
 		err = readPartition(p.plog, p.highWatermark(), p.spec.LeaderEpoch, f)
 	}
 	if err != nil {
 		p.log.Error("fetch read failed", append(p.attrs(), "offset", f.Offset, "err", err)...)
 	}
-	if f.Wait && f.Code == 0 && f.Bytes() < f.Op.MinBytes() {
+	if f.Wait && f.Code == 0 && !f.Redirect && f.Bytes() < f.Op.MinBytes() {
 		next := f.Offset
 		if f.Res != nil {
 			next = f.Res.NextOffset
@@ -99,6 +116,35 @@ func (p *partitionActor) serveFetch(f *FetchSlot) {
 		p.view.addWaiter(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: next, sizeAt: p.plog.Size()})
 	}
 	f.Op.Complete(f)
+}
+
+// servesConsumers reports whether this follower serves consumer fetch f:
+// Kafka's followers serve every consumer fetch that carries client
+// metadata (v11+, whether or not a selector sent it there), not older
+// ones, which only ever go to the leader.
+func (p *partitionActor) servesConsumers(f *FetchSlot) bool {
+	return f.ClientMetadata && p.repl != nil && p.core != nil
+}
+
+// redirect answers a consumer's fetch with a preferred read replica
+// instead of records when the leader's selector picks another replica
+// (KIP-392), as Kafka does: code 0, the leader's offsets, no records.
+func (p *partitionActor) redirect(f *FetchSlot) bool {
+	if p.repl == nil || !p.repl.RackAware || p.repl.RackOf == nil || !f.ClientMetadata || f.ClientRack == "" ||
+		p.core == nil || !p.core.Leading() || p.spec.Follower {
+		return false
+	}
+	if code := CheckLeaderEpoch(f.LeaderEpoch, p.spec.LeaderEpoch); code != 0 {
+		return false // the read answers the epoch error
+	}
+	id := p.core.PreferredReadReplica(f.ClientRack, f.Offset, p.nowMs(), p.repl.RackOf)
+	if id < 0 {
+		return false
+	}
+	hw := p.highWatermark()
+	f.Code, f.HW, f.LSO, f.LogStart, f.Res = 0, hw, hw, p.plog.LogStartOffset(), nil
+	f.Redirect, f.ReadReplica = true, id
+	return true
 }
 
 // onHighWatermark publishes the raised high watermark in the view and

@@ -42,6 +42,14 @@ func (p *partitionActor) startProduce(ctx actor.Context) {
 			p.log.Error("cannot record the leader epoch; the log refuses appends", append(p.attrs(), "err", err)...)
 		}
 	}
+	if p.repl != nil {
+		// The high watermark the log dir's replication-offset-checkpoint
+		// kept (at most the log end), as Kafka's replicas load it: a
+		// restarted leader starts from it instead of its log start, and a
+		// restarted follower serves up to it until its leader says more.
+		// Read before the new core's first effects record its own.
+		p.followerHW = max(p.followerHW, p.plog.HighWatermark())
+	}
 	now := p.nowMs()
 	producers, snapAt := p.loadProducers(now)
 	core, fx := NewCore(RulesOf(p.spec.Config), producers, snapAt, p.plog.LogStartOffset(), now, p.logState())
@@ -50,6 +58,7 @@ func (p *partitionActor) startProduce(ctx actor.Context) {
 	if p.repl != nil && p.spec.Follower {
 		// Its high watermark is the leader's, not what is durable here.
 		p.carry(p.core.Follow())
+		p.carry(p.core.FollowerHighWatermark(p.followerHW, p.logState()))
 	}
 	if p.repl != nil && !p.spec.Follower && p.spec.Replicas != nil {
 		// A supervised restart of a leader: lead again as the last
@@ -128,6 +137,15 @@ func (p *partitionActor) durable(m *durableUpTo) {
 
 // carry carries out the core's effects.
 func (p *partitionActor) carry(fx Effects) {
+	if p.plog != nil && p.core != nil && (p.repl == nil || !p.spec.Follower || p.core.follower) {
+		// For the log dir's replication-offset-checkpoint, after every
+		// core call: the high watermark also goes down (a follower's
+		// drops to the leader's, a truncation cuts it), which no effect
+		// reports. Not from a follower's new core before it is told it
+		// follows: its high watermark is then what is durable here,
+		// which may be a tail no leader committed.
+		p.plog.SetHighWatermark(p.core.HighWatermark())
+	}
 	if fx.Problem != nil {
 		p.log.Error(fx.Problem.Msg, append(p.attrs(), "err", fx.Problem.Err)...)
 	}

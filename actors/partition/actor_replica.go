@@ -20,6 +20,13 @@ type Replication struct {
 	// from any goroutine, with the outcome (ISROutcome) and, changed, the
 	// ISR and partition epoch in force.
 	AlterISR func(topic string, id [16]byte, partition int32, p ISRProposal, done func(isr []int32, partitionEpoch int32, outcome ISROutcome))
+	// RackAware is replica.selector.class set to Kafka's
+	// RackAwareReplicaSelector (KIP-392): a leader points a consumer that
+	// names its rack at an in-sync follower in that rack.
+	RackAware bool
+	// RackOf is a live broker's rack ("" for none) as the cluster view
+	// has it; false for a broker the view does not list. Any goroutine.
+	RackOf func(id int32) (string, bool)
 }
 
 // Messages of replication.
@@ -36,8 +43,13 @@ type (
 		// From is the log end the fetch was made from: an answer to a
 		// fetch from elsewhere (a previous leader's fetcher, overtaken
 		// by a truncation) would leave a gap or a seam, and is refused.
-		From  int64
-		Reply func(end int64, err error)
+		From int64
+		// LeaderLogStart is the leader's log start offset (-1: not
+		// known): the follower's log start follows it, as Kafka's does
+		// (maybeIncrementLogStartOffset), so retention and DeleteRecords
+		// on the leader reach the replicas.
+		LeaderLogStart int64
+		Reply          func(end int64, err error)
 	}
 	// ReplicaTruncate cuts a follower's log back to To (a tail that
 	// diverged from the leader's), and Reply gets the new end. With
@@ -51,9 +63,10 @@ type (
 		Reply          func(end int64, err error)
 	}
 	// ReplicaPosition asks a follower where its fetcher should fetch
-	// from: its log end and the epoch of its last batch.
+	// from: its log end and the epoch of its last batch, and its log
+	// start, which its fetches tell the leader as Kafka's do.
 	ReplicaPosition struct {
-		Reply func(end int64, lastEpoch int32, err error)
+		Reply func(end int64, lastEpoch int32, logStart int64, err error)
 	}
 	isrUpdated struct {
 		prop           ISRProposal // the proposal answered
@@ -264,6 +277,7 @@ func (p *partitionActor) followerAppend(m *ReplicaAppend) {
 	}
 	p.carry(p.core.FollowerHighWatermark(m.LeaderHW, p.logState()))
 	p.followerHW = p.core.HighWatermark()
+	p.followLogStart(m.LeaderLogStart)
 	end := p.plog.LogEndOffset()
 	switch p.plog.Config().FlushPolicy {
 	case segment.FlushInterval, segment.FlushNever:
@@ -314,8 +328,33 @@ func (p *partitionActor) followerTruncate(m *ReplicaTruncate) {
 
 func (p *partitionActor) replicaPosition(m *ReplicaPosition) {
 	if p.plog == nil {
-		m.Reply(0, -1, ErrNotFollower)
+		m.Reply(0, -1, -1, ErrNotFollower)
 		return
 	}
-	m.Reply(p.plog.LogEndOffset(), p.plog.LatestEpoch(), nil)
+	m.Reply(p.plog.LogEndOffset(), p.plog.LatestEpoch(), p.plog.LogStartOffset(), nil)
+}
+
+// followLogStart raises a follower's log start to its leader's, never
+// past its own high watermark (the leader's log start is at most the
+// leader's, and what this follower has fetched is past it, or the fetch
+// would have been out of range): whole segments below it go, as on the
+// leader. The directory's checkpoints are written at once, as after a
+// DeleteRecords on the leader, so a crash does not bring the records
+// back here.
+func (p *partitionActor) followLogStart(leaderStart int64) {
+	to := min(leaderStart, p.highWatermark())
+	before := p.plog.LogStartOffset()
+	if to <= before {
+		return
+	}
+	if _, err := p.plog.DeleteRecordsBefore(to); err != nil {
+		p.log.Warn("cannot raise the log start offset to the leader's", append(p.attrs(), "to", to, "err", err)...)
+		return
+	}
+	p.log.Debug("log start offset follows the leader's", append(p.attrs(), "from", before, "to", p.plog.LogStartOffset())...)
+	if c, ok := p.dir.(Checkpointer); ok {
+		if err := c.Checkpoint(); err != nil {
+			p.log.Warn("log start offset checkpoint not written; deleted records may reappear after a crash", append(p.attrs(), "err", err)...)
+		}
+	}
 }

@@ -91,6 +91,20 @@
 // DeleteRecords, EndOffsetForEpoch, ReadChunk: messages.go), answered
 // into its Out and Reply slot (actor_offsets.go).
 //
+// # Cluster mode: what replicas carry across restarts and from the leader
+//
+// Every move of the high watermark is recorded on the segment.Log
+// (SetHighWatermark), which its directory writes to Kafka's
+// replication-offset-checkpoint; a restarted partition starts from that
+// high watermark (at most its log end): a leader's core leads from it, a
+// follower serves consumers up to it until its leader says more. A
+// follower's log start follows its leader's (ReplicaAppend's
+// LeaderLogStart, capped at its own high watermark), so retention and
+// DeleteRecords on the leader reach the replicas. Consumers (Fetch v11+)
+// are served by followers up to their high watermark, and a leader with
+// the rack-aware selector answers a consumer in another replica's rack
+// with that replica as preferred read replica (KIP-392, core_select.go).
+//
 // # Threading
 //
 // A Core belongs to one goroutine (its actor's); it has no locks. The

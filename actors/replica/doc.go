@@ -6,7 +6,12 @@
 // Fetchers keeps one fetcher per leader broker (Kafka's
 // ReplicaFetcherManager and its fetcher threads): each multiplexes every
 // partition this broker follows from that leader into one Fetch request
-// at a time, with this broker's id as the replica id, from each
+// at a time, sent as Kafka 3.9's followers send it: v17, this broker's id
+// and registration epoch in ReplicaState, topics by id, max wait 500 ms,
+// min bytes 1, 10 MiB per response and 1 MiB per partition (the
+// replica.fetch.* configs), no rack; down to the highest version an
+// older leader serves (negotiated through ApiVersions, never below 12),
+// and at 12, by name, when a partition's topic id is unknown. From each
 // partition's log end and with the epoch of its last batch (KIP-320), so
 // the leader can say where a divergent tail starts. What comes back goes
 // to the partition's actor (partition.ReplicaAppend), which answers once
@@ -14,8 +19,14 @@
 // flush policy that fsyncs); only then does the next fetch go out, so the
 // leader's high watermark never counts an offset a follower could lose
 // to a power cut. A divergent tail is cut (partition.ReplicaTruncate)
-// before fetching on. A partition whose leader says NOT_LEADER or
-// FENCED_LEADER_EPOCH waits for the controller's next LeaderAndIsr.
+// before fetching on. A partition whose leader says NOT_LEADER,
+// FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or UNKNOWN_TOPIC_ID (the
+// leader has not had its LeaderAndIsr yet) is held back for
+// replica.fetch.backoff.ms and tried again; the controller's next
+// LeaderAndIsr replaces it anyway. Each fetch tells the leader this
+// follower's log start, and each answer's log_start_offset goes to the
+// partition, whose log start follows the leader's (retention and
+// DeleteRecords reach the replicas, as in Kafka).
 //
 // # Threading
 //

@@ -10,15 +10,31 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/partition"
-	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// fetchVersion is the Fetch version samsa's followers send: 12 is the
-// first with last_fetched_epoch and diverging_epoch (KIP-320) and still
-// names the replica in replica_id and topics by name.
-const fetchVersion = 12
+// Fetch versions samsa's followers send. Kafka 3.9's followers send 17
+// (ReplicaState with the broker epoch, topics by id); a leader that
+// serves less gets the highest version both know (the inter-broker
+// client negotiates through ApiVersions), but never below 12, the first
+// with last_fetched_epoch and diverging_epoch (KIP-320), which the
+// follower's truncation needs. A fetch with a partition whose topic id is
+// not known goes at 12 (names), as Kafka's does.
+const (
+	fetchMaxVersion   = 17
+	fetchNamesVersion = 12
+)
+
+// cappedFetch is a Fetch request whose negotiated version is at most
+// max: kmsg knows versions past what samsa's followers speak, and the
+// inter-broker client takes min(the request's MaxVersion, the peer's).
+type cappedFetch struct {
+	*kmsg.FetchRequest
+	max int16
+}
+
+func (c cappedFetch) MaxVersion() int16 { return c.max }
 
 // position is where a followed partition fetches from.
 type position struct {
@@ -26,12 +42,20 @@ type position struct {
 	offset    int64
 	lastEpoch int32
 	hw        int64 // the leader's high watermark as last handed on
+	logStart  int64 // the leader's log start offset as last handed on
+	ownStart  int64 // this follower's log start, sent in each fetch as Kafka's followers do
 	// retryAt, when set, holds the partition back after the leader
 	// refused it (not the leader yet, or an epoch one of them has not
 	// heard of): the LeaderAndIsr that settles it may already be here,
 	// so the fetcher tries again after a back-off rather than waiting
 	// for another.
 	retryAt time.Time
+}
+
+// idKey names a partition by topic id, as Fetch v13+ answers do.
+type idKey struct {
+	id        [16]byte
+	partition int32
 }
 
 type followedPart struct {
@@ -134,32 +158,34 @@ func (f *fetcher) ready() []*followedPart {
 	kept := out[:0]
 	for _, p := range out {
 		if !p.pos.known {
-			end, epoch, err := f.askPosition(p)
+			end, epoch, start, err := f.askPosition(p)
 			if err != nil {
 				continue
 			}
-			p.pos.known, p.pos.offset, p.pos.lastEpoch = true, end, epoch
+			p.pos.known, p.pos.offset, p.pos.lastEpoch, p.pos.ownStart = true, end, epoch, start
 		}
 		kept = append(kept, p)
 	}
 	return kept
 }
 
-func (f *fetcher) askPosition(p *followedPart) (int64, int32, error) {
+func (f *fetcher) askPosition(p *followedPart) (int64, int32, int64, error) {
 	type answer struct {
-		end   int64
-		epoch int32
-		err   error
+		end, start int64
+		epoch      int32
+		err        error
 	}
 	ch := make(chan answer, 1)
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{Reply: func(end int64, epoch int32, err error) { ch <- answer{end, epoch, err} }})
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{Reply: func(end int64, epoch int32, start int64, err error) {
+		ch <- answer{end: end, start: start, epoch: epoch, err: err}
+	}})
 	select {
 	case a := <-ch:
-		return a.end, a.epoch, a.err
+		return a.end, a.epoch, a.start, a.err
 	case <-time.After(f.fs.cfg.ActorTimeout):
-		return 0, 0, errors.New("the partition actor did not answer")
+		return 0, 0, 0, errors.New("the partition actor did not answer")
 	case <-f.quit:
-		return 0, 0, errors.New("stopping")
+		return 0, 0, 0, errors.New("stopping")
 	}
 }
 
@@ -173,10 +199,19 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 	cfg := f.fs.cfg
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = cfg.Me, int32(cfg.MaxWait.Milliseconds()), cfg.MinBytes, cfg.MaxBytes
+	req.ReplicaState.ID, req.ReplicaState.Epoch = cfg.Me, -1
+	if cfg.Epoch != nil {
+		req.ReplicaState.Epoch = cfg.Epoch.Load()
+	}
 	req.SessionID, req.SessionEpoch = 0, -1
 	byTopic := map[string]int{}
 	index := map[partKey]*followedPart{}
+	byID := map[idKey]*followedPart{}
+	maxVersion := int16(fetchMaxVersion)
 	for _, p := range parts {
+		if p.ID == [16]byte{} {
+			maxVersion = fetchNamesVersion
+		}
 		i, ok := byTopic[p.Topic]
 		if !ok {
 			t := kmsg.NewFetchRequestTopic()
@@ -187,9 +222,10 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 		}
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition, rp.CurrentLeaderEpoch, rp.FetchOffset, rp.LastFetchedEpoch = p.Partition, p.LeaderEpoch, p.pos.offset, p.pos.lastEpoch
-		rp.LogStartOffset, rp.PartitionMaxBytes = -1, cfg.PartitionMaxBytes
+		rp.LogStartOffset, rp.PartitionMaxBytes = p.pos.ownStart, cfg.PartitionMaxBytes
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
 		index[partKey{p.Topic, p.Partition}] = p
+		byID[idKey{p.ID, p.Partition}] = p
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.MaxWait+30*time.Second)
 	defer cancel()
@@ -200,17 +236,23 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 		case <-ctx.Done():
 		}
 	}()
-	resp, err := cfg.Client.Send(ctx, addr, interbroker.Pin(req, fetchVersion))
+	resp, err := cfg.Client.Send(ctx, addr, cappedFetch{req, maxVersion})
 	if err != nil {
 		return err
 	}
 	fr := resp.(*kmsg.FetchResponse)
+	if fr.Version < fetchNamesVersion {
+		return fmt.Errorf("the leader serves Fetch up to v%d; followers need v%d+", fr.Version, fetchNamesVersion)
+	}
 	if fr.ErrorCode != 0 {
 		return fmt.Errorf("fetch refused: %s", kerr.Code(fr.ErrorCode))
 	}
 	for _, t := range fr.Topics {
 		for _, rp := range t.Partitions {
 			p := index[partKey{t.Topic, rp.Partition}]
+			if fr.Version >= 13 {
+				p = byID[idKey{t.TopicID, rp.Partition}]
+			}
 			if p == nil {
 				continue
 			}
@@ -251,10 +293,10 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 		f.truncate(p, d.EndOffset, d.Epoch)
 		return
 	}
-	if len(rp.RecordBatches) == 0 && rp.HighWatermark == p.pos.hw {
+	if len(rp.RecordBatches) == 0 && rp.HighWatermark == p.pos.hw && rp.LogStartOffset == p.pos.logStart {
 		return
 	}
-	end, err := f.appendTo(p, rp.RecordBatches, rp.HighWatermark)
+	end, err := f.appendTo(p, rp.RecordBatches, rp.HighWatermark, rp.LogStartOffset)
 	if err != nil {
 		if !errors.Is(err, partition.ErrNotFollower) {
 			f.log().warn("the follower could not append what the leader sent", "topic", p.Topic, "partition", p.Partition, "err", err)
@@ -262,7 +304,10 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 		p.pos.known = false // ask again
 		return
 	}
-	p.pos.offset, p.pos.hw = end, rp.HighWatermark
+	p.pos.offset, p.pos.hw, p.pos.logStart = end, rp.HighWatermark, rp.LogStartOffset
+	// The partition raised its log start to the leader's, up to its own
+	// high watermark (min of the leader's and its log end).
+	p.pos.ownStart = max(p.pos.ownStart, min(rp.LogStartOffset, rp.HighWatermark, end))
 	if e, ok := lastEpoch(rp.RecordBatches); ok {
 		p.pos.lastEpoch = e
 	}
@@ -300,13 +345,13 @@ func (f *fetcher) truncate(p *followedPart, to int64, divergingEpoch int32) {
 	}
 }
 
-func (f *fetcher) appendTo(p *followedPart, records []byte, hw int64) (int64, error) {
+func (f *fetcher) appendTo(p *followedPart, records []byte, hw, logStart int64) (int64, error) {
 	type answer struct {
 		end int64
 		err error
 	}
 	ch := make(chan answer, 1)
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, From: p.pos.offset, Reply: func(end int64, err error) { ch <- answer{end, err} }})
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, LeaderLogStart: logStart, From: p.pos.offset, Reply: func(end int64, err error) { ch <- answer{end, err} }})
 	select {
 	case a := <-ch:
 		return a.end, a.err

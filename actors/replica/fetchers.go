@@ -3,6 +3,7 @@ package replica
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -30,6 +31,9 @@ type Config struct {
 	Backoff time.Duration
 	// ActorTimeout bounds a wait for a partition actor's reply.
 	ActorTimeout time.Duration
+	// Epoch is this broker's registration epoch, sent in Fetch v15+'s
+	// ReplicaState as Kafka's followers do (nil: -1).
+	Epoch *atomic.Int64
 }
 
 // Followed is one partition to replicate.
