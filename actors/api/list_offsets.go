@@ -33,7 +33,8 @@ func handleListOffsets(s *Services, req *wire.Request) {
 			sp.Default()
 			sp.Partition = rp.Partition
 			code := parts.to(routes, rt.Topic, rp.Partition, sp, func(out *kmsg.ListOffsetsResponseTopicPartition) partition.Request {
-				return &partition.ListOffsets{Timestamp: rp.Timestamp, CurrentEpoch: rp.CurrentLeaderEpoch, Follower: body.ReplicaID >= 0, Out: out}
+				return &partition.ListOffsets{Timestamp: rp.Timestamp, CurrentEpoch: rp.CurrentLeaderEpoch, Follower: body.ReplicaID >= 0,
+					ReadCommitted: body.Version >= 2 && body.IsolationLevel == 1, Out: out}
 			})
 			sp.ErrorCode = int16(code)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -150,6 +151,7 @@ func (svc *Service) Handle(req *wire.Request) {
 		s := &o.slots[i]
 		s.Op, s.Slot = o, i
 		s.Offset, s.LeaderEpoch = t.fetchOffset, t.currentLeaderEpoch
+		s.ReadCommitted = kreq.IsolationLevel == 1 && kreq.Version >= 4
 		if replicaID >= 0 {
 			s.Follower = &partition.FollowerFetch{ID: replicaID, LastFetchedEpoch: t.lastFetchedEpoch}
 		} else if kreq.Version >= 11 {
@@ -264,6 +266,16 @@ func answerFetch(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, fc *f
 	req.Reply(out)
 }
 
+// abortedOf is a read's aborted transactions as the response lists them
+// (never nil: read_committed answers carry the array, even empty).
+func abortedOf(as []segment.AbortedTxn) []wire.AbortedTransaction {
+	out := make([]wire.AbortedTransaction, len(as))
+	for i, a := range as {
+		out[i] = wire.AbortedTransaction{ProducerID: a.ProducerID, FirstOffset: a.FirstOffset}
+	}
+	return out
+}
+
 // buildFetchResponse lays out the answer: the included partitions in fetch
 // order, consecutive partitions of one topic under one topic entry.
 func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *wire.FetchResponse {
@@ -275,10 +287,7 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 		}
 	}
 	parts := make([]wire.FetchPartition, 0, n)
-	var aborted []wire.AbortedTransaction
-	if kreq.IsolationLevel == 1 {
-		aborted = []wire.AbortedTransaction{} // no transactions yet: none aborted
-	}
+	readCommitted := kreq.IsolationLevel == 1
 	nChunks := 0
 	for i := range o.slots {
 		if o.include[i] && o.outs[i].bytes > 0 && o.slots[i].Res != nil {
@@ -298,7 +307,10 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 		fp := wire.FetchPartition{
 			Partition: t.key.partition, ErrorCode: out.code.Int16(),
 			HighWatermark: out.hw, LastStableOffset: out.lso, LogStartOffset: out.logStart,
-			AbortedTransactions: aborted, PreferredReadReplica: -1,
+			PreferredReadReplica: -1,
+		}
+		if readCommitted {
+			fp.AbortedTransactions = abortedOf(o.slots[i].Aborted)
 		}
 		if out.redirect {
 			fp.PreferredReadReplica = out.readReplica

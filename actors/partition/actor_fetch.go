@@ -48,12 +48,17 @@ type FetchSlot struct {
 	// a replica in its rack.
 	ClientMetadata bool
 	ClientRack     string
+	// ReadCommitted: isolation level read_committed, so the read stops at
+	// the last stable offset and Aborted lists the aborted transactions
+	// it overlaps.
+	ReadCommitted bool
 
 	// Outputs.
 	Code              kerr.Code
 	HW, LSO, LogStart int64
-	Res               *segment.ReadResult // nil when empty or on error
-	Diverging         *EpochEnd           // a follower's log diverged: truncate to here
+	Res               *segment.ReadResult  // nil when empty or on error
+	Aborted           []segment.AbortedTxn // read_committed: aborted transactions the read overlaps
+	Diverging         *EpochEnd            // a follower's log diverged: truncate to here
 	// Redirect is set when the leader points the consumer at replica
 	// ReadReplica instead of reading (KIP-392's PreferredReadReplica):
 	// the answer has no records and is not worth waiting for.
@@ -91,7 +96,7 @@ func (p *partitionActor) serveFetch(f *FetchSlot) {
 		return
 	}
 	var err error
-	f.Redirect, f.ReadReplica = false, -1
+	f.Redirect, f.ReadReplica, f.Aborted = false, -1, nil
 	switch {
 	case p.plog == nil || p.spec.Follower && !p.servesConsumers(f):
 		f.Code, f.HW, f.LSO, f.LogStart, f.Res = p.servable(-1), -1, -1, -1, nil
@@ -100,7 +105,7 @@ func (p *partitionActor) serveFetch(f *FetchSlot) {
 		// A leader's or, for a v11+ consumer, a follower's (KIP-392):
 		// each reads up to its own high watermark, a follower's being
 		// what its leader last told it.
-		err = readPartition(p.plog, p.highWatermark(), p.spec.LeaderEpoch, f)
+		err = readPartition(p.plog, p.highWatermark(), p.lastStableOffset(), p.spec.LeaderEpoch, f)
 	}
 	if err != nil {
 		p.log.Error("fetch read failed", append(p.attrs(), "offset", f.Offset, "err", err)...)
@@ -142,7 +147,7 @@ func (p *partitionActor) redirect(f *FetchSlot) bool {
 		return false
 	}
 	hw := p.highWatermark()
-	f.Code, f.HW, f.LSO, f.LogStart, f.Res = 0, hw, hw, p.plog.LogStartOffset(), nil
+	f.Code, f.HW, f.LSO, f.LogStart, f.Res = 0, hw, p.lastStableOffset(), p.plog.LogStartOffset(), nil
 	f.Redirect, f.ReadReplica = true, id
 	return true
 }
@@ -171,13 +176,13 @@ func (p *partitionActor) onHighWatermark() {
 }
 
 // readPartition fills f's outputs from l: the batches from f.Offset up to
-// the high watermark hw (the last stable offset too: there are no
-// transactions yet), within f.MaxBytes but always the first batch. The
-// returned error is an unexpected storage error worth a log line (the
-// client sees a code); expected outcomes (out of range, fenced) are only
-// codes.
-func readPartition(l *segment.Log, hw int64, leaderEpoch int32, f *FetchSlot) error {
-	f.Res = nil
+// the high watermark hw (read_committed: the last stable offset lso, with
+// the aborted transactions the read overlaps), within f.MaxBytes but
+// always the first batch. The returned error is an unexpected storage
+// error worth a log line (the client sees a code); expected outcomes (out
+// of range, fenced) are only codes.
+func readPartition(l *segment.Log, hw, lso int64, leaderEpoch int32, f *FetchSlot) error {
+	f.Res, f.Aborted = nil, nil
 	f.Code, f.HW, f.LSO, f.LogStart = 0, -1, -1, -1
 	switch {
 	case f.LeaderEpoch < 0 || f.LeaderEpoch == leaderEpoch:
@@ -193,17 +198,31 @@ func readPartition(l *segment.Log, hw int64, leaderEpoch int32, f *FetchSlot) er
 		f.Code = kerr.OffsetOutOfRange
 		return nil
 	}
-	f.HW, f.LSO, f.LogStart = hw, hw, logStart
-	if f.Offset >= hw {
-		return nil // nothing committed past the fetch offset yet
+	lso = min(lso, hw)
+	f.HW, f.LSO, f.LogStart = hw, lso, logStart
+	upTo := hw
+	if f.ReadCommitted {
+		upTo = lso
 	}
-	res, err := l.Read(segment.ReadRequest{Offset: f.Offset, MaxBytes: f.MaxBytes, MaxOffset: hw, MinOneBatch: true})
+	if f.Offset >= upTo {
+		return nil // nothing committed (or stable) past the fetch offset yet
+	}
+	res, err := l.Read(segment.ReadRequest{Offset: f.Offset, MaxBytes: f.MaxBytes, MaxOffset: upTo, MinOneBatch: true})
 	switch {
 	case err == nil:
-		if res.Bytes > 0 {
-			f.Res = res
-		} else {
+		if res.Bytes == 0 {
 			res.Release()
+			return nil
+		}
+		f.Res = res
+		if f.ReadCommitted {
+			aborted, err := l.AbortedTxns(f.Offset, res.NextOffset)
+			if err != nil {
+				res.Release()
+				f.Res, f.Code, f.HW, f.LSO, f.LogStart = nil, kerr.KafkaStorageError, -1, -1, -1
+				return err
+			}
+			f.Aborted = aborted
 		}
 		return nil
 	case errors.Is(err, segment.ErrOffsetOutOfRange):

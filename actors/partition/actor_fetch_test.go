@@ -14,7 +14,7 @@ func TestReadPartitionRules(t *testing.T) {
 
 	read := func(offset, maxBytes int64, epoch int32) *FetchSlot {
 		f := &FetchSlot{Offset: offset, MaxBytes: maxBytes, LeaderEpoch: epoch}
-		if err := readPartition(l, hw, 3, f); err != nil {
+		if err := readPartition(l, hw, hw, 3, f); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(f.Release)

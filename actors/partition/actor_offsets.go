@@ -25,9 +25,12 @@ func (p *partitionActor) listOffsets(m *ListOffsets) {
 		out.ErrorCode = int16(code)
 		return
 	}
-	// What a reader may see: the high watermark (= last stable offset),
-	// or the log end for a follower.
+	// What a reader may see: the high watermark (read_committed: the
+	// last stable offset), or the log end for a follower.
 	bound := p.highWatermark()
+	if m.ReadCommitted {
+		bound = p.lastStableOffset()
+	}
 	if follower {
 		bound = p.plog.LogEndOffset()
 	}

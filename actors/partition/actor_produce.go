@@ -97,6 +97,15 @@ func (p *partitionActor) highWatermark() int64 {
 	return p.core.HighWatermark()
 }
 
+// lastStableOffset is the end of what read_committed readers may see:
+// the high watermark held back by open transactions.
+func (p *partitionActor) lastStableOffset() int64 {
+	if p.core == nil {
+		return p.highWatermark()
+	}
+	return p.core.LastStableOffset()
+}
+
 // reconfigureProduce applies an altered topic config.
 func (p *partitionActor) reconfigureProduce() {
 	if p.core != nil && p.plog != nil {

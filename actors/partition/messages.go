@@ -31,8 +31,8 @@ type (
 		// Coordinator: sent by a coordinator, not a client (see
 		// Produce.Coordinator).
 		Coordinator bool
-		Out     *kmsg.ProduceResponseTopicPartition
-		Reply   gather.Slot
+		Out         *kmsg.ProduceResponseTopicPartition
+		Reply       gather.Slot
 	}
 
 	// WriteMarker is one partition's part of WriteTxnMarkers: the
@@ -53,8 +53,11 @@ type (
 		Timestamp    int64
 		CurrentEpoch int32 // the client's leader epoch, -1: unchecked
 		Follower     bool  // a replica asks: bounded by the log end, not the high watermark
-		Out          *kmsg.ListOffsetsResponseTopicPartition
-		Reply        gather.Slot
+		// ReadCommitted: isolation level read_committed (v2+): the
+		// latest offset is the last stable offset.
+		ReadCommitted bool
+		Out           *kmsg.ListOffsetsResponseTopicPartition
+		Reply         gather.Slot
 	}
 
 	// DeleteRecords raises the log start offset to Offset (-1: the high

@@ -3,6 +3,8 @@ package txn_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,4 +208,94 @@ func TestConsumeTransformProduceWithFranzGo(t *testing.T) {
 	n.Restart()
 	adm, _ = n.Admin(t)
 	committedOffset("after a restart")
+}
+
+// read_committed consumers (franz-go) see committed transactions only:
+// an aborted transaction's records are dropped (the fetch lists it), and
+// an open transaction holds them back at its first offset (the last
+// stable offset) while read_uncommitted consumers read on.
+func TestReadCommittedWithFranzGo(t *testing.T) {
+	n := testkit.StartInProcess(t, "samsa.transactions.enable", "true", "transaction.state.log.num.partitions", "3")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	adm, _ := n.Admin(t)
+	if _, err := adm.CreateTopics(ctx, 1, 1, nil, "t"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.TransactionalID("rc"), kgo.DefaultProduceTopic("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	write := func(value string, end kgo.TransactionEndTry, finish bool) {
+		t.Helper()
+		if err := tx.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if err := tx.ProduceSync(ctx, kgo.StringRecord(fmt.Sprintf("%s-%d", value, i))).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if finish {
+			if err := tx.EndTransaction(ctx, end); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("committed", kgo.TryCommit, true)
+	write("aborted", kgo.TryAbort, true)
+	write("committed-too", kgo.TryCommit, true)
+	write("open", kgo.TryCommit, false) // left open
+
+	read := func(level kgo.IsolationLevel, want int) []string {
+		t.Helper()
+		cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.ConsumeTopics("t"), kgo.FetchIsolationLevel(level),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		var got []string
+		for len(got) < want {
+			fs := cl.PollFetches(ctx)
+			if err := fs.Err(); err != nil {
+				t.Fatalf("fetch: %v (have %v)", err, got)
+			}
+			fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+		}
+		// Nothing more arrives within a few polls' time.
+		short, stop := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer stop()
+		cl.PollFetches(short).EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+		return got
+	}
+	committed := read(kgo.ReadCommitted(), 6)
+	if want := "committed-0 committed-1 committed-2 committed-too-0 committed-too-1 committed-too-2"; strings.Join(committed, " ") != want {
+		t.Fatalf("read_committed read %v, want %s", committed, want)
+	}
+	if all := read(kgo.ReadUncommitted(), 12); len(all) != 12 {
+		t.Fatalf("read_uncommitted read %d records, want 12 (aborted and open ones too)", len(all))
+	}
+	// ListOffsets at read_committed stops at the open transaction: three
+	// transactions of 3 records and a marker each, then the open one at 12.
+	ends, err := adm.ListEndOffsets(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stable, err := adm.ListCommittedOffsets(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := ends.Lookup("t", 0)
+	lso, _ := stable.Lookup("t", 0)
+	if end.Offset != 15 || lso.Offset != 12 {
+		t.Fatalf("end offset %d, last stable offset %d; want 15 and 12", end.Offset, lso.Offset)
+	}
+	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	if after := read(kgo.ReadCommitted(), 9); len(after) != 9 {
+		t.Fatalf("after the open transaction committed: %v, want 9 records", after)
+	}
 }
