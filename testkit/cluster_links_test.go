@@ -104,7 +104,16 @@ func testBrokerLinks(t *testing.T, kind ClusterKind) {
 	if err := c.CutFromBrokers(cut); err != nil {
 		t.Fatal(err)
 	}
+	// Kafka keeps a follower that stops fetching in the ISR for as long as
+	// it has the leader's whole log: it drops out once it lags by records
+	// for replica.lag.time.max.ms. So keep writing (acks=1: with acks=all
+	// the writes would wait for the ISR to shrink).
+	writer := NewClient(t, kgo.SeedBrokers(c.Addrs()...), kgo.DefaultProduceTopic("links"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 	pollUntil(t, ctx, fmt.Sprintf("broker %d out of the ISR of the partitions the others lead", cut), func() bool {
+		for p := range int32(3) {
+			writer.Produce(ctx, &kgo.Record{Partition: p, Value: []byte("x")}, nil)
+		}
 		td, err := adm.ListTopics(ctx, "links")
 		if err != nil {
 			return false
