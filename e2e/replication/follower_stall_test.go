@@ -18,8 +18,17 @@ import (
 // Resumed, it catches up and the leaders take it back into the ISR; once
 // the load stops the three replicas of each partition hold the same log,
 // byte for byte, and every acknowledged record is read back once.
-func TestStalledFollowerCatchesUpAndRejoins(t *testing.T) {
-	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: 3,
+func TestStalledFollowerCatchesUpAndRejoins(t *testing.T) { testStalledFollower(t, testkit.Samsa) }
+
+// TestStalledFollowerCatchesUpAndRejoinsKafka39 is the reference run
+// (requireReference).
+func TestStalledFollowerCatchesUpAndRejoinsKafka39(t *testing.T) {
+	requireReference(t)
+	testStalledFollower(t, testkit.Kafka39)
+}
+
+func testStalledFollower(t *testing.T, kind testkit.ClusterKind) {
+	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: kind, Brokers: 3,
 		// The longest session the test ZooKeeper grants (20 ticks of 500 ms):
 		// the freeze must stay well inside it.
 		SessionTimeout: 10 * time.Second,
