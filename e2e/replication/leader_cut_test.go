@@ -77,9 +77,7 @@ func testLeaderCut(t *testing.T, kind testkit.ClusterKind) {
 	}
 	cutAt := time.Now()
 	t.Logf("cut broker %d (leader of partition %d) off from the others; controller %d", leader, cutP, ctrl)
-	// A produce answered as the cut came may still be on its way.
-	time.Sleep(time.Second)
-	frozen := load.acks(cutP)
+	frozen := settledAcks(t, load, cutP, leader)
 	others := slices.DeleteFunc(slices.Clone(all), func(p int32) bool { return leaders[p] == leader })
 	for _, p := range others {
 		n := load.acks(p)
@@ -116,8 +114,7 @@ func testLeaderCut(t *testing.T, kind testkit.ClusterKind) {
 			t.Fatal(err)
 		}
 		t.Logf("cut the controller, broker %d (leader of partition %d), off from the others", ctrl, ctrlP)
-		time.Sleep(time.Second)
-		frozen := load.acks(ctrlP)
+		frozen := settledAcks(t, load, ctrlP, ctrl)
 		waitFor(t, ctx, "the controller's partition's ISR shrunk to the controller", func() bool {
 			return slices.Equal(partitionState(t, c, ctrlP).ISR, []int32{ctrl})
 		})
@@ -147,6 +144,26 @@ func testLeaderCut(t *testing.T, kind testkit.ClusterKind) {
 	}
 	readBackExactlyOnce(t, ctx, c, acked)
 	t.Logf("%d records acknowledged around two cuts, all read back once", len(acked))
+}
+
+// settledAcks waits for partition p's acknowledgements to stop just after
+// its leader was cut off (answers the leader gave just before the cut may
+// still be on their way: one second without any), and returns their
+// count; it fails t if they go on for lagMax.
+func settledAcks(t *testing.T, load *partitionLoad, p, leader int32) int {
+	t.Helper()
+	began := time.Now()
+	last, since := load.acks(p), time.Now()
+	for time.Since(since) < time.Second {
+		if time.Since(began) > lagMax {
+			t.Fatalf("partition %d: its leader %d, cut off from its followers, still acknowledging %v after the cut", p, leader, lagMax)
+		}
+		time.Sleep(50 * time.Millisecond)
+		if n := load.acks(p); n != last {
+			last, since = n, time.Now()
+		}
+	}
+	return last
 }
 
 // referenceEnv turns on the tests that run the fault scenarios against
