@@ -28,18 +28,13 @@ func TestStalledFollowerCatchesUpAndRejoinsKafka39(t *testing.T) {
 }
 
 func testStalledFollower(t *testing.T, kind testkit.ClusterKind) {
-	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: kind, Brokers: 3,
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	c, ctrl := startFaultCluster(t, ctx, testkit.ClusterConfig{Kind: kind,
 		// The longest session the test ZooKeeper grants (20 ticks of 500 ms):
 		// the freeze must stay well inside it.
 		SessionTimeout: 10 * time.Second,
 		Properties:     map[string]string{"replica.lag.time.max.ms": "2000"}})
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	createDurableTopic(t, ctx, c)
-	ctrl, err := c.Controller()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Freeze a broker that is not the controller, and write only to the
 	// partitions it follows (the one it leads has no leader while it is
 	// frozen, and no client could write there).

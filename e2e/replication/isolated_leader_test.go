@@ -31,15 +31,10 @@ func TestIsolatedLeaderIsReplacedKafka39(t *testing.T) {
 }
 
 func testIsolatedLeader(t *testing.T, kind testkit.ClusterKind) {
-	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: kind, Brokers: 3, BrokerLinks: true,
-		Properties: map[string]string{"replica.lag.time.max.ms": strconv.FormatInt(lagMax.Milliseconds(), 10)}})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	createDurableTopic(t, ctx, c)
-	ctrl, err := c.Controller()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ctrl := startFaultCluster(t, ctx, testkit.ClusterConfig{Kind: kind, BrokerLinks: true,
+		Properties: map[string]string{"replica.lag.time.max.ms": strconv.FormatInt(lagMax.Milliseconds(), 10)}})
 	// A partition whose leader is not the controller: the controller has
 	// to stay reachable to elect a new leader.
 	p, old := int32(-1), int32(-1)

@@ -40,15 +40,10 @@ func TestLeaderCutOffFromTheOtherBrokersKafka39(t *testing.T) {
 }
 
 func testLeaderCut(t *testing.T, kind testkit.ClusterKind) {
-	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: kind, Brokers: 3, BrokerLinks: true,
-		Properties: map[string]string{"replica.lag.time.max.ms": strconv.FormatInt(lagMax.Milliseconds(), 10)}})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	createDurableTopic(t, ctx, c)
-	ctrl, err := c.Controller()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ctrl := startFaultCluster(t, ctx, testkit.ClusterConfig{Kind: kind, BrokerLinks: true,
+		Properties: map[string]string{"replica.lag.time.max.ms": strconv.FormatInt(lagMax.Milliseconds(), 10)}})
 	leaders := map[int32]int32{} // partition -> leader
 	for p := range int32(3) {
 		leaders[p] = partitionState(t, c, p).Leader

@@ -20,6 +20,20 @@ import (
 	"github.com/samsa-io/samsa/zkmeta"
 )
 
+// startFaultCluster starts three brokers as cfg says, with the durable
+// topic in sync, and returns the cluster and its controller's id.
+func startFaultCluster(t *testing.T, ctx context.Context, cfg testkit.ClusterConfig) (*testkit.Cluster, int32) {
+	t.Helper()
+	cfg.Brokers = 3
+	c := testkit.StartCluster(t, cfg)
+	createDurableTopic(t, ctx, c)
+	ctrl, err := c.Controller()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, ctrl
+}
+
 // partitionLoad is an idempotent acks=all franz-go producer writing to
 // chosen partitions of the durable topic, each partition in its own loop
 // with a bounded number of records in flight, so a partition that stops
