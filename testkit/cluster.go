@@ -90,6 +90,11 @@ type ClusterConfig struct {
 	StopTimeout time.Duration
 	// Output, when set, also receives everything every broker prints.
 	Output io.Writer
+	// BrokerLinks routes the brokers' inter-broker traffic through the
+	// testkit, on a second listener (InterBrokerListener), so that
+	// CutFromBrokers and HealBrokers can cut one broker off from the
+	// others (see cluster_links.go).
+	BrokerLinks bool
 }
 
 // Cluster is a ZooKeeper and brokers in child processes, each broker
@@ -105,6 +110,7 @@ type Cluster struct {
 	ownsZK  bool
 	conn    *zk.Conn
 	brokers []*ClusterBroker
+	links   *brokerLinks // BrokerLinks
 }
 
 // StartCluster starts a cluster for test t and closes it when t ends;
@@ -128,7 +134,9 @@ type Cluster struct {
 //	transaction.state.log.min.isr=min(N,2)
 //	group.initial.rebalance.delay.ms=0
 //
-// then Properties and BrokerProperties. StartCluster returns when every
+// (with BrokerLinks, a second listener INTERNAL for the inter-broker
+// traffic: see cluster_links.go) then Properties and BrokerProperties.
+// StartCluster returns when every
 // broker is ready: it printed its ready line, accepts connections and is
 // registered in /brokers/ids.
 func StartCluster(t testing.TB, cfg ClusterConfig) *Cluster {
@@ -206,6 +214,9 @@ func (c *Cluster) launch() error {
 		return fmt.Errorf("testkit: connecting to zookeeper: %w", err)
 	}
 	c.conn = conn
+	if c.cfg.BrokerLinks {
+		c.links = newBrokerLinks(c)
+	}
 	for i := range c.cfg.Brokers {
 		b, err := c.newBroker(int32(i + 1))
 		if b != nil {
@@ -228,7 +239,7 @@ func (c *Cluster) launch() error {
 
 // properties returns broker id's server.properties lines in a fixed
 // order: the defaults, then the configured ones, each key once.
-func (c *Cluster) properties(id int32, port int, zkConnect, dataDir string) string {
+func (c *Cluster) properties(id int32, port int, zkConnect, dataDir string, listeners [][2]string) string {
 	rf := strconv.Itoa(min(c.cfg.Brokers, 3))
 	addr := "PLAINTEXT://127.0.0.1:" + strconv.Itoa(port)
 	defaults := [][2]string{
@@ -253,7 +264,7 @@ func (c *Cluster) properties(id int32, port int, zkConnect, dataDir string) stri
 		}
 		values[k] = v
 	}
-	for _, kv := range defaults {
+	for _, kv := range append(defaults, listeners...) {
 		set(kv[0], kv[1])
 	}
 	for _, extra := range []map[string]string{c.cfg.Properties, c.cfg.BrokerProperties[id]} {
@@ -350,6 +361,9 @@ func (c *Cluster) Dir() string { return c.dir }
 // error returned); Kafka brokers are killed, since their clean shutdown
 // (controlled shutdown, broker by broker) only costs the test time.
 func (c *Cluster) Close() error {
+	if c.links != nil {
+		c.links.healAll() // a samsa broker's clean stop asks the controller
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(c.brokers))
 	for i, b := range c.brokers {
@@ -364,6 +378,9 @@ func (c *Cluster) Close() error {
 		})
 	}
 	wg.Wait()
+	if c.links != nil {
+		c.links.close()
+	}
 	if c.conn != nil {
 		c.conn.Close()
 	}

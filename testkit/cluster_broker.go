@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,6 +35,9 @@ type ClusterBroker struct {
 
 	mu   sync.Mutex // serialises Start, Stop, Kill
 	proc *child     // the current run; nil before the first Start
+	// lastPID is the latest run's process id, read without mu (which a
+	// Start holds until the broker is ready) by the inter-broker routers.
+	lastPID atomic.Int64
 }
 
 func (c *Cluster) newBroker(id int32) (*ClusterBroker, error) {
@@ -51,7 +55,19 @@ func (c *Cluster) newBroker(id int32) (*ClusterBroker, error) {
 	if err := os.MkdirAll(filepath.Join(b.dir, "data"), 0o755); err != nil {
 		return b, fmt.Errorf("testkit: %w", err)
 	}
-	text := c.properties(id, port, proxy.Addr()+c.cfg.Chroot, filepath.Join(b.dir, "data"))
+	var listeners [][2]string // the defaults' single PLAINTEXT listener
+	if c.links != nil {
+		internal, err := FreePort()
+		if err != nil {
+			return b, err
+		}
+		router, err := c.links.add(b, internal)
+		if err != nil {
+			return b, err
+		}
+		listeners = linkProperties(port, internal, router)
+	}
+	text := c.properties(id, port, proxy.Addr()+c.cfg.Chroot, filepath.Join(b.dir, "data"), listeners)
 	if err := os.WriteFile(b.props, []byte(text), 0o644); err != nil {
 		return b, fmt.Errorf("testkit: %w", err)
 	}
@@ -161,6 +177,7 @@ func (b *ClusterBroker) Start() error {
 		return fmt.Errorf("testkit: starting broker %d: %w", b.id, err)
 	}
 	b.proc = proc
+	b.lastPID.Store(int64(proc.pid()))
 	exited := proc.exited
 
 	fail := func(format string, args ...any) error {

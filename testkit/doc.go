@@ -73,6 +73,16 @@
 // session (ZooKeeperConn) backs WaitForBrokers, Controller and
 // WaitForController, which wait on watches.
 //
+// With BrokerLinks, each broker also listens on INTERNAL
+// (InterBrokerListener, its inter.broker.listener.name) and advertises
+// there the address of a router in the test process, so every connection
+// between brokers (fetches, AlterPartition, the controller's requests)
+// passes through the testkit, which tells the opener by the process
+// holding the socket's other end. CutFromBrokers(id) resets and refuses
+// every connection between broker id and the others, both directions,
+// until HealBrokers(id); its ZooKeeper link and its clients' listener are
+// untouched. BrokerLinkStats counts what each router forwarded and cut.
+//
 // ResolveKafka39 resolves Kafka 3.9.1's broker and tools from Maven
 // Central (a generated pom, `mvn dependency:build-classpath`, the class
 // path cached under os.UserCacheDir()); Kafka.ServerArgs and ToolArgs are

@@ -3,7 +3,6 @@ package replication
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -88,31 +87,7 @@ func TestKillTheLeaderFiveTimesUnderLoad(t *testing.T) {
 	want := len(acked)
 	mu.Unlock()
 
-	cons := testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
-	seen := map[string]int{}
-	for len(seen) < want && ctx.Err() == nil {
-		cons.PollFetches(ctx).EachRecord(func(r *kgo.Record) { seen[string(r.Value)]++ })
-	}
-	var lost, dup []string
-	mu.Lock()
-	for v := range acked {
-		switch seen[v] {
-		case 0:
-			lost = append(lost, v)
-		case 1:
-		default:
-			dup = append(dup, v)
-		}
-	}
-	mu.Unlock()
-	slices.Sort(lost)
-	if len(lost) > 0 {
-		t.Errorf("%d of %d acknowledged records lost, first %v", len(lost), want, lost[:min(5, len(lost))])
-	}
-	if len(dup) > 0 {
-		t.Errorf("%d acknowledged records read more than once (the producer is idempotent), first %v", len(dup), dup[:min(5, len(dup))])
-	}
+	readBackExactlyOnce(t, ctx, c, acked) // no more callbacks: every record was flushed
 	t.Logf("%d records acknowledged through five leader kills, all read back", want)
 	waitISR(t, ctx, adm, 3)
 }
