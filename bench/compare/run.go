@@ -43,20 +43,30 @@ type Run struct {
 type ConfigInfo struct {
 	Name, Broker, Settings string
 	Durable                bool
+	// Brokers is how many brokers the configuration runs: 0 (reports
+	// written before there were clusters) or 1 for a single node,
+	// ClusterBrokers for a replicated system.
+	Brokers int `json:",omitempty"`
 }
 
+// Replicated reports whether c is a cluster.
+func (c ConfigInfo) Replicated() bool { return c.Brokers > 1 }
+
 // WorkloadDoc describes a workload for the report.
-type WorkloadDoc struct{ Name, Command string }
+type WorkloadDoc struct {
+	Name, Command string
+	Brokers       int `json:",omitempty"` // as ConfigInfo.Brokers
+}
 
 // Execute runs every workload against every configuration, rounds times,
 // configurations in turn within a round.
 func Execute(ctx context.Context, configs []Config, workloads []Workload, rounds int, scale float64, log *slog.Logger) *Run {
 	r := &Run{Started: time.Now().UTC(), Scale: scale, Rounds: rounds, Machine: DescribeMachine()}
 	for _, c := range configs {
-		r.Configs = append(r.Configs, ConfigInfo{c.Name, c.Broker, c.Settings, c.Durable})
+		r.Configs = append(r.Configs, ConfigInfo{Name: c.Name, Broker: c.Broker, Settings: c.Settings, Durable: c.Durable, Brokers: 1})
 	}
 	for _, w := range workloads {
-		r.Workloads = append(r.Workloads, WorkloadDoc{w.Name, w.Command})
+		r.Workloads = append(r.Workloads, WorkloadDoc{Name: w.Name, Command: w.Command, Brokers: 1})
 	}
 	startupName := "6 startup and idle memory"
 	for round := 1; round <= rounds && ctx.Err() == nil; round++ {
