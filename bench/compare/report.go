@@ -195,11 +195,8 @@ func num(v float64) string {
 	}
 }
 
-// rows lists each (workload, metric) once, sorted by workload then first
-// appearance.
-func (r *Run) rows() []Figure { return r.rowsOf(r.Configs) }
-
-// rowsOf is rows for the measurements of configs only.
+// rowsOf lists each (workload, metric) measured on any of configs once,
+// sorted by workload then first appearance.
 func (r *Run) rowsOf(configs []ConfigInfo) []Figure {
 	in := map[string]bool{}
 	for _, c := range configs {
