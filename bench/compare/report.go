@@ -87,7 +87,11 @@ func (r *Run) WriteMarkdown(w io.Writer, charts []string, loadAtEnd string) erro
 	p("\n")
 	p("- Command: `%s`\n", r.Command)
 	p("- Run: %s to %s; each round starts every configuration afresh (new temporary directory, free loopback port), one at a time, warms it up (produces and reads back an unmeasured topic, so the JVM is not measured cold), then runs every workload against it in order.\n", r.Started.Format("15:04:05"), r.Finished.Format("15:04:05"))
-	p("- Client: franz-go through package bench (`samsa bench`), plus Kafka's own ProducerPerformance/ConsumerPerformance (kafka-tools) for workloads 8 and 9. Broker CPU seconds and resident memory come from /proc/PID of the broker process.\n\n")
+	p("- Client: franz-go through package bench (`samsa bench`)")
+	if len(single) > 0 {
+		p(", plus Kafka's own ProducerPerformance/ConsumerPerformance (kafka-tools) for workloads 8 and 9")
+	}
+	p(". Broker CPU seconds and resident memory come from /proc/PID of the broker processes.\n\n")
 	if len(single) > 0 {
 		configTable(p, single)
 		p("\n**Fairness.** samsa's default acknowledges a write only after fsync (group commit); Kafka's default acknowledges from the page cache and leaves flushing to the OS and replication. The first ratio column compares the defaults; the other two compare equal durability: samsa with `--samsa.log.flush.policy never` against Kafka's defaults, and samsa's defaults against Kafka with `log.flush.interval.messages=1`.\n\n")
