@@ -91,7 +91,7 @@ func (r *Run) writeCharts(dir, prefix, latencyNote string, configs []ConfigInfo)
 			latL = append(latL, fmt.Sprintf("%s %s", short, strings.TrimPrefix(strings.TrimPrefix(row.Metric, "e2e "), "produce ")))
 		case row.Unit == "MiB":
 			res = append(res, key)
-			resL = append(resL, strings.TrimSuffix(strings.TrimSuffix(row.Metric, " (whole run)"), " (3 summed)"))
+			resL = append(resL, strings.Replace(strings.TrimSuffix(row.Metric, " (whole run)"), " (3 summed)", " sum", 1))
 		case row.Unit == "CPU-s/M":
 			cpu = append(cpu, key)
 			cpuL = append(cpuL, short)
