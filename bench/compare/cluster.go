@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -33,6 +34,10 @@ type ClusterConfig struct {
 	Binary     string            // samsa executable (Kind Samsa)
 	Properties map[string]string // added to every broker's server.properties
 	JVMOptions []string          // Kind Kafka39, after testkit.KafkaJVMOptions
+	// Output, when set, receives everything the brokers print (Kafka's
+	// INFO log: ISR changes, leader moves), to tell a slow figure from a
+	// misbehaving cluster.
+	Output io.Writer
 }
 
 // ClusterJVMOptions undo the testkit's test-only JVM choices (serial
@@ -85,7 +90,7 @@ type RunningCluster struct {
 func StartCluster(ctx context.Context, c ClusterConfig, timeout time.Duration) (*RunningCluster, error) {
 	begin := time.Now()
 	tc, err := testkit.LaunchCluster(testkit.ClusterConfig{Kind: c.Kind, Brokers: ClusterBrokers, Binary: c.Binary,
-		Properties: maps.Clone(c.Properties), JVMOptions: c.JVMOptions})
+		Properties: maps.Clone(c.Properties), JVMOptions: c.JVMOptions, Output: c.Output})
 	if err != nil {
 		return nil, fmt.Errorf("compare: starting %s: %w", c.Name, err)
 	}

@@ -45,12 +45,13 @@ func main() {
 	out := flag.String("out", "bench/results", "report directory")
 	configs := flag.String("configs", "samsa,kafka,samsa-noflush,kafka-flush1", "configurations to run, in turn")
 	tools := flag.Bool("kafka-tools", true, "also run Kafka's ProducerPerformance and ConsumerPerformance")
+	clusterOut := flag.String("cluster-output", "", "directory to write each replicated system's broker output to (NAME.log), for diagnosis")
 	clusters := flag.String("cluster-configs", "samsa-cluster,samsa-cluster-noflush,kafka39-cluster", "replicated systems to run, in turn")
 	only := flag.String("workloads", defaultWorkloads(), "comma-separated workloads to run (default all): number prefixes (1,3), R1/R2 for replicated ones, "+
 		"\"single\" or \"replicated\" for a whole part (BENCH_WORKLOADS; BENCH_REPLICATED=1 means replicated)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(log, *scale, *rounds, *samsaBin, *pomDir, *out, *configs, *clusters, *tools, *only); err != nil {
+	if err := run(log, *scale, *rounds, *samsaBin, *pomDir, *out, *configs, *clusters, *clusterOut, *tools, *only); err != nil {
 		log.Error("bench-compare", "err", err)
 		os.Exit(1)
 	}
@@ -68,7 +69,7 @@ func defaultWorkloads() string {
 	return ""
 }
 
-func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, configList, clusterList string, tools bool, only string) error {
+func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, configList, clusterList, clusterOut string, tools bool, only string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	samsaBin, _ = filepath.Abs(samsaBin)
@@ -126,6 +127,17 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 		c, ok := allClusters[n]
 		if !ok {
 			return fmt.Errorf("unknown cluster configuration %q", n)
+		}
+		if clusterOut != "" {
+			if err := os.MkdirAll(clusterOut, 0o755); err != nil {
+				return err
+			}
+			f, err := os.Create(filepath.Join(clusterOut, n+".log"))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			c.Output = f
 		}
 		clusters = append(clusters, c)
 	}
