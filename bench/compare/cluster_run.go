@@ -64,19 +64,7 @@ func (r *Run) runCluster(ctx context.Context, c ClusterConfig, workloads []Clust
 		if ctx.Err() != nil {
 			break
 		}
-		log.Info("workload", "config", c.Name, "round", round, "workload", w.Name)
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		begin := time.Now()
-		figs, err := w.Run(wctx, rc)
-		cancel()
-		if err != nil {
-			fail(w.Name, err)
-			continue
-		}
-		log.Info("workload done", "config", c.Name, "workload", w.Name, "elapsed", time.Since(begin).Round(time.Millisecond))
-		for _, f := range figs {
-			add(f)
-		}
+		runWorkload(ctx, log, c.Name, round, w.Name, func(ctx context.Context) ([]Figure, error) { return w.Run(ctx, rc) }, add, fail)
 	}
 	end, err := rc.Usage()
 	if err != nil {

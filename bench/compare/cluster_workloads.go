@@ -56,12 +56,7 @@ func ReplicatedWorkloads(scale float64) []ClusterWorkload {
 	return []ClusterWorkload{
 		{Name: replicatedProduce, Command: describe(produce) + " --idempotent (topic: RF 3, min.insync.replicas=2)",
 			Run: func(ctx context.Context, rc *RunningCluster) ([]Figure, error) {
-				w := produce
-				w.Brokers = rc.Addrs()
-				if err := rc.ReplicatedTopic(ctx, w.Topic, w.Partitions); err != nil {
-					return nil, err
-				}
-				res, cost, err := measureCluster(rc, func() (bench.Result, error) { return bench.RunProduce(ctx, w, nil) })
+				res, cost, err := measureCluster(ctx, rc, produce, bench.RunProduce)
 				if err != nil {
 					return nil, err
 				}
@@ -78,12 +73,7 @@ func ReplicatedWorkloads(scale float64) []ClusterWorkload {
 			}},
 		{Name: replicatedE2E, Command: describe(e2e) + " --idempotent (topic: RF 3, min.insync.replicas=2)",
 			Run: func(ctx context.Context, rc *RunningCluster) ([]Figure, error) {
-				w := e2e
-				w.Brokers = rc.Addrs()
-				if err := rc.ReplicatedTopic(ctx, w.Topic, w.Partitions); err != nil {
-					return nil, err
-				}
-				res, cost, err := measureCluster(rc, func() (bench.Result, error) { return bench.RunE2E(ctx, w, nil) })
+				res, cost, err := measureCluster(ctx, rc, e2e, bench.RunE2E)
 				if err != nil {
 					return nil, err
 				}
@@ -140,14 +130,20 @@ func (c clusterCost) figures(workload string, records int64) []Figure {
 	}
 }
 
-// measureCluster runs fn between two samples of every broker and fails
-// when fn does or when any record failed.
-func measureCluster(rc *RunningCluster, fn func() (bench.Result, error)) (bench.Result, clusterCost, error) {
+// measureCluster points w at rc, creates its replicated topic, and runs
+// it between two samples of every broker; it fails when the run does or
+// when any record failed.
+func measureCluster(ctx context.Context, rc *RunningCluster, w bench.Workload,
+	run func(context.Context, bench.Workload, bench.Progress) (bench.Result, error)) (bench.Result, clusterCost, error) {
+	w.Brokers = rc.Addrs()
+	if err := rc.ReplicatedTopic(ctx, w.Topic, w.Partitions); err != nil {
+		return bench.Result{}, clusterCost{}, err
+	}
 	before, err := rc.Usage()
 	if err != nil {
 		return bench.Result{}, clusterCost{}, err
 	}
-	res, err := fn()
+	res, err := run(ctx, w, nil)
 	if err != nil {
 		return res, clusterCost{}, err
 	}

@@ -95,19 +95,7 @@ func Execute(ctx context.Context, configs []Config, workloads []Workload, rounds
 				if ctx.Err() != nil {
 					break
 				}
-				log.Info("workload", "config", c.Name, "round", round, "workload", w.Name)
-				wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-				begin := time.Now()
-				figs, err := w.Run(wctx, b)
-				cancel()
-				if err != nil {
-					fail(w.Name, err)
-					continue
-				}
-				log.Info("workload done", "config", c.Name, "workload", w.Name, "elapsed", time.Since(begin).Round(time.Millisecond))
-				for _, f := range figs {
-					add(f)
-				}
+				runWorkload(ctx, log, c.Name, round, w.Name, func(ctx context.Context) ([]Figure, error) { return w.Run(ctx, b) }, add, fail)
 			}
 			if u, err := b.Usage(); err == nil {
 				add(Figure{startupName, "peak RSS (whole run)", "MiB", mib(u.PeakRSS), true})
@@ -119,6 +107,25 @@ func Execute(ctx context.Context, configs []Config, workloads []Workload, rounds
 	}
 	r.Finished = time.Now().UTC()
 	return r
+}
+
+// runWorkload runs one workload of configuration config (at most 10
+// minutes) and adds its figures, or records its failure.
+func runWorkload(ctx context.Context, log *slog.Logger, config string, round int, name string,
+	run func(context.Context) ([]Figure, error), add func(Figure), fail func(string, error)) {
+	log.Info("workload", "config", config, "round", round, "workload", name)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	begin := time.Now()
+	figs, err := run(wctx)
+	if err != nil {
+		fail(name, err)
+		return
+	}
+	log.Info("workload done", "config", config, "workload", name, "elapsed", time.Since(begin).Round(time.Millisecond))
+	for _, f := range figs {
+		add(f)
+	}
 }
 
 // warmUp produces and reads back an unmeasured topic so that neither
