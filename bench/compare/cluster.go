@@ -90,7 +90,10 @@ type RunningCluster struct {
 func StartCluster(ctx context.Context, c ClusterConfig, timeout time.Duration) (*RunningCluster, error) {
 	begin := time.Now()
 	tc, err := testkit.LaunchCluster(testkit.ClusterConfig{Kind: c.Kind, Brokers: ClusterBrokers, Binary: c.Binary,
-		Properties: maps.Clone(c.Properties), JVMOptions: c.JVMOptions, Output: c.Output})
+		Properties: maps.Clone(c.Properties), JVMOptions: c.JVMOptions, Output: c.Output,
+		// Three JVMs starting at once on a small shared machine can
+		// take longer than the testkit's minute.
+		ReadyTimeout: timeout})
 	if err != nil {
 		return nil, fmt.Errorf("compare: starting %s: %w", c.Name, err)
 	}

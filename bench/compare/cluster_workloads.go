@@ -87,6 +87,12 @@ func ReplicatedWorkloads(scale float64) []ClusterWorkload {
 					{n, "e2e p99", "ms", res.EndToEnd.P99, true},
 					{n, "e2e p99.9", "ms", res.EndToEnd.P999, true},
 				}
+				if res.Produce != nil {
+					// The acknowledgement's share of the end-to-end
+					// latency: the rest is the consumer's fetch.
+					f = append(f, Figure{n, "produce (ack) p50", "ms", res.Produce.P50, true},
+						Figure{n, "produce (ack) p99", "ms", res.Produce.P99, true})
+				}
 				if res.SendLateness != nil {
 					// The generator's own share of every latency above,
 					// not the brokers': read it before blaming them.
