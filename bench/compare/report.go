@@ -80,13 +80,16 @@ func (r *Run) WriteMarkdown(w io.Writer, charts []string, loadAtEnd string) erro
 	}
 	p("## Setup\n\n")
 	p("- Machine: %s, %d cores, %s RAM, Linux %s\n", r.Machine.CPU, r.Machine.Cores, r.Machine.MemTotal, r.Machine.Kernel)
-	p("- Versions: samsa %s (%s), Apache Kafka %s (%s)", r.Machine.SamsaVersion, r.Machine.GoVersion, r.Machine.KafkaVersion, r.Machine.Java)
-	if len(replicated) > 0 {
-		p("; the replicated part runs Apache Kafka %s in ZooKeeper mode", kafka39Version)
+	p("- Versions: samsa %s (%s)", r.Machine.SamsaVersion, r.Machine.GoVersion)
+	if len(single) > 0 {
+		p(", Apache Kafka %s", r.Machine.KafkaVersion)
 	}
-	p("\n")
+	if len(replicated) > 0 {
+		p(", Apache Kafka %s in ZooKeeper mode for the replicated part", kafka39Version)
+	}
+	p(" (%s)\n", r.Machine.Java)
 	p("- Command: `%s`\n", r.Command)
-	p("- Run: %s to %s; each round starts every configuration afresh (new temporary directory, free loopback port), one at a time, warms it up (produces and reads back an unmeasured topic, so the JVM is not measured cold), then runs every workload against it in order.\n", r.Started.Format("15:04:05"), r.Finished.Format("15:04:05"))
+	p("- Run: %s to %s; each round starts every configuration afresh (new temporary directory, free loopback port), one at a time, warms it up (produces, and for a single node reads back, an unmeasured topic, so the JVM is not measured cold), then runs every workload against it in order.\n", r.Started.Format("15:04:05"), r.Finished.Format("15:04:05"))
 	p("- Client: franz-go through package bench (`samsa bench`)")
 	if len(single) > 0 {
 		p(", plus Kafka's own ProducerPerformance/ConsumerPerformance (kafka-tools) for workloads 8 and 9")
