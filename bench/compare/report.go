@@ -132,6 +132,22 @@ func (r *Run) WriteMarkdown(w io.Writer, charts []string, loadAtEnd string) erro
 	return err
 }
 
+// presentPairs are the pairs of all whose two configurations both ran
+// (a run of -configs samsa has no ratio to show).
+func presentPairs(configs []ConfigInfo, all []Pair) []Pair {
+	ran := map[string]bool{}
+	for _, c := range configs {
+		ran[c.Name] = true
+	}
+	var out []Pair
+	for _, p := range all {
+		if ran[p.Samsa] && ran[p.Kafka] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func configTable(p func(string, ...any), configs []ConfigInfo) {
 	p("| configuration | settings | durable ack |\n|---|---|---|\n")
 	for _, c := range configs {
@@ -149,7 +165,8 @@ func (r *Run) workloadList(p func(string, ...any), replicated bool) {
 
 // resultsTable writes one row per (workload, metric) measured on any of
 // configs, a column per configuration and one per pair.
-func (r *Run) resultsTable(p func(string, ...any), st map[Key]Stats, configs []ConfigInfo, pairs []Pair) {
+func (r *Run) resultsTable(p func(string, ...any), st map[Key]Stats, configs []ConfigInfo, all []Pair) {
+	pairs := presentPairs(configs, all)
 	p("| workload | metric | better |")
 	for _, c := range configs {
 		p(" %s |", c.Name)
