@@ -38,6 +38,7 @@ const kafka39Version = testkit.Kafka39Version
 var ReplicatedPairs = []Pair{
 	{"defaults (samsa fsyncs on every replica, Kafka does not)", "samsa-cluster", "kafka39-cluster"},
 	{"both acknowledge from the page cache", "samsa-cluster-noflush", "kafka39-cluster"},
+	{"both fsync before acknowledging", "samsa-cluster", "kafka39-cluster-flush1"},
 }
 
 // split returns the single-node and the replicated configurations.
@@ -114,7 +115,7 @@ func (r *Run) WriteMarkdown(w io.Writer, charts []string, loadAtEnd string) erro
 			}
 		}
 		configTable(p, replicated)
-		p("\n**Fairness.** samsa's default acknowledges an acks=all write once the leader and every ISR member have fsynced it; Kafka acknowledges once every ISR member has it in its page cache. The first ratio column compares the defaults, the second samsa with `samsa.log.flush.policy=never` (Kafka's durability) against Kafka.\n\n")
+		p("\n**Fairness.** samsa's default acknowledges an acks=all write once the leader and every ISR member have fsynced it; Kafka acknowledges once every ISR member has it in its page cache. The first ratio column compares the defaults, the second samsa with `samsa.log.flush.policy=never` (Kafka's durability) against Kafka, and a third, when kafka39-cluster-flush1 ran, samsa's defaults against Kafka with `log.flush.interval.messages=1`.\n\n")
 		p("### Workloads\n\n")
 		r.workloadList(p, true)
 		p("- **%s**: launch of the %d brokers to every broker listing all of them; idle RSS summed once ready; each broker's peak RSS (VmHWM) over the whole run, and their sum.\n\n", replicatedMemory, ClusterBrokers)

@@ -46,7 +46,7 @@ func main() {
 	configs := flag.String("configs", "samsa,kafka,samsa-noflush,kafka-flush1", "configurations to run, in turn")
 	tools := flag.Bool("kafka-tools", true, "also run Kafka's ProducerPerformance and ConsumerPerformance")
 	clusterOut := flag.String("cluster-output", "", "directory to write each replicated system's broker output to (NAME.log), for diagnosis")
-	clusters := flag.String("cluster-configs", "samsa-cluster,samsa-cluster-noflush,kafka39-cluster", "replicated systems to run, in turn")
+	clusters := flag.String("cluster-configs", "samsa-cluster,samsa-cluster-noflush,kafka39-cluster", "replicated systems to run, in turn (also: kafka39-cluster-flush1)")
 	only := flag.String("workloads", defaultWorkloads(), "comma-separated workloads to run (default all): number prefixes (1,3), R1/R2 for replicated ones, "+
 		"\"single\" or \"replicated\" for a whole part (BENCH_WORKLOADS; BENCH_REPLICATED=1 means replicated)")
 	flag.Parse()
@@ -118,6 +118,8 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 		"samsa-cluster":         compare.SamsaClusterConfig("samsa-cluster", samsaBin, true, nil),
 		"samsa-cluster-noflush": compare.SamsaClusterConfig("samsa-cluster-noflush", samsaBin, false, map[string]string{"samsa.log.flush.policy": "never"}),
 		"kafka39-cluster":       compare.Kafka39ClusterConfig("kafka39-cluster", false, nil),
+		// Not run by default: samsa's durability on Kafka's side.
+		"kafka39-cluster-flush1": compare.Kafka39ClusterConfig("kafka39-cluster-flush1", true, map[string]string{"log.flush.interval.messages": "1"}),
 	}
 	var clusters []compare.ClusterConfig
 	for _, n := range strings.Split(clusterList, ",") {
