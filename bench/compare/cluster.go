@@ -136,6 +136,8 @@ func (rc *RunningCluster) Stop() error { return rc.c.Close() }
 // partition has a leader and all its replicas in the ISR, so that no
 // measurement includes the followers' first catch-up.
 func (rc *RunningCluster) ReplicatedTopic(ctx context.Context, topic string, partitions int32) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a stuck ISR should fail the workload, not eat its ten minutes
+	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(rc.Addrs()...))
 	if err != nil {
 		return err
