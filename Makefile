@@ -73,11 +73,13 @@ bench:
 
 ## bench-compare: samsa vs Apache Kafka (from Maven Central via interop/java/pom.xml), same workloads,
 ## same client, in turns; report and charts in bench/results/. BENCH_SCALE=0.1 BENCH_ROUNDS=2 for a quick run.
+## Then the replicated part: 3-broker samsa clusters vs an Apache Kafka 3.9.1 3-broker ZooKeeper cluster
+## (needs ZooKeeper: make deps). BENCH_REPLICATED=1 runs only that part; BENCH_WORKLOADS=1,3,R2 picks workloads.
 BENCH_SCALE ?= 1
 BENCH_ROUNDS ?= 3
 bench-compare: build
 	(cd interop/java && mvn -q dependency:resolve)
-	BENCH_COMMAND="BENCH_SCALE=$(BENCH_SCALE) BENCH_ROUNDS=$(BENCH_ROUNDS) make bench-compare" \
+	BENCH_COMMAND="$(if $(BENCH_REPLICATED),BENCH_REPLICATED=$(BENCH_REPLICATED) )$(if $(BENCH_WORKLOADS),BENCH_WORKLOADS=$(BENCH_WORKLOADS) )BENCH_SCALE=$(BENCH_SCALE) BENCH_ROUNDS=$(BENCH_ROUNDS) make bench-compare" \
 	  $(GO) run ./bench/compare/cmd/bench-compare -scale $(BENCH_SCALE) -rounds $(BENCH_ROUNDS) -samsa $(BIN)
 
 ## perf-targets: the data-path targets (produce, consume, e2e, small

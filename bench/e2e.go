@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -27,13 +28,26 @@ func RunE2E(ctx context.Context, w Workload, progress Progress) (Result, error) 
 	if err := EnsureTopic(ctx, w); err != nil {
 		return Result{}, err
 	}
-	// The consumer starts at the end of the log before anything is sent.
-	cons, err := kgo.NewClient(kgo.SeedBrokers(w.Brokers...), kgo.ConsumeTopics(w.Topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()), kgo.FetchMaxWait(500*time.Millisecond))
+	// The consumer starts at each partition's end offset, listed before
+	// anything is sent: a consumer left to find the end itself (AtEnd)
+	// lists it whenever its first metadata arrives, which on a cluster can
+	// be after the first records were acknowledged, and those would then
+	// never arrive.
+	start, err := endOffsets(ctx, w)
+	if err != nil {
+		return Result{}, err
+	}
+	cons, err := kgo.NewClient(kgo.SeedBrokers(w.Brokers...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.Topic: start}), kgo.FetchMaxWait(500*time.Millisecond))
 	if err != nil {
 		return Result{}, err
 	}
 	defer cons.Close()
+	// Connected before the first record is due, so that the first
+	// latencies are not the consumer's own start.
+	if err := cons.Ping(ctx); err != nil {
+		return Result{}, err
+	}
 	e2e := NewLatency()
 	var received, bytes atomic.Int64
 	cctx, stopConsumer := context.WithCancel(ctx)
@@ -52,12 +66,6 @@ func RunE2E(ctx context.Context, w Workload, progress Progress) (Result, error) 
 			})
 		}
 	}()
-	// Make sure the consumer has its position before producing: a first
-	// poll returns once partitions are assigned and listed.
-	if err := cons.Ping(ctx); err != nil {
-		return Result{}, err
-	}
-	time.Sleep(200 * time.Millisecond) // let the first ListOffsets settle; not a measurement
 
 	pw := w
 	pw.Producers = 1
@@ -91,4 +99,26 @@ wait:
 		}
 	}
 	return res, nil
+}
+
+// endOffsets lists the end offset of every partition of w.Topic.
+func endOffsets(ctx context.Context, w Workload) (map[int32]kgo.Offset, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.Brokers...))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, w.Topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bench: listing the end offsets of %s: %w", w.Topic, err)
+	}
+	out := map[int32]kgo.Offset{}
+	ends.Each(func(o kadm.ListedOffset) { out[o.Partition] = kgo.NewOffset().At(o.Offset) })
+	if len(out) == 0 {
+		return nil, fmt.Errorf("bench: %s has no partitions", w.Topic)
+	}
+	return out, nil
 }

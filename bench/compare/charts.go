@@ -19,15 +19,15 @@ var palette = []color.Color{
 
 // groupedBars draws one group per (workload, metric) row and one bar per
 // configuration in each group, and saves it as SVG.
-func (r *Run) groupedBars(path, title, yLabel string, rows [][2]string, labels []string) error {
+func (r *Run) groupedBars(path, title, yLabel string, configs []ConfigInfo, rows [][2]string, labels []string) error {
 	st := Summarise(r.Measurements)
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = yLabel
 	p.Legend.Top = true
-	n := len(r.Configs)
+	n := len(configs)
 	width := vg.Points(float64(60) / float64(n))
-	for i, c := range r.Configs {
+	for i, c := range configs {
 		vals := make(plotter.Values, len(rows))
 		for j, row := range rows {
 			vals[j] = st[Key{row[0], row[1], c.Name}].Mean
@@ -47,23 +47,54 @@ func (r *Run) groupedBars(path, title, yLabel string, rows [][2]string, labels [
 	return p.Save(vg.Length(90*len(rows)+160), 9*vg.Centimeter, path)
 }
 
-// WriteCharts draws the throughput and latency charts into dir and
-// returns their file names.
+// WriteCharts draws the throughput, latency and memory charts into dir
+// (and, for the replicated part, a CPU chart), and returns their file
+// names: prefix-*.svg for the single-node configurations,
+// prefix-replicated-*.svg for the clusters.
 func (r *Run) WriteCharts(dir, prefix string) ([]string, error) {
-	var thr, lat, res [][2]string
-	var thrL, latL, resL []string
-	for _, row := range r.rows() {
-		short := strings.SplitN(row.Workload, " ", 2)[0]
+	single, replicated := r.split()
+	files, err := r.writeCharts(dir, prefix, "w3 = end-to-end, others produce", single)
+	if err != nil {
+		return files, err
+	}
+	more, err := r.writeCharts(dir, prefix+"-replicated", fmt.Sprintf("R2 = end-to-end at %d records/s, R1 produce; %d brokers", ReplicatedRate, ClusterBrokers), replicated)
+	return append(files, more...), err
+}
+
+// chartLabel is a short x-axis label for a workload: "w3" for the
+// numbered single-node ones, "R2" for the replicated ones.
+func chartLabel(workload string) string {
+	short := strings.SplitN(workload, " ", 2)[0]
+	if short != "" && short[0] >= '0' && short[0] <= '9' {
+		return "w" + short
+	}
+	return short
+}
+
+// writeCharts draws configs' charts; latencyNote says which workloads
+// the latency bars are.
+func (r *Run) writeCharts(dir, prefix, latencyNote string, configs []ConfigInfo) ([]string, error) {
+	if len(configs) == 0 {
+		return nil, nil
+	}
+	var thr, lat, res, cpu [][2]string
+	var thrL, latL, resL, cpuL []string
+	for _, row := range r.rowsOf(configs) {
+		short := chartLabel(row.Workload)
+		key := [2]string{row.Workload, row.Metric}
 		switch {
 		case row.Metric == "records/s" || row.Metric == "received records/s":
-			thr = append(thr, [2]string{row.Workload, row.Metric})
-			thrL = append(thrL, "w"+short)
-		case row.Unit == "ms" && strings.Contains(row.Metric, "p"):
-			lat = append(lat, [2]string{row.Workload, row.Metric})
-			latL = append(latL, fmt.Sprintf("w%s %s", short, strings.TrimPrefix(strings.TrimPrefix(row.Metric, "e2e "), "produce ")))
+			thr = append(thr, key)
+			thrL = append(thrL, short)
+		case row.Unit == "ms" && strings.Contains(row.Metric, "p") && !strings.HasPrefix(row.Metric, "generator"):
+			lat = append(lat, key)
+			latL = append(latL, fmt.Sprintf("%s %s", short, strings.TrimPrefix(strings.TrimPrefix(row.Metric, "e2e "), "produce ")))
 		case row.Unit == "MiB":
-			res = append(res, [2]string{row.Workload, row.Metric})
-			resL = append(resL, strings.TrimSuffix(row.Metric, " (whole run)"))
+			res = append(res, key)
+			resL = append(resL, strings.Replace(strings.TrimSuffix(row.Metric, " (whole run)"), " (3 summed)", " sum", 1))
+		case row.Unit == "CPU-s/M":
+			cpu = append(cpu, key)
+			cpuL = append(cpuL, short)
 		}
 	}
 	var files []string
@@ -73,13 +104,14 @@ func (r *Run) WriteCharts(dir, prefix string) ([]string, error) {
 		labels         []string
 	}{
 		{prefix + "-throughput.svg", "Throughput by workload (higher is better)", "records/s", thr, thrL},
-		{prefix + "-latency.svg", "Latency percentiles (lower is better; w3 = end-to-end, others produce)", "ms", lat, latL},
+		{prefix + "-latency.svg", "Latency percentiles (lower is better; " + latencyNote + ")", "ms", lat, latL},
 		{prefix + "-memory.svg", "Broker resident memory (lower is better)", "MiB", res, resL},
+		{prefix + "-cpu.svg", "Brokers' CPU per million records, summed (lower is better)", "CPU-s", cpu, cpuL},
 	} {
 		if len(c.rows) == 0 {
 			continue
 		}
-		if err := r.groupedBars(filepath.Join(dir, c.name), c.title, c.y, c.rows, c.labels); err != nil {
+		if err := r.groupedBars(filepath.Join(dir, c.name), c.title, c.y, configs, c.rows, c.labels); err != nil {
 			return files, err
 		}
 		files = append(files, c.name)

@@ -110,4 +110,7 @@ func TestReportAndCharts(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, md.String())
 		}
 	}
+	if strings.Contains(md.String(), "samsa-noflush ÷ kafka") {
+		t.Error("a ratio column for configurations that did not run")
+	}
 }

@@ -24,6 +24,21 @@
 // defaults and once with the other's durability (samsa flush policy never;
 // Kafka log.flush.interval.messages=1), and the report pairs them.
 //
+// The replicated part (cluster*.go; run alone with -workloads replicated
+// or BENCH_REPLICATED=1) does the same for clusters: three `samsa serve`
+// brokers (once with the default flush policy, once with
+// samsa.log.flush.policy=never, Kafka's durability) and three Apache
+// Kafka 3.9.1 brokers in ZooKeeper mode, each system on a new ZooKeeper
+// started by testkit.LaunchCluster, one system at a time. Every topic has
+// 6 partitions, replication factor 3 and min.insync.replicas 2; the
+// producer is idempotent with acks=all; records are 100 bytes. It
+// measures produce throughput and latency, the three brokers' CPU summed
+// per million records, each broker's peak RSS and their sum, and
+// end-to-end latency at a fixed 5,000 records/s. The Kafka JVMs get the
+// single-node Kafka's options (G1, the C2 compiler, a 512 MiB heap), not
+// the testkit's quick-start ones. Its figures are tabled and charted
+// apart from the single-node ones (ReplicatedPairs, prefix-replicated-*.svg).
+//
 // Threading: one goroutine drives everything, sequentially; brokers are
 // child processes that are always stopped (SIGTERM, then SIGKILL) before
 // the next one starts.

@@ -43,20 +43,30 @@ type Run struct {
 type ConfigInfo struct {
 	Name, Broker, Settings string
 	Durable                bool
+	// Brokers is how many brokers the configuration runs: 0 (reports
+	// written before there were clusters) or 1 for a single node,
+	// ClusterBrokers for a replicated system.
+	Brokers int `json:",omitempty"`
 }
 
+// Replicated reports whether c is a cluster.
+func (c ConfigInfo) Replicated() bool { return c.Brokers > 1 }
+
 // WorkloadDoc describes a workload for the report.
-type WorkloadDoc struct{ Name, Command string }
+type WorkloadDoc struct {
+	Name, Command string
+	Brokers       int `json:",omitempty"` // as ConfigInfo.Brokers
+}
 
 // Execute runs every workload against every configuration, rounds times,
 // configurations in turn within a round.
 func Execute(ctx context.Context, configs []Config, workloads []Workload, rounds int, scale float64, log *slog.Logger) *Run {
 	r := &Run{Started: time.Now().UTC(), Scale: scale, Rounds: rounds, Machine: DescribeMachine()}
 	for _, c := range configs {
-		r.Configs = append(r.Configs, ConfigInfo{c.Name, c.Broker, c.Settings, c.Durable})
+		r.Configs = append(r.Configs, ConfigInfo{Name: c.Name, Broker: c.Broker, Settings: c.Settings, Durable: c.Durable, Brokers: 1})
 	}
 	for _, w := range workloads {
-		r.Workloads = append(r.Workloads, WorkloadDoc{w.Name, w.Command})
+		r.Workloads = append(r.Workloads, WorkloadDoc{Name: w.Name, Command: w.Command, Brokers: 1})
 	}
 	startupName := "6 startup and idle memory"
 	for round := 1; round <= rounds && ctx.Err() == nil; round++ {
@@ -85,19 +95,7 @@ func Execute(ctx context.Context, configs []Config, workloads []Workload, rounds
 				if ctx.Err() != nil {
 					break
 				}
-				log.Info("workload", "config", c.Name, "round", round, "workload", w.Name)
-				wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-				begin := time.Now()
-				figs, err := w.Run(wctx, b)
-				cancel()
-				if err != nil {
-					fail(w.Name, err)
-					continue
-				}
-				log.Info("workload done", "config", c.Name, "workload", w.Name, "elapsed", time.Since(begin).Round(time.Millisecond))
-				for _, f := range figs {
-					add(f)
-				}
+				runWorkload(ctx, log, c.Name, round, w.Name, func(ctx context.Context) ([]Figure, error) { return w.Run(ctx, b) }, add, fail)
 			}
 			if u, err := b.Usage(); err == nil {
 				add(Figure{startupName, "peak RSS (whole run)", "MiB", mib(u.PeakRSS), true})
@@ -109,6 +107,25 @@ func Execute(ctx context.Context, configs []Config, workloads []Workload, rounds
 	}
 	r.Finished = time.Now().UTC()
 	return r
+}
+
+// runWorkload runs one workload of configuration config (at most 10
+// minutes) and adds its figures, or records its failure.
+func runWorkload(ctx context.Context, log *slog.Logger, config string, round int, name string,
+	run func(context.Context) ([]Figure, error), add func(Figure), fail func(string, error)) {
+	log.Info("workload", "config", config, "round", round, "workload", name)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	begin := time.Now()
+	figs, err := run(wctx)
+	if err != nil {
+		fail(name, err)
+		return
+	}
+	log.Info("workload done", "config", config, "workload", name, "elapsed", time.Since(begin).Round(time.Millisecond))
+	for _, f := range figs {
+		add(f)
+	}
 }
 
 // warmUp produces and reads back an unmeasured topic so that neither

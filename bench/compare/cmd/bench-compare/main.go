@@ -3,6 +3,13 @@
 // bench/compare). `make bench-compare` builds samsa and runs it:
 //
 //	BENCH_SCALE=0.1 BENCH_ROUNDS=2 make bench-compare
+//
+// Beside the single-node comparison it runs the replicated one: a
+// 3-broker samsa cluster (twice: default flush policy and never) and an
+// Apache Kafka 3.9.1 3-broker ZooKeeper cluster. Only that part:
+//
+//	BENCH_REPLICATED=1 BENCH_SCALE=0.1 make bench-compare
+//	go run ./bench/compare/cmd/bench-compare -workloads replicated
 package main
 
 import (
@@ -38,24 +45,47 @@ func main() {
 	out := flag.String("out", "bench/results", "report directory")
 	configs := flag.String("configs", "samsa,kafka,samsa-noflush,kafka-flush1", "configurations to run, in turn")
 	tools := flag.Bool("kafka-tools", true, "also run Kafka's ProducerPerformance and ConsumerPerformance")
-	only := flag.String("workloads", "", "comma-separated workload number prefixes to run (default all), e.g. 1,3")
+	clusterOut := flag.String("cluster-output", "", "directory to write each replicated system's broker output to (NAME.log), for diagnosis")
+	clusters := flag.String("cluster-configs", "samsa-cluster,samsa-cluster-noflush,kafka39-cluster", "replicated systems to run, in turn (also: kafka39-cluster-flush1)")
+	only := flag.String("workloads", defaultWorkloads(), "comma-separated workloads to run (default all): number prefixes (1,3), R1/R2 for replicated ones, "+
+		"\"single\" or \"replicated\" for a whole part (BENCH_WORKLOADS; BENCH_REPLICATED=1 means replicated)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(log, *scale, *rounds, *samsaBin, *pomDir, *out, *configs, *tools, *only); err != nil {
+	if err := run(log, *scale, *rounds, *samsaBin, *pomDir, *out, *configs, *clusters, *clusterOut, *tools, *only); err != nil {
 		log.Error("bench-compare", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, configList string, tools bool, only string) error {
+// defaultWorkloads is -workloads' default: $BENCH_WORKLOADS, else
+// "replicated" when $BENCH_REPLICATED is set to anything but 0 or "".
+func defaultWorkloads() string {
+	if v := os.Getenv("BENCH_WORKLOADS"); v != "" {
+		return v
+	}
+	if v := os.Getenv("BENCH_REPLICATED"); v != "" && v != "0" {
+		return "replicated"
+	}
+	return ""
+}
+
+func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, configList, clusterList, clusterOut string, tools bool, only string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	samsaBin, _ = filepath.Abs(samsaBin)
-	m2 := filepath.Join(os.Getenv("HOME"), ".m2", "repository")
-	log.Info("resolving Kafka with Maven", "pom", filepath.Join(pomDir, "pom.xml"))
-	cp, err := compare.KafkaClassPath(pomDir, m2)
-	if err != nil {
-		return err
+	var singleWanted bool
+	for _, w := range compare.Workloads(scale, "") {
+		singleWanted = singleWanted || compare.Selected(only, w.Name, false)
+	}
+	singleWanted = singleWanted || (tools && compare.Selected(only, "8 ", false)) || (tools && compare.Selected(only, "9 ", false))
+	cp := ""
+	if singleWanted {
+		m2 := filepath.Join(os.Getenv("HOME"), ".m2", "repository")
+		log.Info("resolving Kafka with Maven", "pom", filepath.Join(pomDir, "pom.xml"))
+		var err error
+		if cp, err = compare.KafkaClassPath(pomDir, m2); err != nil {
+			return err
+		}
 	}
 	all := map[string]compare.Config{
 		"samsa":         compare.SamsaConfig("samsa", samsaBin, true),
@@ -65,6 +95,9 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 	}
 	var cfgs []compare.Config
 	for _, n := range strings.Split(configList, ",") {
+		if !singleWanted {
+			break
+		}
 		c, ok := all[strings.TrimSpace(n)]
 		if !ok {
 			return fmt.Errorf("unknown configuration %q", n)
@@ -77,11 +110,53 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 	}
 	var wls []compare.Workload
 	for _, w := range compare.Workloads(scale, toolCP) {
-		if only == "" || containsPrefix(only, w.Name) {
+		if singleWanted && compare.Selected(only, w.Name, false) {
 			wls = append(wls, w)
 		}
 	}
+	allClusters := map[string]compare.ClusterConfig{
+		"samsa-cluster":         compare.SamsaClusterConfig("samsa-cluster", samsaBin, true, nil),
+		"samsa-cluster-noflush": compare.SamsaClusterConfig("samsa-cluster-noflush", samsaBin, false, map[string]string{"samsa.log.flush.policy": "never"}),
+		"kafka39-cluster":       compare.Kafka39ClusterConfig("kafka39-cluster", false, nil),
+		// Not run by default: samsa's durability on Kafka's side.
+		"kafka39-cluster-flush1": compare.Kafka39ClusterConfig("kafka39-cluster-flush1", true, map[string]string{"log.flush.interval.messages": "1"}),
+	}
+	var clusters []compare.ClusterConfig
+	for _, n := range strings.Split(clusterList, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		c, ok := allClusters[n]
+		if !ok {
+			return fmt.Errorf("unknown cluster configuration %q", n)
+		}
+		if clusterOut != "" {
+			if err := os.MkdirAll(clusterOut, 0o755); err != nil {
+				return err
+			}
+			f, err := os.Create(filepath.Join(clusterOut, n+".log"))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			c.Output = f
+		}
+		clusters = append(clusters, c)
+	}
+	var cwls []compare.ClusterWorkload
+	for _, w := range compare.ReplicatedWorkloads(scale) {
+		if compare.Selected(only, w.Name, true) {
+			cwls = append(cwls, w)
+		}
+	}
+	if len(wls) == 0 && len(cwls) == 0 {
+		return fmt.Errorf("-workloads %q selects nothing", only)
+	}
+	if len(wls) == 0 {
+		cfgs = nil
+	}
 	r := compare.Execute(ctx, cfgs, wls, rounds, scale, log)
+	r.ExecuteReplicated(ctx, clusters, cwls, rounds, log)
 	r.Command = strings.Join(os.Args, " ")
 	if s := os.Getenv("BENCH_COMMAND"); s != "" {
 		r.Command = s
@@ -123,13 +198,4 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 	}
 	log.Info("report written", "file", filepath.Join(out, prefix+".md"), "failures", len(r.Failures))
 	return nil
-}
-
-func containsPrefix(list, name string) bool {
-	for _, p := range strings.Split(list, ",") {
-		if p = strings.TrimSpace(p); p != "" && strings.HasPrefix(name, p+" ") {
-			return true
-		}
-	}
-	return false
 }
