@@ -127,7 +127,7 @@ func (p *partitionActor) onCheckISR(m *checkISR) {
 	if p.core == nil || !p.core.Leading() || m.epoch != p.spec.LeaderEpoch {
 		return
 	}
-	p.carry(p.core.CheckISR(p.nowMs()))
+	p.carry(p.core.CheckISR(p.nowMs(), p.plog.LogEndOffset()))
 	p.armISRCheck(m.epoch)
 }
 

@@ -219,16 +219,19 @@ func (c *Core) FollowerFetched(id int32, offset, nowMs int64, log LogState) (Eff
 }
 
 // CheckISR proposes to drop followers of the ISR that have not caught up
-// with the leader's end for longer than replica.lag.time.max.ms (the
-// shell calls it periodically).
-func (c *Core) CheckISR(nowMs int64) Effects {
+// with the leader's end (logEnd) for longer than replica.lag.time.max.ms
+// (the shell calls it periodically). A follower that has the whole log
+// stays, however long since it fetched, as in Kafka (isCaughtUp): on an
+// idle partition nothing is waiting for it, and once records arrive it
+// is dropped at the next check unless it fetches them.
+func (c *Core) CheckISR(nowMs, logEnd int64) Effects {
 	var fx Effects
 	if c.lead == nil || c.lead.proposed != nil {
 		return fx
 	}
 	keep := make([]int32, 0, len(c.lead.ISR))
 	for _, id := range c.lead.ISR {
-		if f, ok := c.lead.followers[id]; ok && nowMs-f.caughtUpMs > c.lead.LagMaxMs {
+		if f, ok := c.lead.followers[id]; ok && f.end < logEnd && nowMs-f.caughtUpMs > c.lead.LagMaxMs {
 			continue
 		}
 		keep = append(keep, id)

@@ -74,10 +74,10 @@ func TestLaggingFollowersLeaveTheISR(t *testing.T) {
 	appendOne(t, c, log, -1, "early")
 	c.FollowerFetched(2, 0, testNow, *log)
 	c.FollowerFetched(3, 0, testNow, *log)
-	if fx := c.CheckISR(testNow + 10_000); fx.AlterISR != nil {
+	if fx := c.CheckISR(testNow+10_000, log.End); fx.AlterISR != nil {
 		t.Fatalf("proposed %v before the lag time", fx.AlterISR.ISR)
 	}
-	fx := c.CheckISR(testNow + 31_000)
+	fx := c.CheckISR(testNow+31_000, log.End)
 	if fx.AlterISR == nil || !slices.Equal(fx.AlterISR.ISR, []int32{1}) || fx.AlterISR.PartitionEpoch != 7 || fx.AlterISR.LeaderEpoch != 3 {
 		t.Fatalf("proposal %+v, want ISR [1] at epochs 3/7", fx.AlterISR)
 	}
@@ -91,11 +91,29 @@ func TestLaggingFollowersLeaveTheISR(t *testing.T) {
 	}
 }
 
+// A follower that has the whole log stays in the ISR however long it
+// has not fetched (Kafka's isCaughtUp), until records arrive that it
+// does not fetch.
+func TestIdleCaughtUpFollowersStay(t *testing.T) {
+	c, log := leaderCore(t)
+	appendOne(t, c, log, -1, "x")
+	c.FollowerFetched(2, log.End, testNow, *log)
+	c.FollowerFetched(3, log.End, testNow, *log)
+	if fx := c.CheckISR(testNow+10*60_000, log.End); fx.AlterISR != nil {
+		t.Fatalf("caught-up idle followers proposed out: %v", fx.AlterISR.ISR)
+	}
+	appendOne(t, c, log, 1, "y")
+	fx := c.CheckISR(testNow+10*60_000, log.End)
+	if fx.AlterISR == nil || !slices.Equal(fx.AlterISR.ISR, []int32{1}) {
+		t.Fatalf("after new records they never fetched: %+v, want ISR [1]", fx.AlterISR)
+	}
+}
+
 // A follower that reaches the high watermark is proposed back into the
 // ISR; an answer to a proposal of an older partition epoch is ignored.
 func TestCaughtUpFollowersRejoin(t *testing.T) {
 	c, log := leaderCore(t)
-	shrink := c.CheckISR(testNow + 31_000).AlterISR
+	shrink := c.CheckISR(testNow+31_000, log.End).AlterISR
 	c.ISRUpdated(*shrink, []int32{1}, 8, ISRChanged, *log)
 	appendOne(t, c, log, 1, "x")
 	fx, _ := c.FollowerFetched(2, 5, testNow+32_000, *log)

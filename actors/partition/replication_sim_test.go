@@ -837,7 +837,7 @@ func (s *rsim) armISRCheck(b *rbroker, epoch int32) {
 		if b.core == nil || !b.core.Leading() || epoch != b.lepoch {
 			return
 		}
-		s.carry(b, b.core.CheckISR(s.now))
+		s.carry(b, b.core.CheckISR(s.now, b.log.end()))
 		s.armISRCheck(b, epoch)
 	})
 }
