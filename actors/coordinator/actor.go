@@ -84,7 +84,7 @@ type groupCoordinatorActor struct {
 	loadPos int64 // offset the pending read starts at
 	// txnsDone are markers reported while loading, applied after it.
 	txnsDone []TxnCompleted
-	stopped bool
+	stopped  bool
 	// fresh is true until the first start of a coordinator whose
 	// partition was just created (nothing to load); shared by the
 	// actor's incarnations, so a restart loads.
