@@ -1,23 +1,48 @@
-// Package txn is the transaction coordinator: its pure core now, its
-// actors (one per __transaction_state partition) to come.
+// Package txn is the transaction coordinator: one actor per
+// __transaction_state partition this broker leads, each a thin shell
+// around a pure Core.
 //
-// The core (Core, one per __transaction_state partition this broker
-// leads) follows Kafka's TransactionCoordinator: InitProducerId with a
-// transactional id (epoch bumps, fencing, KIP-360 retries, producer-id
-// rotation when the epoch is exhausted), AddPartitionsToTxn and
-// AddOffsetsToTxn, EndTxn with its prepare record, markers and complete
-// record, KIP-890's verification, timeouts (abort at a bumped epoch) and
-// the expiry of idle transactional ids. Every state change is one record
-// in the partition, in Kafka's format (TransactionLogKey v0 and
-// TransactionLogValue v0, read up to v1, through kmsg), and takes effect
-// only once durable; until then the id is pending and other requests for
-// it get CONCURRENT_TRANSACTIONS.
+// The core (core.go and its neighbours) follows Kafka's
+// TransactionCoordinator: InitProducerId with a transactional id (epoch
+// bumps, fencing, KIP-360 retries, producer-id rotation when the epoch is
+// exhausted), AddPartitionsToTxn and AddOffsetsToTxn, EndTxn with its
+// prepare record, markers and complete record, KIP-890's verification,
+// timeouts (abort at a bumped epoch) and the expiry of idle
+// transactional ids. Every state change is one record in the partition,
+// in Kafka's format (TransactionLogKey v0 and TransactionLogValue v0,
+// read up to v1, through kmsg), and takes effect only once durable; until
+// then the id is pending and other requests for it get
+// CONCURRENT_TRANSACTIONS. The core takes the time as an argument and
+// returns Effects (records to append, replies, markers to send, producer
+// ids it needs); it never blocks, reads a clock or does I/O.
 //
-// The core takes the time as an argument and returns Effects (records to
-// append, replies, markers to send, producer ids it needs); it never
-// blocks, reads a clock or does I/O, so the shell and a deterministic
-// simulation can drive it alike.
+// The shell (actor.go):
 //
-// Until the shell is wired in, FindCoordinator for a transactional id
-// answers an error (see actors/api/find_coordinator.go).
+//   - loads its partition below the high watermark in chunks
+//     (shards.ReadChunk) before serving; meanwhile requests get
+//     COORDINATOR_LOAD_IN_PROGRESS. Transactions left prepared get their
+//     markers again.
+//   - appends each record through the partition's produce path with
+//     acks=all (fsynced under the flush policy, and on the ISR in a
+//     cluster), in the core's order, and reports each outcome back.
+//   - asks the metadata actor for producer ids (catalog.AllocateProducerID:
+//     the same blocks idempotent producers get theirs from).
+//   - hands markers to the MarkerSender (markers.go), which writes them on
+//     this broker's partitions (partition.WriteMarker) and sends
+//     WriteTxnMarkers to the leaders of the others, retrying every
+//     partition until it has its marker; __consumer_offsets partitions
+//     then complete the group coordinator's transactional offsets.
+//   - ticks every transaction.abort.timed.out.transaction.cleanup.interval.ms
+//     for timeouts and expiry.
+//
+// Coordinators (registry.go) publishes the actors for the api package:
+// alone, all partitions at once, once __transaction_state exists (made on
+// the first transactional request); in cluster mode each on its
+// partition's leader (shards.Table.SetRole), its coordinator epoch the
+// partition's leader epoch.
+//
+// The broker serves transactions only with samsa.transactions.enable
+// (off by default while the rest of Kafka's transaction story, in
+// issue #18, is finished); off, a transactional producer is refused at
+// once (actors/api/find_coordinator.go).
 package txn
