@@ -20,7 +20,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 //  5. Reload: the core's cache was found stale (a write conflicted):
 //     read everything again and call Start with it.
 type Effects struct {
-	Writes        []StateWrite
+	Writes []StateWrite
 	// Assignments are topic znode writes (/brokers/topics/<t>, any
 	// version, fenced), in the same multi as Writes: a reassignment's
 	// replica set changes with the states it goes with.
