@@ -112,6 +112,8 @@ var InterBrokerAPIs = []APIRange{
 	{Key: 7, Min: 0, Max: 3, Accept: 0},  // ControlledShutdown
 	{Key: 56, Min: 0, Max: 3, Accept: 0}, // AlterPartition
 	{Key: 67, Min: 0, Max: 0, Accept: 0}, // AllocateProducerIds
+	{Key: 45, Min: 0, Max: 0, Accept: 0}, // AlterPartitionReassignments (to the controller)
+	{Key: 46, Min: 0, Max: 0, Accept: 0}, // ListPartitionReassignments (to the controller)
 }
 
 var apiByKey = indexAPIs()

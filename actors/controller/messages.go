@@ -48,3 +48,20 @@ type (
 	}
 	retryCampaign struct{}
 )
+
+// Partition reassignment (reassign.go).
+type (
+	// AlterPartitionReassignments is a client's AlterPartitionReassignments
+	// (45) forwarded by the API layer.
+	AlterPartitionReassignments struct {
+		Req   *kmsg.AlterPartitionAssignmentsRequest
+		Reply func(kmsg.Response)
+	}
+	// ListPartitionReassignments is a client's ListPartitionReassignments
+	// (46).
+	ListPartitionReassignments struct {
+		Req   *kmsg.ListPartitionReassignmentsRequest
+		Reply func(kmsg.Response)
+	}
+	reassignZnodeChanged struct{ gen uint64 }
+)

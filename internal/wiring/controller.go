@@ -75,6 +75,10 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 			broker.Send(pid, &controller.ControlledShutdown{Req: body, Reply: reply})
 		case *kmsg.AllocateProducerIDsRequest:
 			broker.Send(pid, &controller.AllocateProducerIDs{Req: body, Reply: reply})
+		case *kmsg.AlterPartitionAssignmentsRequest:
+			broker.Send(pid, &controller.AlterPartitionReassignments{Req: body, Reply: reply})
+		case *kmsg.ListPartitionReassignmentsRequest:
+			broker.Send(pid, &controller.ListPartitionReassignments{Req: body, Reply: reply})
 		default:
 			env.Reply(req, api.NotController(req))
 		}
@@ -194,4 +198,36 @@ func (s controllerStore) AllocateProducerIDBlock(broker int32, size int64) (cont
 func (s controllerStore) EnsureFeatures() error {
 	_, err := s.c.EnsureFeatures()
 	return err
+}
+
+func (s controllerStore) WriteStatesAndAssignments(v int32, ws []controller.StateWrite, as []controller.TopicAssignment) ([]int32, error) {
+	zw := make([]zkmeta.StateWrite, len(ws))
+	for i, w := range ws {
+		st := w.State
+		zw[i] = zkmeta.StateWrite{TP: zkmeta.TopicPartition{Topic: w.TP.Topic, Partition: w.TP.Partition}, Create: w.Create,
+			State: zkmeta.PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ControllerEpoch: st.ControllerEpoch,
+				ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState, Version: st.Version}}
+	}
+	za := make([]zkmeta.TopicAssignment, len(as))
+	for i, a := range as {
+		za[i] = zkmeta.TopicAssignment{Name: a.Name, ID: zkmeta.TopicID(a.ID), Partitions: a.Partitions, Adding: a.Adding, Removing: a.Removing, Version: a.Version}
+	}
+	return s.c.WriteStatesAndAssignments(v, zw, za)
+}
+
+func (s controllerStore) WatchReassignPartitions() (map[controller.TopicPartition][]int32, int64, bool, <-chan struct{}, error) {
+	parts, czxid, ok, ch, err := s.c.WatchReassignPartitions()
+	out := make(map[controller.TopicPartition][]int32, len(parts))
+	for tp, rs := range parts {
+		out[controller.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = rs
+	}
+	return out, czxid, ok, ch, err
+}
+
+func (s controllerStore) SetReassignPartitions(v int32, parts map[controller.TopicPartition][]int32) error {
+	zp := make(map[zkmeta.TopicPartition][]int32, len(parts))
+	for tp, rs := range parts {
+		zp[zkmeta.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = rs
+	}
+	return s.c.SetReassignPartitions(v, zp)
 }
