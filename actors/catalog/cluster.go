@@ -188,6 +188,13 @@ type Followers interface {
 	Unfollow(topic string, partition int32)
 }
 
+// ConfigListener hears the dynamic configs as the config watch reads
+// them: this broker's (or the cluster default's) and each topic's.
+type ConfigListener interface {
+	BrokerConfigs(clusterDefault bool, configs map[string]string)
+	TopicConfigs(topic string, configs map[string]string)
+}
+
 // FollowedPartition is one partition to replicate from its leader.
 type FollowedPartition struct {
 	Topic       string
@@ -196,4 +203,5 @@ type FollowedPartition struct {
 	Leader      int32
 	LeaderEpoch int32
 	PID         *actor.PID
+	InSync      bool // this broker is in the ISR the controller gave
 }

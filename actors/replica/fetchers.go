@@ -30,6 +30,9 @@ type Config struct {
 	Backoff time.Duration
 	// ActorTimeout bounds a wait for a partition actor's reply.
 	ActorTimeout time.Duration
+	// Throttle is follower.replication.throttled.rate (throttle.go);
+	// nil: none.
+	Throttle *Throttle
 }
 
 // Followed is one partition to replicate.
@@ -40,6 +43,9 @@ type Followed struct {
 	Leader      int32
 	LeaderEpoch int32
 	PID         *actor.PID // the local partition actor
+	// InSync: this replica was in the ISR the controller last gave; a
+	// follower throttle holds back only replicas out of it.
+	InSync bool
 }
 
 type partKey struct {
