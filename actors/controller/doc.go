@@ -9,11 +9,12 @@
 //
 // The core (core.go, types.go, config.go, effects.go, requests.go,
 // election.go, replicas.go, brokers.go, topics.go, deletion.go, alter.go,
-// shutdown.go) is plain state: no clock, no goroutines, no I/O. Each
+// shutdown.go, reassign.go) is plain state: no clock, no goroutines, no I/O. Each
 // method takes one input (Start with everything read from ZooKeeper,
 // BrokersChanged, TopicsChanged, DeletionRequested, StopReplicaAnswered,
-// AlterPartition, ControlledShutdown) and returns Effects: fenced
-// partition-state writes (one multi, all or nothing), topic deletions and
+// AlterPartition, ControlledShutdown, AlterPartitionReassignments,
+// ZkReassignment) and returns Effects: fenced partition-state and topic
+// znode writes (one multi, all or nothing), topic deletions and
 // marker removals, then the requests to send, in order, then a reply.
 // Writes come before sends because a request announces what was
 // written. The core predicts each write's new znode version (a create
@@ -37,6 +38,7 @@
 //   - New partitions: the first live replica in assignment order leads,
 //     the live replicas are the ISR, leader epoch 0; LeaderAndIsr with
 //     is_new to the ISR. No live replica: the partition waits (no znode).
+//
 //   - A broker dies: partitions it led elect the first live ISR member in
 //     assignment order (leader epoch +1, the ISR keeps its live members);
 //     with none, unclean.leader.election.enable picks the first live
@@ -46,38 +48,54 @@
 //     becomes -1 if it led), each such change a new leader epoch, as
 //     Kafka 3.9's ZooKeeper controller bumps it for every change it
 //     makes; LeaderAndIsr to the other replicas.
+//
 //   - A broker comes (back), or re-registers with a larger epoch (a
 //     restart): the others get UpdateMetadata with the new broker list,
 //     it gets UpdateMetadata with every partition and LeaderAndIsr for
 //     every replica it hosts, then leaderless partitions elect. This core
 //     handles restarted brokers before new ones so no request carries a
 //     stale broker epoch (Kafka does it the other way round).
+//
 //   - Every change ends with UpdateMetadata for the changed partitions to
 //     every registered broker (live brokers with their endpoints and
 //     rack; offline replicas; leader -2 for topics queued for deletion).
+//
 //   - Deletion (TopicDeletionManager): UpdateMetadata with leader -2,
 //     StopReplica (delete=false) then StopReplica (delete=true) to every
 //     live replica; when every replica answered success the topic's
 //     znodes go. A replica on a dead broker or one that failed halts the
 //     deletion until one of the topic's brokers starts again.
 //     delete.topic.enable=false only removes the marker.
+//
 //   - AlterPartition: Kafka's checks and error codes (see AlterPartition);
 //     a request from a broker that is not the leader is refused with
 //     NOT_LEADER_OR_FOLLOWER (Kafka's ZooKeeper controller would make it
 //     the leader). The write keeps the leader epoch; the partition epoch
 //     is the znode version.
+//
 //   - ControlledShutdown: the broker can no longer lead or be in an ISR;
 //     partitions it leads elect another ISR member (and it leaves their
 //     ISR), partitions it follows get StopReplica and shrink it out; the
 //     answer lists what it still leads. Partitions with one replica stay.
+//
 //   - Requests as Kafka 3.9 sends them at its default IBP: LeaderAndIsr
 //     v7, UpdateMetadata v8, StopReplica v4, with controller id and
 //     epoch, the target's broker epoch, topic ids, Type 0 (a ZooKeeper
 //     controller never sets it) and isKRaftController false.
 //
-// Not done: partition reassignment and preferred-leader election
-// (/admin/reassign_partitions, /admin/preferred_replica_election, auto
-// leader rebalance), per-topic unclean.leader.election.enable, ISR
+//   - Reassignment (reassign.go, KIP-455): AlterPartitionReassignments,
+//     ListPartitionReassignments and the legacy /admin/reassign_partitions
+//     znode. The topic znode gets target-then-original replicas with
+//     adding/removing; the adding replicas get LeaderAndIsr (is_new) and
+//     catch up; an AlterPartition that puts the whole target in the ISR
+//     completes it (leader from the target if needed, removed replicas
+//     out of the ISR, StopReplica delete=true, the final znode). Start
+//     resumes the reassignments the topic znodes hold. Topic znode writes
+//     go in the same fenced multi as the partition states (Kafka writes
+//     them one by one).
+//
+// Not done: preferred-leader election
+// (/admin/preferred_replica_election, auto leader rebalance), per-topic unclean.leader.election.enable, ISR
 // change and log-dir notifications, topic ids for topics written without
 // one, LeaderAndIsr KAFKA_STORAGE_ERROR answers, ISR shrinks for topics
 // queued for deletion (Kafka writes them; their states are about to go).

@@ -17,6 +17,15 @@
 // before fetching on. A partition whose leader says NOT_LEADER or
 // FENCED_LEADER_EPOCH waits for the controller's next LeaderAndIsr.
 //
+// # Throttles
+//
+// Throttles (throttle.go) are Kafka's replication quotas: a follower
+// quota the fetchers consult (a throttled partition out of the ISR sits
+// out fetches while the quota is exceeded) and a leader quota the
+// partitions consult when they answer a follower (partition.Replication's
+// LeaderThrottle), both set from the dynamic broker and topic configs the
+// metadata actor reads.
+//
 // # Threading
 //
 // A fetcher is a goroutine with a network client, not an actor: it

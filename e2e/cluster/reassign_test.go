@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -111,7 +112,7 @@ func TestPartitionReassignment(t *testing.T) {
 		// Listed until done (it may be done already), then not.
 		end := time.Now().Add(60 * time.Second)
 		for {
-			lr, err := adm.ListPartitionReassignments(ctx, nil)
+			lr, err := adm.ListPartitionReassignments(ctx, kadm.TopicsSet{topic: {0: {}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,6 +160,72 @@ func TestPartitionReassignment(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
+		checkReplicasHoldEverything(t, c, topic, want)
+	})
+
+	// A follower throttle on the new replica holds the reassignment up;
+	// the controller is killed meanwhile, and the next one, reading the
+	// topic znode, carries it on; lifting the throttle lets it complete.
+	t.Run("throttled-across-failover", func(t *testing.T) {
+		adm := admin(t, liveAddrs(c))
+		ctx := deadline(t, 120*time.Second)
+		topic := throttledMove(t, c, adm, ctx, "follower", 4, "0:4")
+		inProgress := func(what string) {
+			t.Helper()
+			wantInProgress(t, c, adm, ctx, topic, what)
+			// Naming no topics lists every reassignment under way.
+			all, err := kmsg.NewPtrListPartitionReassignmentsRequest().RequestWith(ctx, client(t, liveAddrs(c)))
+			if err != nil || all.ErrorCode != 0 || len(all.Topics) != 1 || all.Topics[0].Topic != topic {
+				t.Fatalf("%s: listing all: %v %+v", what, err, all)
+			}
+		}
+		inProgress("throttled")
+
+		ctl, err := c.Controller()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.BrokerByID(ctl).Kill()
+		next, err := c.WaitForController(ctl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("killed controller %d; %d took over", ctl, next)
+		if err := c.BrokerByID(ctl).Restart(); err != nil {
+			t.Fatalf("restarting broker %d: %v", ctl, err)
+		}
+		adm = admin(t, liveAddrs(c))
+		end := time.Now().Add(30 * time.Second)
+		for {
+			lr, err := adm.ListPartitionReassignments(ctx, kadm.TopicsSet{topic: {0: {}}})
+			if err == nil {
+				if _, ok := lr[topic][0]; ok {
+					break
+				}
+			}
+			if time.Now().After(end) {
+				t.Fatalf("the new controller does not list the reassignment: %v %v", lr, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		inProgress("after the failover")
+
+		liftThrottle(t, adm, ctx, "follower", 4)
+		want := map[int32][]int32{0: {1, 4}}
+		waitReplicas(t, c, topic, want)
+		waitReplicaDirs(t, c, topic, want)
+		checkReplicasHoldEverything(t, c, topic, want)
+	})
+
+	// The same held up by the leader's throttle instead.
+	t.Run("leader-throttle", func(t *testing.T) {
+		adm := admin(t, liveAddrs(c))
+		ctx := deadline(t, 120*time.Second)
+		topic := throttledMove(t, c, adm, ctx, "leader", 1, "0:1")
+		wantInProgress(t, c, adm, ctx, topic, "throttled by the leader")
+		liftThrottle(t, adm, ctx, "leader", 1)
+		want := map[int32][]int32{0: {1, 4}}
+		waitReplicas(t, c, topic, want)
 		checkReplicasHoldEverything(t, c, topic, want)
 	})
 
@@ -420,4 +487,61 @@ func checkConfigs(ctx context.Context, adm *kadm.Client, topic string, want map[
 		}
 	}
 	return nil
+}
+
+// throttledMove makes a topic on [1,2] with 3 MB of incompressible
+// records (the producer's compression would make 3 MB of one letter one
+// small fetch), throttles side ("leader" or "follower") of broker at
+// 50 kB/s for the replicas named, starts moving the partition to [1,4]
+// and waits 3 s: far from enough at that rate.
+func throttledMove(t *testing.T, c *testkit.Cluster, adm *kadm.Client, ctx context.Context, side string, broker int32, replicas string) string {
+	t.Helper()
+	topic := name(t, "topic")
+	createWithAssignment(t, c, topic, [][]int32{{1, 2}})
+	values := make([]string, 300)
+	for i := range values {
+		var b strings.Builder
+		for b.Len() < 10000 {
+			b.WriteString(rand.Text())
+		}
+		values[i] = fmt.Sprintf("%04d-%s", i, b.String())
+	}
+	produceValues(t, liveAddrs(c), topic, values)
+	rate := "50000"
+	if _, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: side + ".replication.throttled.rate", Value: &rate}}, broker); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: side + ".replication.throttled.replicas", Value: &replicas}}, topic); err != nil {
+		t.Fatal(err)
+	}
+	// The config watch applies them asynchronously.
+	time.Sleep(2 * time.Second)
+	req := kadm.AlterPartitionAssignmentsReq{}
+	req.Assign(topic, 0, []int32{1, 4})
+	if resp, err := adm.AlterPartitionAssignments(ctx, req); err != nil || resp[topic][0].Err != nil {
+		t.Fatalf("reassigning: %v %v", err, resp)
+	}
+	time.Sleep(3 * time.Second)
+	return topic
+}
+
+// wantInProgress checks that topic's partition 0 is still moving from
+// [1,2] to [1,4].
+func wantInProgress(t *testing.T, c *testkit.Cluster, adm *kadm.Client, ctx context.Context, topic, what string) {
+	t.Helper()
+	lr, err := adm.ListPartitionReassignments(ctx, kadm.TopicsSet{topic: {0: {}}})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	st, ok := lr[topic][0]
+	if !ok || !slices.Equal(st.Replicas, []int32{1, 4, 2}) || !slices.Equal(st.AddingReplicas, []int32{4}) || !slices.Equal(st.RemovingReplicas, []int32{2}) {
+		t.Fatalf("%s: reassignment %+v (listed %v), want it in progress (3 MB at 50 kB/s)", what, st, ok)
+	}
+}
+
+func liftThrottle(t *testing.T, adm *kadm.Client, ctx context.Context, side string, broker int32) {
+	t.Helper()
+	if _, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: side + ".replication.throttled.rate"}}, broker); err != nil {
+		t.Fatal(err)
+	}
 }
