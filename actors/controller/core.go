@@ -214,6 +214,7 @@ func (c *Core) removeTopic(name string) {
 	}
 	for _, p := range t.parts {
 		delete(c.parts, p.tp)
+		delete(c.ra.inProgress, p.tp)
 	}
 	delete(c.topics, name)
 	c.del.forget(name)

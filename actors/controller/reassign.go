@@ -470,12 +470,35 @@ func (c *Core) reassignElection(p *partition) (*PartitionState, []int32) {
 // (StopReplica delete=true).
 func (c *Core) stopRemovedReplicas(p *partition, brokers []int32) {
 	for _, b := range brokers {
+		if c.del.queued[p.tp.Topic] {
+			// offlineReplicas leaves the ISRs of topics queued for
+			// deletion alone; a removed replica must leave it anyway.
+			c.shrinkOut(p, b)
+		}
 		c.offlineReplicas(b, []*partition{p})
 	}
 	for _, b := range brokers {
 		c.addStopReplica(b, p, true)
 	}
 	c.flush()
+}
+
+// shrinkOut is Kafka's removeReplicasFromIsr for one replica: out of the
+// ISR unless it is the last member, no leader if it led, a new leader
+// epoch.
+func (c *Core) shrinkOut(p *partition, b int32) {
+	if p.state == nil || c.writtenByNewer(p) || !slices.Contains(p.state.ISR, b) {
+		return
+	}
+	s := p.state.clone()
+	if s.Leader == b {
+		s.Leader = NoLeader
+	}
+	if len(s.ISR) > 1 {
+		s.ISR = slices.DeleteFunc(s.ISR, func(r int32) bool { return r == b })
+	}
+	s.LeaderEpoch++
+	c.write(p, s)
 }
 
 // writeAssignment records the write of topic's znode from the cache
