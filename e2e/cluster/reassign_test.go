@@ -23,9 +23,11 @@ import (
 
 // Partition reassignment on a real 4-broker samsa cluster (broker 4 is
 // the spare the replicas move to): Kafka 3.9.1's kafka-reassign-partitions
-// --execute and --verify, franz-go's AlterPartitionAssignments and
-// ListPartitionReassignments, and the legacy /admin/reassign_partitions
-// znode. After each move every broker's metadata shows the new replicas,
+// (--execute with --throttle, --verify, --cancel), franz-go's
+// AlterPartitionAssignments and ListPartitionReassignments, and the
+// legacy /admin/reassign_partitions znode; a move held up by a follower
+// throttle survives a controller kill, and the leader throttle holds one
+// too. After each move every broker's metadata shows the new replicas,
 // the new replicas hold every record (their log sizes match, and a
 // consumer reads them all once the old leader is gone), and the removed
 // replicas' directories are gone.
@@ -47,9 +49,18 @@ func TestPartitionReassignment(t *testing.T) {
 		if err := os.WriteFile(plan, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out := runKafka39(t, testkit.Kafka39ReassignPartitions, "--bootstrap-server", c.Bootstrap(), "--reassignment-json-file", plan, "--execute")
+		// --throttle sets the rates on the brokers involved and the
+		// throttled replicas on the topic; --verify clears them once done.
+		out := runKafka39(t, testkit.Kafka39ReassignPartitions, "--bootstrap-server", c.Bootstrap(), "--reassignment-json-file", plan, "--execute",
+			"--throttle", "100000000")
 		if !strings.Contains(out, "Successfully started partition reassignments") {
 			t.Fatalf("--execute:\n%s", out)
+		}
+		adm := admin(t, c.Addrs())
+		ctx := deadline(t, 120*time.Second)
+		if err := checkConfigs(ctx, adm, "", map[string]string{"leader.replication.throttled.rate": "100000000",
+			"follower.replication.throttled.rate": "100000000"}); err != nil {
+			t.Errorf("after --execute --throttle: %v", err)
 		}
 		end := time.Now().Add(60 * time.Second)
 		for {
@@ -61,6 +72,12 @@ func TestPartitionReassignment(t *testing.T) {
 				t.Fatalf("--verify still not complete after 60s:\n%s", out)
 			}
 			time.Sleep(time.Second)
+		}
+		if !strings.Contains(out, "Clearing broker-level throttles") {
+			t.Errorf("--verify did not clear the throttles:\n%s", out)
+		}
+		if err := checkConfigs(ctx, adm, "", map[string]string{"leader.replication.throttled.rate": "9223372036854775807"}); err != nil {
+			t.Errorf("after --verify: %v", err)
 		}
 		want := map[int32][]int32{0: {3, 4}, 1: {2, 4}}
 		waitReplicas(t, c, topic, want)
@@ -215,6 +232,31 @@ func TestPartitionReassignment(t *testing.T) {
 		waitReplicas(t, c, topic, want)
 		waitReplicaDirs(t, c, topic, want)
 		checkReplicasHoldEverything(t, c, topic, want)
+	})
+
+	// kafka-reassign-partitions --cancel of a move held up by a throttle:
+	// back to the original replicas, the added one deleted.
+	t.Run("kafka-reassign-partitions-cancel", func(t *testing.T) {
+		adm := admin(t, liveAddrs(c))
+		ctx := deadline(t, 120*time.Second)
+		topic := throttledMove(t, c, adm, ctx, "follower", 4, "0:4")
+		defer liftThrottle(t, adm, ctx, "follower", 4)
+		wantInProgress(t, c, adm, ctx, topic, "throttled")
+		plan := filepath.Join(t.TempDir(), "reassign.json")
+		body := fmt.Sprintf(`{"version":1,"partitions":[{"topic":%q,"partition":0,"replicas":[1,4]}]}`, topic)
+		if err := os.WriteFile(plan, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := runKafka39(t, testkit.Kafka39ReassignPartitions, "--bootstrap-server", c.Bootstrap(), "--reassignment-json-file", plan, "--cancel")
+		if !strings.Contains(out, "Successfully cancelled partition reassignment for: "+topic+"-0") {
+			t.Fatalf("--cancel:\n%s", out)
+		}
+		want := map[int32][]int32{0: {1, 2}}
+		waitReplicas(t, c, topic, want)
+		waitReplicaDirs(t, c, topic, want)
+		if lr, err := adm.ListPartitionReassignments(ctx, kadm.TopicsSet{topic: {0: {}}}); err != nil || len(lr[topic]) != 0 {
+			t.Fatalf("after --cancel: %v %v", lr, err)
+		}
 	})
 
 	// The same held up by the leader's throttle instead.
