@@ -22,15 +22,7 @@ func EncodeReassignPartitions(parts map[TopicPartition][]int32) []byte {
 	for tp := range parts {
 		tps = append(tps, tp)
 	}
-	slices.SortFunc(tps, func(a, b TopicPartition) int {
-		if a.Topic != b.Topic {
-			if a.Topic < b.Topic {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Partition - b.Partition)
-	})
+	slices.SortFunc(tps, compareTP)
 	var list []byte
 	list = append(list, '[')
 	for i, tp := range tps {

@@ -643,19 +643,4 @@ func cloneAssign(m map[int32][]int32) map[int32][]int32 {
 	return out
 }
 
-func sortedTPs(m map[TopicPartition]PartitionState) []TopicPartition {
-	var out []TopicPartition
-	for tp := range m {
-		out = append(out, tp)
-	}
-	slices.SortFunc(out, func(a, b TopicPartition) int {
-		if a.Topic != b.Topic {
-			if a.Topic < b.Topic {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Partition - b.Partition)
-	})
-	return out
-}
+func sortedTPs(m map[TopicPartition]PartitionState) []TopicPartition { return sortedPartitionKeys(m) }

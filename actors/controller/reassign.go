@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 
@@ -483,24 +484,6 @@ func (c *Core) stopRemovedReplicas(p *partition, brokers []int32) {
 	c.flush()
 }
 
-// shrinkOut is Kafka's removeReplicasFromIsr for one replica: out of the
-// ISR unless it is the last member, no leader if it led, a new leader
-// epoch.
-func (c *Core) shrinkOut(p *partition, b int32) {
-	if p.state == nil || c.writtenByNewer(p) || !slices.Contains(p.state.ISR, b) {
-		return
-	}
-	s := p.state.clone()
-	if s.Leader == b {
-		s.Leader = NoLeader
-	}
-	if len(s.ISR) > 1 {
-		s.ISR = slices.DeleteFunc(s.ISR, func(r int32) bool { return r == b })
-	}
-	s.LeaderEpoch++
-	c.write(p, s)
-}
-
 // writeAssignment records the write of topic's znode from the cache
 // (Kafka's setTopicAssignmentRaw, any version). A topic written twice in
 // one call is written once, last.
@@ -583,13 +566,10 @@ func (c *Core) inProgressSorted() []TopicPartition {
 func sortedPartitionKeys[V any](m map[TopicPartition]V) []TopicPartition {
 	out := slices.Collect(maps.Keys(m))
 	slices.SortFunc(out, func(a, b TopicPartition) int {
-		if a.Topic != b.Topic {
-			if a.Topic < b.Topic {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
+			return c
 		}
-		return int(a.Partition - b.Partition)
+		return cmp.Compare(a.Partition, b.Partition)
 	})
 	return out
 }

@@ -153,19 +153,8 @@ func (s *sim) completeReassignments() {
 					}
 				}
 				s.trace = append(s.trace, fmt.Sprintf("catch up %s: isr %v", tp, isr))
-				req := kmsg.NewPtrAlterPartitionRequest()
-				req.Version, req.BrokerID, req.BrokerEpoch = 3, st.Leader, s.brokers[st.Leader].epoch
-				rt := kmsg.NewAlterPartitionRequestTopic()
-				rt.TopicID = a.ID
-				rp := kmsg.NewAlterPartitionRequestTopicPartition()
-				rp.Partition, rp.LeaderEpoch, rp.PartitionEpoch, rp.LeaderRecoveryState = p, st.LeaderEpoch, st.Version, Recovered
-				for _, b := range isr {
-					e := kmsg.NewAlterPartitionRequestTopicPartitionNewEpochISR()
-					e.BrokerID, e.BrokerEpoch = b, s.brokers[b].epoch
-					rp.NewEpochISR = append(rp.NewEpochISR, e)
-				}
-				rt.Partitions = append(rt.Partitions, rp)
-				req.Topics = append(req.Topics, rt)
+				req := alterV3(a.ID, p, st, st.Leader, isr, func(b int32) int64 { return s.brokers[b].epoch })
+				req.Topics[0].Partitions[0].LeaderRecoveryState = Recovered
 				s.apply(s.core.AlterPartition(req))
 			}
 		}

@@ -71,17 +71,21 @@ func stopsTo(fx Effects, b int32) (stop, del bool) {
 // isrGrows is the leader's AlterPartition adding to the ISR, at the
 // core's current state.
 func isrGrows(c *Core, leader int32, isr ...int32) *kmsg.AlterPartitionRequest {
-	s := c.parts[tp0].state
+	return alterV3(c.topics["t"].id, 0, *c.parts[tp0].state, leader, isr, func(b int32) int64 { return c.brokers[b].Epoch })
+}
+
+// alterV3 is leader's AlterPartition v3 asking for isr at state s.
+func alterV3(id TopicID, partition int32, s PartitionState, leader int32, isr []int32, epoch func(int32) int64) *kmsg.AlterPartitionRequest {
 	req := kmsg.NewPtrAlterPartitionRequest()
 	req.Version = 3
-	req.BrokerID, req.BrokerEpoch = leader, c.brokers[leader].Epoch
+	req.BrokerID, req.BrokerEpoch = leader, epoch(leader)
 	rt := kmsg.NewAlterPartitionRequestTopic()
-	rt.TopicID = c.topics["t"].id
+	rt.TopicID = id
 	rp := kmsg.NewAlterPartitionRequestTopicPartition()
-	rp.Partition, rp.LeaderEpoch, rp.PartitionEpoch = 0, s.LeaderEpoch, s.Version
+	rp.Partition, rp.LeaderEpoch, rp.PartitionEpoch = partition, s.LeaderEpoch, s.Version
 	for _, b := range isr {
 		e := kmsg.NewAlterPartitionRequestTopicPartitionNewEpochISR()
-		e.BrokerID, e.BrokerEpoch = b, c.brokers[b].Epoch
+		e.BrokerID, e.BrokerEpoch = b, epoch(b)
 		rp.NewEpochISR = append(rp.NewEpochISR, e)
 	}
 	rt.Partitions = append(rt.Partitions, rp)

@@ -175,6 +175,10 @@ func (s controllerStore) PartitionStates(topic string) (map[int32]controller.Par
 }
 
 func (s controllerStore) WritePartitionStates(v int32, ws []controller.StateWrite) ([]int32, error) {
+	return s.c.WritePartitionStates(v, zkStateWrites(ws))
+}
+
+func zkStateWrites(ws []controller.StateWrite) []zkmeta.StateWrite {
 	zw := make([]zkmeta.StateWrite, len(ws))
 	for i, w := range ws {
 		st := w.State
@@ -182,7 +186,7 @@ func (s controllerStore) WritePartitionStates(v int32, ws []controller.StateWrit
 			State: zkmeta.PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ControllerEpoch: st.ControllerEpoch,
 				ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState, Version: st.Version}}
 	}
-	return s.c.WritePartitionStates(v, zw)
+	return zw
 }
 
 func (s controllerStore) DeleteTopic(v int32, topic string) error { return s.c.DeleteTopic(v, topic) }
@@ -201,18 +205,11 @@ func (s controllerStore) EnsureFeatures() error {
 }
 
 func (s controllerStore) WriteStatesAndAssignments(v int32, ws []controller.StateWrite, as []controller.TopicAssignment) ([]int32, error) {
-	zw := make([]zkmeta.StateWrite, len(ws))
-	for i, w := range ws {
-		st := w.State
-		zw[i] = zkmeta.StateWrite{TP: zkmeta.TopicPartition{Topic: w.TP.Topic, Partition: w.TP.Partition}, Create: w.Create,
-			State: zkmeta.PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ControllerEpoch: st.ControllerEpoch,
-				ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState, Version: st.Version}}
-	}
 	za := make([]zkmeta.TopicAssignment, len(as))
 	for i, a := range as {
 		za[i] = zkmeta.TopicAssignment{Name: a.Name, ID: zkmeta.TopicID(a.ID), Partitions: a.Partitions, Adding: a.Adding, Removing: a.Removing, Version: a.Version}
 	}
-	return s.c.WriteStatesAndAssignments(v, zw, za)
+	return s.c.WriteStatesAndAssignments(v, zkStateWrites(ws), za)
 }
 
 func (s controllerStore) WatchReassignPartitions() (map[controller.TopicPartition][]int32, int64, bool, <-chan struct{}, error) {
