@@ -273,3 +273,29 @@ func TestTargetBrokerStartupResumesReassignment(t *testing.T) {
 		t.Fatalf("LeaderAndIsr to the restarted target %+v", lai)
 	}
 }
+
+// A new controller processes the legacy znode read before Start, and its
+// entries supplant the reassignment the topic znode holds.
+func TestLegacyZnodeReadAtFailoverSupplantsTopicZnode(t *testing.T) {
+	c := New(Config{BrokerID: 1, Epoch: 3})
+	topics := []TopicAssignment{{Name: "t", ID: TopicID{9}, Partitions: map[int32][]int32{0: {4, 2, 3, 1}},
+		Adding: map[int32][]int32{0: {4}}, Removing: map[int32][]int32{0: {1}}}}
+	c.QueueZkReassignment(map[TopicPartition][]int32{tp0: {1, 2}})
+	fx := c.Start(brokerSet(1, 2, 3, 4), topics, map[TopicPartition]PartitionState{tp0: state(1, 5, 8, 1, 2, 3)}, nil)
+	// [1,2] is within the ISR: the move completes at once, 3 and the
+	// half-added 4 are deleted, and the znode goes.
+	if a := lastAssignment(t, fx); !slices.Equal(a.Partitions[0], []int32{1, 2}) || len(a.Adding)+len(a.Removing) != 0 {
+		t.Fatalf("wrote %+v", a)
+	}
+	for _, b := range []int32{3, 4} {
+		if _, del := stopsTo(fx, b); !del {
+			t.Errorf("replica on %d not deleted", b)
+		}
+	}
+	if fx.ReassignZnode == nil || len(fx.ReassignZnode.Partitions) != 0 {
+		t.Fatalf("znode write %+v, want it deleted", fx.ReassignZnode)
+	}
+	if s := c.parts[tp0].state; s.Leader != 1 || !slices.Equal(s.ISR, []int32{1, 2}) {
+		t.Fatalf("state %+v", s)
+	}
+}
