@@ -197,6 +197,10 @@ func TestPartitionReassignment(t *testing.T) {
 			}
 		}
 		inProgress("throttled")
+		// Kafka refuses to grow a topic while one of its partitions moves.
+		if cp, err := adm.CreatePartitions(ctx, 1, topic); err != nil || !errors.Is(cp[topic].Err, kerr.ReassignmentInProgress) {
+			t.Errorf("CreatePartitions during the move: %v %+v", err, cp)
+		}
 
 		ctl, err := c.Controller()
 		if err != nil {
