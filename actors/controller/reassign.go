@@ -192,24 +192,32 @@ func (c *Core) AlterPartitionReassignments(req *kmsg.AlterPartitionAssignmentsRe
 	}
 	results := map[TopicPartition]result{}
 	toStart := map[TopicPartition]assignment{}
+	// A partition named twice takes its last target (Kafka builds a map).
 	var order []TopicPartition
+	targets := map[TopicPartition][]int32{}
 	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {
 			tp := TopicPartition{rt.Topic, rp.Partition}
-			order = append(order, tp)
-			if rp.Replicas != nil {
-				if code, msg := c.validateReplicas(tp, rp.Replicas); code != kerr.None {
-					results[tp] = result{code, msg}
-					continue
-				}
+			if _, seen := targets[tp]; !seen {
+				order = append(order, tp)
 			}
-			a, ok := c.buildReassignment(tp, rp.Replicas)
-			if !ok {
-				results[tp] = result{kerr.NoReassignmentInProgress, ""}
+			targets[tp] = rp.Replicas
+		}
+	}
+	for _, tp := range order {
+		target := targets[tp]
+		if target != nil {
+			if code, msg := c.validateReplicas(tp, target); code != kerr.None {
+				results[tp] = result{code, msg}
 				continue
 			}
-			toStart[tp] = a
 		}
+		a, ok := c.buildReassignment(tp, target)
+		if !ok {
+			results[tp] = result{kerr.NoReassignmentInProgress, ""}
+			continue
+		}
+		toStart[tp] = a
 	}
 	c.removeFromZkReassignment(func(tp TopicPartition, _ []int32) bool { _, ok := toStart[tp]; return ok })
 	for _, tp := range sortedPartitionKeys(toStart) {
@@ -290,20 +298,19 @@ func (c *Core) ListPartitionReassignments(req *kmsg.ListPartitionReassignmentsRe
 }
 
 // validTarget is the part of Kafka's validateReplicas that needs no
-// cluster state.
+// cluster state, in its order: empty, duplicates, negative ids.
 func validTarget(replicas []int32) (kerr.Code, string) {
 	seen := map[int32]bool{}
 	for _, r := range replicas {
-		if r < 0 {
-			return kerr.InvalidReplicaAssignment, "Invalid broker id in replica list."
-		}
-		if seen[r] {
-			return kerr.InvalidReplicaAssignment, "Duplicate replica ids in partition reassignment replica list."
-		}
 		seen[r] = true
 	}
-	if len(replicas) == 0 {
+	switch {
+	case len(replicas) == 0:
 		return kerr.InvalidReplicaAssignment, "Empty replica list specified in partition reassignment."
+	case len(seen) != len(replicas):
+		return kerr.InvalidReplicaAssignment, "Duplicate replica ids in partition reassignment replica list."
+	case slices.ContainsFunc(replicas, func(r int32) bool { return r < 0 }):
+		return kerr.InvalidReplicaAssignment, "Invalid broker id in replica list."
 	}
 	return kerr.None, ""
 }
@@ -311,9 +318,6 @@ func validTarget(replicas []int32) (kerr.Code, string) {
 // validateReplicas is Kafka's: not empty, no duplicates, no negative ids,
 // and every replica the reassignment adds on a registered broker.
 func (c *Core) validateReplicas(tp TopicPartition, replicas []int32) (kerr.Code, string) {
-	if len(replicas) == 0 {
-		return kerr.InvalidReplicaAssignment, "Empty replica list specified in partition reassignment."
-	}
 	if code, msg := validTarget(replicas); code != kerr.None {
 		return code, msg
 	}

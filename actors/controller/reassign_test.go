@@ -299,3 +299,21 @@ func TestLegacyZnodeReadAtFailoverSupplantsTopicZnode(t *testing.T) {
 		t.Fatalf("state %+v", s)
 	}
 }
+
+// A partition named twice in one request takes its last target, as
+// Kafka's map of the request does.
+func TestReassignPartitionNamedTwiceTakesLast(t *testing.T) {
+	c := started(t, Config{}, brokerSet(1, 2, 3, 4), state(1, 4, 7, 1, 2, 3), 1, 2, 3)
+	req := reassignReq(map[TopicPartition][]int32{tp0: {4, 2, 3}})
+	again := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
+	again.Partition, again.Replicas = 0, []int32{2, 3}
+	req.Topics[0].Partitions = append(req.Topics[0].Partitions, again)
+	fx := c.AlterPartitionReassignments(req)
+	resp := fx.Reply.(*kmsg.AlterPartitionAssignmentsResponse)
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("answered %+v", resp.Topics)
+	}
+	if a := lastAssignment(t, fx); !slices.Equal(a.Partitions[0], []int32{2, 3}) {
+		t.Fatalf("wrote %+v, want the last target", a)
+	}
+}
