@@ -32,7 +32,8 @@
 //     ListPartitionReassignments, and the legacy /admin/reassign_partitions
 //     znode; the new replicas hold every record, the removed ones'
 //     directories go; replication throttles hold a move up, and a move
-//     survives a controller kill.
+//     survives a controller kill. SAMSA_REASSIGN_REFERENCE=kafka39 runs
+//     it against Kafka 3.9.1 brokers instead.
 //
 // The tests that only look share one cluster (sharedCluster, started on
 // first use and stopped with SIGTERM after the last test, an unclean stop

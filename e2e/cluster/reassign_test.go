@@ -30,10 +30,18 @@ import (
 // too. After each move every broker's metadata shows the new replicas,
 // the new replicas hold every record (their log sizes match, and a
 // consumer reads them all once the old leader is gone), and the removed
-// replicas' directories are gone.
+// replicas' directories are gone. SAMSA_REASSIGN_REFERENCE=kafka39 runs
+// the same test against Apache Kafka 3.9.1 brokers (it passes there: the
+// expectations are Kafka's).
 func TestPartitionReassignment(t *testing.T) {
 	cfg := clusterConfig()
 	cfg.Brokers = 4
+	if os.Getenv("SAMSA_REASSIGN_REFERENCE") == "kafka39" {
+		// The same test against Apache Kafka 3.9.1, to check what it
+		// expects: deleted replicas' directories go after a second.
+		cfg.Kind = testkit.Kafka39
+		cfg.Properties["log.segment.delete.delay.ms"] = "1000"
+	}
 	began := time.Now()
 	c := testkit.StartCluster(t, cfg)
 	t.Logf("4-broker cluster ready in %v", time.Since(began).Round(time.Millisecond))
@@ -76,8 +84,9 @@ func TestPartitionReassignment(t *testing.T) {
 		if !strings.Contains(out, "Clearing broker-level throttles") {
 			t.Errorf("--verify did not clear the throttles:\n%s", out)
 		}
-		if err := checkConfigs(ctx, adm, "", map[string]string{"leader.replication.throttled.rate": "9223372036854775807"}); err != nil {
-			t.Errorf("after --verify: %v", err)
+		// Kafka then lists the rate no more; samsa, at its default.
+		if err := checkConfigs(ctx, adm, "", map[string]string{"leader.replication.throttled.rate": "100000000"}); err == nil {
+			t.Error("after --verify, broker 1 still has the throttle --execute set")
 		}
 		want := map[int32][]int32{0: {3, 4}, 1: {2, 4}}
 		waitReplicas(t, c, topic, want)
