@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,6 +32,10 @@ type Throttle struct {
 	leader bool // which topic config names the partitions
 	broker int32
 	now    func() time.Time
+
+	// active is rate != 0, read without the lock: every replica fetch
+	// asks, and almost always no throttle is set.
+	active atomic.Bool
 
 	mu         sync.Mutex
 	rates      [2]string // the rate config: this broker's, the cluster default's
@@ -90,6 +95,7 @@ func (t *Throttle) BrokerConfigs(clusterDefault bool, configs map[string]string)
 	if float64(rate) != t.rate {
 		t.rate, t.tokens, t.last = float64(rate), float64(rate), t.now()
 	}
+	t.active.Store(rate != 0)
 }
 
 // TopicConfigs takes a topic's configs as just read (nil: the topic is
@@ -130,7 +136,7 @@ func parseThrottled(v string, broker int32) throttledSet {
 // Throttled reports whether topic/partition is under this quota here
 // (Kafka's isThrottled); false for a nil Throttle.
 func (t *Throttle) Throttled(topic string, partition int32) bool {
-	if t == nil {
+	if t == nil || !t.active.Load() {
 		return false
 	}
 	t.mu.Lock()
