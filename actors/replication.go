@@ -28,6 +28,7 @@ func (b *Broker) startReplication(metaCfg *catalog.ActorConfig) {
 	}
 	listener := cfg.Cluster.InterBrokerListener
 	b.peers = interbroker.New(interbroker.Config{ClientID: "samsa-replica-" + strconv.Itoa(int(cfg.BrokerID)), Log: b.log})
+	throttles := replica.NewThrottles(cfg.BrokerID)
 	b.fetchers = replica.New(replica.Config{
 		Me: cfg.BrokerID, Root: b.env.System.Root, Client: b.peers, View: b.cluster.View, Listener: listener, Log: b.log,
 		MaxWait: ms(config.KeyReplicaFetchWaitMax), MinBytes: int32(config.ParseInt(cfg.Value(config.KeyReplicaFetchMinBytes))),
@@ -35,12 +36,15 @@ func (b *Broker) startReplication(metaCfg *catalog.ActorConfig) {
 		PartitionMaxBytes: int32(config.ParseInt(cfg.Value(config.KeyReplicaFetchMaxBytes))),
 		Backoff:           ms(config.KeyReplicaFetchBackoff),
 		Epoch:             &b.cluster.BrokerEpoch,
+		Throttle:          throttles.Follower,
 	})
 	isr := &replica.ISRSender{Me: cfg.BrokerID, Epoch: &b.cluster.BrokerEpoch, Client: b.peers, View: b.cluster.View, Listener: listener, Log: b.log}
 	metaCfg.Replication = &partition.Replication{Me: cfg.BrokerID, LagMax: ms(config.KeyReplicaLagTimeMax), AlterISR: isr.AlterISR,
-		RackAware: strings.TrimSpace(cfg.Value(config.KeyReplicaSelectorClass)) == config.RackAwareReplicaSelector,
-		RackOf:    rackOf(b.cluster.View, ClientListener(cfg))}
+		RackAware:      strings.TrimSpace(cfg.Value(config.KeyReplicaSelectorClass)) == config.RackAwareReplicaSelector,
+		RackOf:         rackOf(b.cluster.View, ClientListener(cfg)),
+		LeaderThrottle: throttles.Leader}
 	metaCfg.Followers = followers{b.fetchers}
+	metaCfg.Throttles = throttles
 }
 
 // rackOf is a live broker's rack from the cluster view, for KIP-392's
@@ -77,7 +81,7 @@ func (b *Broker) stopReplication() {
 type followers struct{ fs *replica.Fetchers }
 
 func (f followers) Follow(p catalog.FollowedPartition) {
-	f.fs.Follow(replica.Followed{Topic: p.Topic, ID: p.ID, Partition: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, PID: p.PID})
+	f.fs.Follow(replica.Followed{Topic: p.Topic, ID: p.ID, Partition: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, PID: p.PID, InSync: p.InSync})
 }
 
 func (f followers) Unfollow(topic string, partition int32) { f.fs.Unfollow(topic, partition) }

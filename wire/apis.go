@@ -127,6 +127,8 @@ var InterBrokerAPIs = []APIRange{
 	{Key: 56, Min: 0, Max: 3, Accept: 0}, // AlterPartition
 	{Key: 67, Min: 0, Max: 0, Accept: 0}, // AllocateProducerIds
 	{Key: 43, Min: 0, Max: 2, Accept: 0}, // ElectLeaders (admin, to the controller)
+	{Key: 45, Min: 0, Max: 0, Accept: 0}, // AlterPartitionReassignments (to the controller)
+	{Key: 46, Min: 0, Max: 0, Accept: 0}, // ListPartitionReassignments (to the controller)
 }
 
 var apiByKey = indexAPIs()

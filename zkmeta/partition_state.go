@@ -1,6 +1,7 @@
 package zkmeta
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -279,17 +280,17 @@ func (c *Client) UpdateLeaderAndISR(epochZkVersion int32, states map[TopicPartit
 			errs = append(errs, &PartitionWriteError{TP: r.tp, Err: r.err})
 		}
 	}
-	slices.SortFunc(retry, func(a, b TopicPartition) int {
-		if a.Topic != b.Topic {
-			if a.Topic < b.Topic {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Partition - b.Partition)
-	})
+	slices.SortFunc(retry, compareTP)
 	if moved {
 		return written, retry, fmt.Errorf("%w: expected zkVersion %d", ErrControllerMoved, epochZkVersion)
 	}
 	return written, retry, errors.Join(errs...)
+}
+
+// compareTP orders partitions by topic, then number.
+func compareTP(a, b TopicPartition) int {
+	if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
 }

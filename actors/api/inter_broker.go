@@ -62,6 +62,10 @@ func NotController(req *wire.Request) kmsg.Response {
 		r.ErrorCode = code
 	case *kmsg.AllocateProducerIDsResponse:
 		r.ErrorCode = code
+	case *kmsg.AlterPartitionAssignmentsResponse:
+		r.ErrorCode = code
+	case *kmsg.ListPartitionReassignmentsResponse:
+		r.ErrorCode = code
 	}
 	return resp
 }

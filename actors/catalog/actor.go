@@ -53,6 +53,9 @@ type ActorConfig struct {
 	// Followers replicates the partitions this broker follows (cluster
 	// mode).
 	Followers Followers
+	// Throttles hears every dynamic config read from ZooKeeper (cluster
+	// mode): the replication quotas (actors/replica's Throttles).
+	Throttles ConfigListener
 	// Stopped is closed when the actor has stopped for good.
 	Stopped chan struct{}
 	// First is taken by the first incarnation: the state the broker

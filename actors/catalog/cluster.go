@@ -30,7 +30,7 @@ type ClusterStore interface {
 	// already marked).
 	MarkForDeletion(name string) error
 	// SetAssignment replaces a topic's assignment (partitions only
-	// grow).
+	// grow); ErrReassignmentInProgress while one of its partitions moves.
 	SetAssignment(name string, id [16]byte, assignment map[int32][]int32) error
 	// PartitionCount is how many partitions /brokers/topics/<name> has.
 	PartitionCount(name string) (int32, error)
@@ -188,11 +188,24 @@ func (a *metadataActor) publishCluster() {
 	a.env.Routes.Publish(r)
 }
 
+// ErrReassignmentInProgress is ClusterStore.SetAssignment's refusal to
+// grow a topic one of whose partitions is being reassigned: Kafka refuses
+// CreatePartitions then (REASSIGNMENT_IN_PROGRESS), as the controller
+// rewrites the topic znode as the reassignment goes.
+var ErrReassignmentInProgress = errors.New("a partition reassignment is in progress")
+
 // Followers is the follower fetchers (actors/replica), as the metadata
 // actor drives them from LeaderAndIsr and StopReplica.
 type Followers interface {
 	Follow(p FollowedPartition)
 	Unfollow(topic string, partition int32)
+}
+
+// ConfigListener hears the dynamic configs as the config watch reads
+// them: this broker's (or the cluster default's) and each topic's.
+type ConfigListener interface {
+	BrokerConfigs(clusterDefault bool, configs map[string]string)
+	TopicConfigs(topic string, configs map[string]string)
 }
 
 // FollowedPartition is one partition to replicate from its leader.
@@ -203,4 +216,5 @@ type FollowedPartition struct {
 	Leader      int32
 	LeaderEpoch int32
 	PID         *actor.PID
+	InSync      bool // this broker is in the ISR the controller gave
 }

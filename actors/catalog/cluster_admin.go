@@ -259,7 +259,11 @@ func (a *metadataActor) clusterCreatePartitions(req *wire.Request, body *kmsg.Cr
 		var written []cluster.GrowthPlan
 		for _, p := range plans {
 			t := view.Topics[p.Name]
-			if err := store.SetAssignment(p.Name, t.ID, p.Assignment); err != nil {
+			if err := store.SetAssignment(p.Name, t.ID, p.Assignment); errors.Is(err, ErrReassignmentInProgress) {
+				resp.Topics[p.At].ErrorCode = kerr.ReassignmentInProgress.Int16()
+				resp.Topics[p.At].ErrorMessage = ptr("A partition reassignment is in progress for the topic '" + p.Name + "'.")
+				continue
+			} else if err != nil {
 				resp.Topics[p.At].ErrorCode, resp.Topics[p.At].ErrorMessage = kerr.UnknownServerError.Int16(), ptr("Could not write the assignment to ZooKeeper: "+err.Error())
 				continue
 			}

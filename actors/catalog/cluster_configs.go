@@ -73,6 +73,9 @@ type (
 )
 
 func (a *metadataActor) topicConfigsChanged(m *TopicConfigsChanged) {
+	if l := a.cfg.Throttles; l != nil {
+		l.TopicConfigs(m.Topic, m.Configs)
+	}
 	eff, err := a.state.SetTopicConfigs(m.Topic, m.Configs)
 	if err != nil {
 		a.env.Log.Error("cannot persist a topic's new configs; its logs keep the old ones until the next change or restart", "topic", m.Topic, "err", err)
@@ -85,6 +88,9 @@ func (a *metadataActor) topicConfigsChanged(m *TopicConfigsChanged) {
 }
 
 func (a *metadataActor) brokerConfigsChanged(m *BrokerConfigsChanged) {
+	if l := a.cfg.Throttles; l != nil {
+		l.BrokerConfigs(m.ClusterDefault, m.Configs)
+	}
 	eff, err := a.state.SetBrokerConfigs(m.ClusterDefault, m.Configs)
 	if err != nil {
 		a.env.Log.Error("cannot persist the new dynamic broker configs; this broker keeps the old ones until the next change or restart",

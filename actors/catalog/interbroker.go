@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -246,7 +247,8 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 			if r.Leads(me) {
 				f.Unfollow(r.Topic, r.Partition)
 			} else if r.Leader >= 0 {
-				f.Follow(FollowedPartition{Topic: r.Topic, ID: id, Partition: r.Partition, Leader: r.Leader, LeaderEpoch: r.LeaderEpoch, PID: pid})
+				f.Follow(FollowedPartition{Topic: r.Topic, ID: id, Partition: r.Partition, Leader: r.Leader, LeaderEpoch: r.LeaderEpoch, PID: pid,
+					InSync: slices.Contains(r.ISR, me)})
 			} else {
 				f.Unfollow(r.Topic, r.Partition)
 			}

@@ -4,7 +4,7 @@ package config
 // runtime (DynamicBrokerConfig.AllDynamicConfigs, 3.9 and 4.x, and the
 // broker quota configs) that samsa has no other use for yet: security,
 // SASL, the log cleaner, threads, metrics reporters, producer state,
-// tiered storage and replication quotas. All are Ignored: accepted from
+// tiered storage and the log-dir move quota. All are Ignored: accepted from
 // server.properties and stored when set dynamically, reported by
 // DescribeConfigs, and without effect. The dynamic keys samsa does act on
 // (the log.* topic defaults, message.max.bytes, ...) live in brokerDefs.
@@ -12,7 +12,7 @@ package config
 // SSL keystores and truststores (ListenerOnly) are set per listener,
 // listener.name.<listener>.<key>; listener, security and SASL keys are
 // PerBroker: Kafka refuses them as cluster-wide defaults.
-var kafkaDynamicDefs = dynamicIgnored([]Def{
+var kafkaDynamicDefs = append(dynamicIgnored([]Def{
 	// SSL, per listener (Kafka's SslConfigs.RECONFIGURABLE_CONFIGS).
 	{Name: "ssl.keystore.type", Type: String, Default: "JKS", ListenerOnly: true, Doc: sslDoc},
 	{Name: "ssl.keystore.location", Type: String, Nullable: true, ListenerOnly: true, Doc: sslDoc},
@@ -86,10 +86,18 @@ var kafkaDynamicDefs = dynamicIgnored([]Def{
 	{Name: "remote.list.offsets.request.timeout.ms", Type: Long, Default: "30000", Check: AtLeast(1), Doc: tieredDoc},
 
 	// Replication quotas (Kafka's broker quota configs, dynamic only).
-	{Name: "leader.replication.throttled.rate", Type: Long, Default: longMax, Check: AtLeast(0), Doc: quotaDoc},
-	{Name: "follower.replication.throttled.rate", Type: Long, Default: longMax, Check: AtLeast(0), Doc: quotaDoc},
 	{Name: "replica.alter.log.dirs.io.max.bytes.per.second", Type: Long, Default: longMax, Check: AtLeast(0), Doc: quotaDoc},
-})
+}), replicationQuotaDefs...)
+
+// replicationQuotaDefs are the replication throttles, which samsa applies
+// in cluster mode (actors/replica's Throttle); Kafka has them dynamic
+// only (/config/brokers/<id> or <default>).
+var replicationQuotaDefs = []Def{
+	{Name: "leader.replication.throttled.rate", Type: Long, Default: longMax, Check: AtLeast(0), Dynamic: true,
+		Doc: "Bytes/s the leaders here send to followers out of the ISR of the replicas leader.replication.throttled.replicas names (cluster mode)."},
+	{Name: "follower.replication.throttled.rate", Type: Long, Default: longMax, Check: AtLeast(0), Dynamic: true,
+		Doc: "Bytes/s the followers here fetch, while out of the ISR, for the replicas follower.replication.throttled.replicas names (cluster mode)."},
+}
 
 const (
 	sslDoc      = "Accepted; samsa serves PLAINTEXT listeners only so far."
@@ -97,7 +105,7 @@ const (
 	securityDoc = "Accepted; authentication and ACLs come later."
 	cleanerDoc  = "The log cleaner comes later."
 	tieredDoc   = "Accepted; samsa has no tiered storage."
-	quotaDoc    = "Accepted; replication throttling comes with cluster mode."
+	quotaDoc    = "Accepted; samsa does not move replicas between log directories."
 )
 
 // dynamicIgnored marks defs Dynamic and Ignored (ListenerOnly ones

@@ -67,6 +67,10 @@ type shell struct {
 	assign  map[string]TopicAssignment
 	retry   *time.Timer
 	balance *time.Timer // the next leader balance check, while controller
+	// reassignCzxid is the creation of /admin/reassign_partitions last
+	// handed to the core (0: none): the controller's own rewrites of the
+	// znode fire its watch too, and are not a new request.
+	reassignCzxid int64
 }
 
 func (a *shell) Receive(ctx actor.Context) {
@@ -149,6 +153,26 @@ func (a *shell) Receive(ctx actor.Context) {
 		}
 	case *AllocateProducerIDs:
 		m.Reply(a.allocateProducerIDs(m.Req))
+	case *AlterPartitionReassignments:
+		if a.core == nil {
+			resp := m.Req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
+			resp.ErrorCode = int16(kerr.NotController)
+			m.Reply(resp)
+			return
+		}
+		a.executeReply(a.core.AlterPartitionReassignments(m.Req), m.Reply)
+	case *ListPartitionReassignments:
+		if a.core == nil {
+			resp := m.Req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
+			resp.ErrorCode = int16(kerr.NotController)
+			m.Reply(resp)
+			return
+		}
+		m.Reply(a.core.ListPartitionReassignments(m.Req))
+	case *reassignZnodeChanged:
+		if a.active(m.gen) {
+			a.onReassignZnode()
+		}
 	}
 }
 
@@ -268,6 +292,9 @@ func (a *shell) load() {
 		return
 	}
 	a.watch(ch, &deletionsChanged{gen})
+	if !a.watchReassignZnode(true) {
+		return
+	}
 	brokers, err := st.Brokers()
 	if err != nil {
 		a.resign("read brokers", err)
@@ -403,8 +430,14 @@ func (a *shell) executeReply(fx Effects, reply func(kmsg.Response)) {
 func (a *shell) execute(fx Effects) kmsg.Response {
 	st, zkv := a.cfg.Store, a.core.cfg.EpochZkVersion
 	var failed error
-	if len(fx.Writes) > 0 {
-		versions, err := st.WritePartitionStates(zkv, fx.Writes)
+	if len(fx.Writes) > 0 || len(fx.Assignments) > 0 {
+		var versions []int32
+		var err error
+		if len(fx.Assignments) > 0 {
+			versions, err = a.writeWithAssignments(fx)
+		} else {
+			versions, err = st.WritePartitionStates(zkv, fx.Writes)
+		}
 		if err != nil {
 			failed = err
 		} else if more := a.core.Written(fx, versions); more.Reload {
@@ -424,6 +457,13 @@ func (a *shell) execute(fx Effects) kmsg.Response {
 			break
 		}
 		if err := st.RemoveDeletionMarker(zkv, name); err != nil && !errors.Is(err, ErrNoNode) {
+			failed = err
+		}
+	}
+	if z := fx.ReassignZnode; z != nil && failed == nil {
+		if rs, ok := st.(ReassignStore); !ok {
+			failed = errNoReassignStore
+		} else if err := rs.SetReassignPartitions(zkv, z.Partitions); err != nil && !errors.Is(err, ErrNoNode) {
 			failed = err
 		}
 	}
@@ -549,3 +589,41 @@ func (a *shell) allocateProducerIDs(req *kmsg.AllocateProducerIDsRequest) kmsg.R
 	resp.ProducerIDLen = int32(blk.End - blk.Start + 1)
 	return resp
 }
+
+func (a *shell) writeWithAssignments(fx Effects) ([]int32, error) {
+	rs, ok := a.cfg.Store.(ReassignStore)
+	if !ok {
+		return nil, errNoReassignStore
+	}
+	return rs.WriteStatesAndAssignments(a.core.cfg.EpochZkVersion, fx.Writes, fx.Assignments)
+}
+
+// watchReassignZnode arms the watch on /admin/reassign_partitions and
+// reads it; a creation not yet handed to the core is queued for Start
+// (starting) or handed to it now. It reports false after resigning.
+func (a *shell) watchReassignZnode(starting bool) bool {
+	rs, ok := a.cfg.Store.(ReassignStore)
+	if !ok {
+		return true
+	}
+	parts, czxid, exists, ch, err := rs.WatchReassignPartitions()
+	if err != nil {
+		a.resign("watch /admin/reassign_partitions", err)
+		return false
+	}
+	a.watch(ch, &reassignZnodeChanged{a.gen})
+	switch {
+	case !exists:
+		a.reassignCzxid = 0
+	case starting:
+		// A new controller reads the znode whatever it was.
+		a.reassignCzxid = czxid
+		a.core.QueueZkReassignment(parts)
+	case czxid != a.reassignCzxid:
+		a.reassignCzxid = czxid
+		a.execute(a.core.ZkReassignment(parts))
+	}
+	return true
+}
+
+func (a *shell) onReassignZnode() { a.watchReassignZnode(false) }

@@ -31,7 +31,7 @@ func (c *Core) AlterPartition(req *kmsg.AlterPartitionRequest) Effects {
 		return c.end()
 	}
 	useIDs := req.Version > 1
-	var touched []*partition
+	var touched, succeeded []*partition
 	type slot struct{ topic, part int }
 	var written []slot // answers that announce a write
 	for _, rt := range req.Topics {
@@ -57,6 +57,7 @@ func (c *Core) AlterPartition(req *kmsg.AlterPartitionRequest) Effects {
 			pr.ErrorCode = int16(code)
 			if code == kerr.None {
 				fillAlterAnswer(&pr, p.state)
+				succeeded = append(succeeded, p)
 			}
 			if wrote {
 				written = append(written, slot{len(resp.Topics), len(out.Partitions)})
@@ -84,6 +85,9 @@ func (c *Core) AlterPartition(req *kmsg.AlterPartitionRequest) Effects {
 			return Effects{Reply: resp}
 		}
 	}
+	// Kafka then completes the reassignments the new ISRs allow.
+	c.flush()
+	c.maybeCompleteReassignments(succeeded)
 	return c.end()
 }
 

@@ -89,6 +89,7 @@ func (c *Core) onBrokerStartup(ids []int32) {
 	rs := c.replicasOn(ids)
 	c.onlineReplicas(rs)
 	c.triggerOnline()
+	c.resumeReassignmentsOn(ids)
 	resume := map[string]bool{}
 	for _, r := range rs {
 		if c.del.queued[r.p.tp.Topic] {

@@ -29,6 +29,7 @@ type Core struct {
 	topics       map[string]*topic
 	parts        map[TopicPartition]*partition
 	del          deletions
+	ra           reassignments // reassign.go
 
 	fx    Effects // being built by the current call
 	req   batch   // requests not yet flushed into fx.Send
@@ -56,6 +57,9 @@ type partition struct {
 	replicas []int32
 	state    *PartitionState // nil: no state znode yet
 	phase    phase
+	// adding and removing are the reassignment under way (reassign.go):
+	// replicas is then its full replica set.
+	adding, removing []int32
 }
 
 // New returns a core for a controller elected with cfg's epoch. It does
@@ -128,6 +132,7 @@ func (c *Core) Start(brokers map[int32]BrokerInfo, topics []TopicAssignment, sta
 		}
 	}
 	c.triggerOnline()
+	c.initReassignments()
 	c.resumeDeletions()
 	return c.end()
 }
@@ -189,7 +194,8 @@ func (c *Core) addTopic(a TopicAssignment) {
 	t := &topic{name: a.Name, id: a.ID}
 	c.topics[a.Name] = t
 	for _, n := range sortedKeys(a.Partitions) {
-		c.addPartition(t, n, a.Partitions[n])
+		p := c.addPartition(t, n, a.Partitions[n])
+		p.adding, p.removing = slices.Clone(a.Adding[n]), slices.Clone(a.Removing[n])
 	}
 }
 
@@ -208,6 +214,7 @@ func (c *Core) removeTopic(name string) {
 	}
 	for _, p := range t.parts {
 		delete(c.parts, p.tp)
+		delete(c.ra.inProgress, p.tp)
 	}
 	delete(c.topics, name)
 	c.del.forget(name)

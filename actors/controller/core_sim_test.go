@@ -190,6 +190,7 @@ func (s *sim) apply(fx Effects) {
 		s.states[w.TP] = w.State.clone()
 		versions = append(versions, w.State.Version)
 	}
+	s.applyAssignments(fx) // same multi as the writes (reassign_sim_test.go)
 	if len(fx.Writes) > 0 {
 		if more := s.core.Written(fx, versions); more.Reload || more.Resign {
 			s.fail("the core mispredicted its versions")
@@ -223,7 +224,7 @@ func (s *sim) checkTransition(tp TopicPartition, old PartitionState, existed boo
 		s.fail("%s: empty ISR", tp)
 	}
 	for _, r := range nu.ISR {
-		if !slices.Contains(a, r) {
+		if !slices.Contains(a, r) && !lastOfRemoved(nu) {
 			s.fail("%s: ISR %v not within replicas %v", tp, nu.ISR, a)
 		}
 	}
@@ -401,6 +402,11 @@ func (s *sim) step() {
 		return out
 	}
 	pick := func(ids []int32) int32 { return ids[s.rng.IntN(len(ids))] }
+	if s.rng.IntN(100) < 8 { // an admin reassigns or cancels (reassign_sim_test.go)
+		s.reassign()
+		s.check()
+		return
+	}
 	switch n := s.rng.IntN(100); {
 	case n < 10: // a broker dies
 		if ids := up(); len(ids) > 0 {
@@ -656,7 +662,10 @@ func (s *sim) alterISR() {
 	s.apply(fx)
 	pr := resp.Topics[0].Partitions[0]
 	now := s.states[tp]
-	if pr.ErrorCode == 0 && (!slices.Equal(pr.ISR, now.ISR) || pr.PartitionEpoch != now.Version || pr.LeaderEpoch != now.LeaderEpoch) {
+	// A reassignment the new ISR completes writes on (after the answer,
+	// as in Kafka).
+	completed := len(fx.Assignments) > 0
+	if pr.ErrorCode == 0 && !completed && (!slices.Equal(pr.ISR, now.ISR) || pr.PartitionEpoch != now.Version || pr.LeaderEpoch != now.LeaderEpoch) {
 		s.fail("AlterPartition answered %+v, zookeeper has %+v", pr, now)
 	}
 	if pr.ErrorCode == 0 && view.Version != st.Version && !slices.Equal(isr, st.ISR) {
@@ -674,6 +683,7 @@ func (s *sim) finish() {
 		s.register(id) // restart everyone: deletions waiting on a broker resume
 	}
 	s.apply(s.core.BrokersChanged(s.registry()))
+	s.completeReassignments()
 	for range 20 {
 		s.deliverAcks()
 	}
@@ -727,19 +737,4 @@ func cloneAssign(m map[int32][]int32) map[int32][]int32 {
 	return out
 }
 
-func sortedTPs(m map[TopicPartition]PartitionState) []TopicPartition {
-	var out []TopicPartition
-	for tp := range m {
-		out = append(out, tp)
-	}
-	slices.SortFunc(out, func(a, b TopicPartition) int {
-		if a.Topic != b.Topic {
-			if a.Topic < b.Topic {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Partition - b.Partition)
-	})
-	return out
-}
+func sortedTPs(m map[TopicPartition]PartitionState) []TopicPartition { return sortedPartitionKeys(m) }

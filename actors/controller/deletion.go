@@ -69,6 +69,7 @@ func (c *Core) DeletionRequested(names []string) Effects {
 	}
 	for _, n := range queue {
 		c.del.queued[n] = true
+		c.haltDeletionIfReassigning(n, false)
 	}
 	c.resumeDeletions()
 	return c.end()

@@ -20,7 +20,15 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 //  5. Reload: the core's cache was found stale (a write conflicted):
 //     read everything again and call Start with it.
 type Effects struct {
-	Writes        []StateWrite
+	Writes []StateWrite
+	// Assignments are topic znode writes (/brokers/topics/<t>, any
+	// version, fenced), in the same multi as Writes: a reassignment's
+	// replica set changes with the states it goes with.
+	Assignments []TopicAssignment
+	// ReassignZnode, when set, rewrites /admin/reassign_partitions with
+	// what is left of it (fenced, after the writes above); empty deletes
+	// it.
+	ReassignZnode *ReassignZnode
 	DeleteTopics  []string // zkmeta.DeleteTopic: assignment, config, marker
 	RemoveMarkers []string // zkmeta.RemoveDeletionMarker
 	Send          []Send

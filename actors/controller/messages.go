@@ -60,3 +60,20 @@ type (
 	// balanceCheck is the auto.leader.rebalance.enable timer firing.
 	balanceCheck struct{ gen uint64 }
 )
+
+// Partition reassignment (reassign.go).
+type (
+	// AlterPartitionReassignments is a client's AlterPartitionReassignments
+	// (45) forwarded by the API layer.
+	AlterPartitionReassignments struct {
+		Req   *kmsg.AlterPartitionAssignmentsRequest
+		Reply func(kmsg.Response)
+	}
+	// ListPartitionReassignments is a client's ListPartitionReassignments
+	// (46).
+	ListPartitionReassignments struct {
+		Req   *kmsg.ListPartitionReassignmentsRequest
+		Reply func(kmsg.Response)
+	}
+	reassignZnodeChanged struct{ gen uint64 }
+)

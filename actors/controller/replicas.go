@@ -46,16 +46,8 @@ func (c *Core) offlineReplicas(b int32, ps []*partition) {
 		if c.writtenByNewer(p) {
 			continue
 		}
-		if slices.Contains(p.state.ISR, b) && !c.del.queued[p.tp.Topic] {
-			s := p.state.clone()
-			if s.Leader == b {
-				s.Leader = NoLeader
-			}
-			if len(s.ISR) > 1 {
-				s.ISR = slices.DeleteFunc(s.ISR, func(r int32) bool { return r == b })
-			}
-			s.LeaderEpoch++
-			c.write(p, s)
+		if !c.del.queued[p.tp.Topic] {
+			c.shrinkOut(p, b)
 		}
 		if !c.del.queued[p.tp.Topic] {
 			others := slices.DeleteFunc(slices.Clone(p.replicas), func(r int32) bool { return r == b })
@@ -63,6 +55,24 @@ func (c *Core) offlineReplicas(b int32, ps []*partition) {
 		}
 	}
 	c.flush()
+}
+
+// shrinkOut is Kafka's removeReplicasFromIsr for one replica: out of the
+// ISR unless it is the last member, no leader if it led, a new leader
+// epoch.
+func (c *Core) shrinkOut(p *partition, b int32) {
+	if p.state == nil || c.writtenByNewer(p) || !slices.Contains(p.state.ISR, b) {
+		return
+	}
+	s := p.state.clone()
+	if s.Leader == b {
+		s.Leader = NoLeader
+	}
+	if len(s.ISR) > 1 {
+		s.ISR = slices.DeleteFunc(s.ISR, func(r int32) bool { return r == b })
+	}
+	s.LeaderEpoch++
+	c.write(p, s)
 }
 
 // replicasOn returns the replicas the given brokers host, in partition

@@ -31,6 +31,8 @@ type laiEntry struct {
 	state    PartitionState
 	replicas []int32
 	isNew    bool
+	// adding and removing: the reassignment under way, if any.
+	adding, removing []int32
 }
 
 type stopEntry struct {
@@ -53,7 +55,8 @@ func (c *Core) addLeaderAndISR(brokers []int32, p *partition, isNew bool) {
 		if b < 0 {
 			continue
 		}
-		e := laiEntry{tp: p.tp, state: p.state.clone(), replicas: slices.Clone(p.replicas), isNew: isNew}
+		e := laiEntry{tp: p.tp, state: p.state.clone(), replicas: slices.Clone(p.replicas), isNew: isNew,
+			adding: slices.Clone(p.adding), removing: slices.Clone(p.removing)}
 		list := c.req.lai[b]
 		if i := slices.IndexFunc(list, func(x laiEntry) bool { return x.tp == p.tp }); i >= 0 {
 			e.isNew = e.isNew || list[i].isNew
@@ -195,8 +198,8 @@ func (c *Core) leaderAndISR(to int32, entries []laiEntry) *kmsg.LeaderAndISRRequ
 		ps.ISR = nonNil(e.state.ISR)
 		ps.ZKVersion = e.state.Version
 		ps.Replicas = nonNil(e.replicas)
-		ps.AddingReplicas = []int32{}
-		ps.RemovingReplicas = []int32{}
+		ps.AddingReplicas = nonNil(e.adding)
+		ps.RemovingReplicas = nonNil(e.removing)
 		ps.IsNew = e.isNew
 		ps.LeaderRecoveryState = e.state.LeaderRecoveryState
 		req.TopicStates[i].PartitionStates = append(req.TopicStates[i].PartitionStates, ps)

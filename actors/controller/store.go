@@ -70,3 +70,20 @@ func defaultClassify(err error) WriteError {
 	}
 	return WriteOther
 }
+
+// ReassignStore is what partition reassignment needs of ZooKeeper beyond
+// Store (the wiring's Store implements both). A Store without it can
+// start no reassignment: its writes fail and the controller resigns.
+type ReassignStore interface {
+	// WriteStatesAndAssignments is WritePartitionStates with topic znode
+	// rewrites (any version) in the same fenced multi.
+	WriteStatesAndAssignments(epochZkVersion int32, ws []StateWrite, as []TopicAssignment) (newVersions []int32, err error)
+	// WatchReassignPartitions reads /admin/reassign_partitions and arms
+	// a one-shot watch on it; czxid tells one creation from the next.
+	WatchReassignPartitions() (parts map[TopicPartition][]int32, czxid int64, exists bool, changed <-chan struct{}, err error)
+	// SetReassignPartitions rewrites the znode, fenced; empty deletes it.
+	SetReassignPartitions(epochZkVersion int32, parts map[TopicPartition][]int32) error
+}
+
+// errNoReassignStore is the write error of a Store that cannot reassign.
+var errNoReassignStore = errors.New("controller: the store cannot write reassignments")

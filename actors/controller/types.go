@@ -34,7 +34,7 @@ type TopicAssignment struct {
 	Name             string
 	ID               TopicID // zero = none written
 	Partitions       map[int32][]int32
-	Adding, Removing map[int32][]int32 // reassignments: read, not acted on
+	Adding, Removing map[int32][]int32 // a reassignment under way (reassign.go)
 	Version          int32             // znode version
 }
 

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/samsa-io/samsa/segment"
@@ -27,6 +28,18 @@ type Replication struct {
 	// RackOf is a live broker's rack ("" for none) as the cluster view
 	// has it; false for a broker the view does not list. Any goroutine.
 	RackOf func(id int32) (string, bool)
+	// LeaderThrottle, if set, is leader.replication.throttled.rate
+	// (actors/replica's Throttle): a follower out of the ISR of a
+	// throttled partition is sent nothing while the quota is exceeded,
+	// and what throttled partitions send counts against it.
+	LeaderThrottle LeaderThrottle
+}
+
+// LeaderThrottle is the leader side of a replication quota.
+type LeaderThrottle interface {
+	Hold(topic string, partition int32, inSync bool) bool
+	Throttled(topic string, partition int32) bool
+	Record(n int)
 }
 
 // Messages of replication.
@@ -194,10 +207,22 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 	p.carry(fx)
 	f.HW = p.core.HighWatermark()
 	f.LSO = f.HW
+	if p.leaderThrottled(f.Follower.ID) {
+		// Kafka answers a throttled follower with no records; the fetch
+		// still waits its max wait for other partitions.
+		if f.Wait && f.Bytes() < f.Op.MinBytes() {
+			p.replicaWaiters = append(p.replicaWaiters, Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
+		}
+		f.Op.Complete(f)
+		return
+	}
 	res, err := l.Read(segment.ReadRequest{Offset: f.Offset, MaxBytes: f.MaxBytes, MaxOffset: -1, MinOneBatch: true})
 	switch {
 	case err == nil && res.Bytes > 0:
 		f.Res = res
+		if t := p.repl.throttle(); t != nil && t.Throttled(p.spec.Topic, p.spec.Partition) {
+			t.Record(int(res.Bytes))
+		}
 	case err == nil:
 		res.Release()
 	case errors.Is(err, segment.ErrOffsetOutOfRange):
@@ -357,4 +382,17 @@ func (p *partitionActor) followLogStart(leaderStart int64) {
 			p.log.Warn("log start offset checkpoint not written; deleted records may reappear after a crash", append(p.attrs(), "err", err)...)
 		}
 	}
+}
+
+func (r *Replication) throttle() LeaderThrottle {
+	if r == nil {
+		return nil
+	}
+	return r.LeaderThrottle
+}
+
+// leaderThrottled is Kafka's shouldLeaderThrottle for follower id.
+func (p *partitionActor) leaderThrottled(id int32) bool {
+	t := p.repl.throttle()
+	return t != nil && t.Hold(p.spec.Topic, p.spec.Partition, slices.Contains(p.core.ISR(), id))
 }

@@ -28,6 +28,15 @@
 // partition, whose log start follows the leader's (retention and
 // DeleteRecords reach the replicas, as in Kafka).
 //
+// # Throttles
+//
+// Throttles (throttle.go) are Kafka's replication quotas: a follower
+// quota the fetchers consult (a throttled partition out of the ISR sits
+// out fetches while the quota is exceeded) and a leader quota the
+// partitions consult when they answer a follower (partition.Replication's
+// LeaderThrottle), both set from the dynamic broker and topic configs the
+// metadata actor reads.
+//
 // # Threading
 //
 // A fetcher is a goroutine with a network client, not an actor: it

@@ -150,7 +150,7 @@ func (f *fetcher) ready() []*followedPart {
 	var out []*followedPart
 	now := time.Now()
 	for _, p := range f.parts {
-		if p.pos.retryAt.IsZero() || now.After(p.pos.retryAt) {
+		if (p.pos.retryAt.IsZero() || now.After(p.pos.retryAt)) && !f.fs.holdBack(p.Followed) {
 			out = append(out, p)
 		}
 	}
@@ -296,6 +296,7 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 	if len(rp.RecordBatches) == 0 && rp.HighWatermark == p.pos.hw && rp.LogStartOffset == p.pos.logStart {
 		return
 	}
+	f.fs.fetched(p.Followed, len(rp.RecordBatches))
 	end, err := f.appendTo(p, rp.RecordBatches, rp.HighWatermark, rp.LogStartOffset)
 	if err != nil {
 		if !errors.Is(err, partition.ErrNotFollower) {

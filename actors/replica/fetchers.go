@@ -34,6 +34,9 @@ type Config struct {
 	// Epoch is this broker's registration epoch, sent in Fetch v15+'s
 	// ReplicaState as Kafka's followers do (nil: -1).
 	Epoch *atomic.Int64
+	// Throttle is follower.replication.throttled.rate (throttle.go);
+	// nil: none.
+	Throttle *Throttle
 }
 
 // Followed is one partition to replicate.
@@ -44,6 +47,9 @@ type Followed struct {
 	Leader      int32
 	LeaderEpoch int32
 	PID         *actor.PID // the local partition actor
+	// InSync: this replica was in the ISR the controller last gave; a
+	// follower throttle holds back only replicas out of it.
+	InSync bool
 }
 
 type partKey struct {

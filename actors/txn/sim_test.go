@@ -112,20 +112,20 @@ type simPartition struct {
 }
 
 type simProducer struct {
-	id        string
-	pid       int64
-	epoch     int16
-	ready     bool // has a producer id and epoch
-	busy      bool // a request to the coordinator is out
-	inTxn     bool
-	k         int                 // this producer's transaction number
-	parts     map[int]bool        // partitions added to the open transaction
-	seq       map[int32]int32     // next sequence per partition (per epoch)
-	written   map[int]int         // records written per partition in the open transaction
-	txnKey    string              // the open transaction's key
-	expected  map[string][]string // txn key -> the values written, for the final check
-	gen       int                 // the instance: answers to an earlier one are dropped
-	ending    *bool               // the EndTxn out (or to retry), commit or abort
+	id       string
+	pid      int64
+	epoch    int16
+	ready    bool // has a producer id and epoch
+	busy     bool // a request to the coordinator is out
+	inTxn    bool
+	k        int                 // this producer's transaction number
+	parts    map[int]bool        // partitions added to the open transaction
+	seq      map[int32]int32     // next sequence per partition (per epoch)
+	written  map[int]int         // records written per partition in the open transaction
+	txnKey   string              // the open transaction's key
+	expected map[string][]string // txn key -> the values written, for the final check
+	gen      int                 // the instance: answers to an earlier one are dropped
+	ending   *bool               // the EndTxn out (or to retry), commit or abort
 }
 
 func newTSim(t *testing.T, seed uint64) *tsim {

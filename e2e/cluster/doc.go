@@ -26,6 +26,14 @@
 //     coordinator's death (TestCommitsSurviveCoordinatorKill). The
 //     resumption check would skip if replicationWorks found the killed
 //     leader's records gone from the new leaders.
+//   - reassign_test.go (issue #17, four brokers): partition reassignment
+//     with Kafka 3.9.1's kafka-reassign-partitions (--execute --throttle,
+//     --verify, --cancel), kadm's AlterPartitionAssignments and
+//     ListPartitionReassignments, and the legacy /admin/reassign_partitions
+//     znode; the new replicas hold every record, the removed ones'
+//     directories go; replication throttles hold a move up, and a move
+//     survives a controller kill. SAMSA_REASSIGN_REFERENCE=kafka39 runs
+//     it against Kafka 3.9.1 brokers instead.
 //
 // The tests that only look share one cluster (sharedCluster, started on
 // first use and stopped with SIGTERM after the last test, an unclean stop

@@ -249,6 +249,11 @@ func (s zkStore) SetAssignment(name string, id [16]byte, assignment map[int32][]
 	if cur.ID != zkmeta.TopicID(id) && !cur.ID.IsZero() {
 		return fmt.Errorf("topic %s was re-created (id %s)", name, cur.ID)
 	}
+	for p := range cur.Partitions {
+		if len(cur.Adding[p]) > 0 || len(cur.Removing[p]) > 0 {
+			return catalog.ErrReassignmentInProgress
+		}
+	}
 	cur.Partitions = assignment
 	return s.c.SetAssignment(cur)
 }

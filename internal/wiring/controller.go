@@ -109,6 +109,10 @@ func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client,
 			broker.Send(pid, &controller.ElectLeaders{Req: body, Reply: reply})
 		case *kmsg.AllocateProducerIDsRequest:
 			broker.Send(pid, &controller.AllocateProducerIDs{Req: body, Reply: reply})
+		case *kmsg.AlterPartitionAssignmentsRequest:
+			broker.Send(pid, &controller.AlterPartitionReassignments{Req: body, Reply: reply})
+		case *kmsg.ListPartitionReassignmentsRequest:
+			broker.Send(pid, &controller.ListPartitionReassignments{Req: body, Reply: reply})
 		default:
 			env.Reply(req, api.NotController(req))
 		}
@@ -232,6 +236,10 @@ func (s controllerStore) PartitionStates(topic string) (map[int32]controller.Par
 }
 
 func (s controllerStore) WritePartitionStates(v int32, ws []controller.StateWrite) ([]int32, error) {
+	return s.c.WritePartitionStates(v, zkStateWrites(ws))
+}
+
+func zkStateWrites(ws []controller.StateWrite) []zkmeta.StateWrite {
 	zw := make([]zkmeta.StateWrite, len(ws))
 	for i, w := range ws {
 		st := w.State
@@ -239,7 +247,7 @@ func (s controllerStore) WritePartitionStates(v int32, ws []controller.StateWrit
 			State: zkmeta.PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ControllerEpoch: st.ControllerEpoch,
 				ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState, Version: st.Version}}
 	}
-	return s.c.WritePartitionStates(v, zw)
+	return zw
 }
 
 func (s controllerStore) DeleteTopic(v int32, topic string) error { return s.c.DeleteTopic(v, topic) }
@@ -255,4 +263,29 @@ func (s controllerStore) AllocateProducerIDBlock(broker int32, size int64) (cont
 func (s controllerStore) EnsureFeatures() error {
 	_, err := s.c.EnsureFeatures()
 	return err
+}
+
+func (s controllerStore) WriteStatesAndAssignments(v int32, ws []controller.StateWrite, as []controller.TopicAssignment) ([]int32, error) {
+	za := make([]zkmeta.TopicAssignment, len(as))
+	for i, a := range as {
+		za[i] = zkmeta.TopicAssignment{Name: a.Name, ID: zkmeta.TopicID(a.ID), Partitions: a.Partitions, Adding: a.Adding, Removing: a.Removing, Version: a.Version}
+	}
+	return s.c.WriteStatesAndAssignments(v, zkStateWrites(ws), za)
+}
+
+func (s controllerStore) WatchReassignPartitions() (map[controller.TopicPartition][]int32, int64, bool, <-chan struct{}, error) {
+	parts, czxid, ok, ch, err := s.c.WatchReassignPartitions()
+	out := make(map[controller.TopicPartition][]int32, len(parts))
+	for tp, rs := range parts {
+		out[controller.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = rs
+	}
+	return out, czxid, ok, ch, err
+}
+
+func (s controllerStore) SetReassignPartitions(v int32, parts map[controller.TopicPartition][]int32) error {
+	zp := make(map[zkmeta.TopicPartition][]int32, len(parts))
+	for tp, rs := range parts {
+		zp[zkmeta.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = rs
+	}
+	return s.c.SetReassignPartitions(v, zp)
 }
