@@ -239,7 +239,11 @@ func TestSessionExpiry(t *testing.T) {
 			t.Errorf("broker %d's epoch (registration czxid) is still %d after its session expired", b.ID(), before)
 		}
 		p.check(t, fmt.Sprintf("broker %d's session expired", b.ID()))
-		waitBrokerView(t, c, b, 30*time.Second)
+		// Every broker learns of the new registration (the next subtest
+		// creates a topic on it through whichever broker it reaches).
+		for _, o := range c.Brokers() {
+			waitBrokerView(t, c, o, 30*time.Second)
+		}
 		if !b.Running() {
 			t.Fatalf("broker %d exited after its session expired", b.ID())
 		}
