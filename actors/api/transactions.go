@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/txn"
@@ -139,7 +140,7 @@ func handleAddOffsetsToTxn(s *Services, req *wire.Request) {
 		answer(txn.Reply{Err: kerr.CoordinatorNotAvailable})
 		return
 	}
-	tp := txn.TopicPartition{Topic: offsetsTopicName, Partition: txn.PartitionFor(body.Group, n)}
+	tp := txn.TopicPartition{Topic: coordinator.OffsetsTopic, Partition: txn.PartitionFor(body.Group, n)}
 	in := txn.AddPartitions{Ref: answer, TransactionalID: body.TransactionalID, ProducerID: body.ProducerID,
 		ProducerEpoch: body.ProducerEpoch, Partitions: []txn.TopicPartition{tp}}
 	toTxnCoordinator(s, body.TransactionalID, in, func(code kerr.Code) { answer(txn.Reply{Err: code}) })
@@ -194,7 +195,7 @@ func handleWriteTxnMarkers(s *Services, req *wire.Request) {
 				rp.Partition, rp.ErrorCode = tp.Partition, codes[j].Int16()
 				rt := &out.Topics[len(out.Topics)-1]
 				rt.Partitions = append(rt.Partitions, rp)
-				if codes[j] == kerr.None && tp.Topic == offsetsTopicName {
+				if codes[j] == kerr.None && tp.Topic == coordinator.OffsetsTopic {
 					s.Groups.TxnCompleted(tp.Partition, m.ProducerID, m.Committed)
 				}
 			}
@@ -371,21 +372,18 @@ func partitionExists(s *Services, topic string, p int32) bool {
 	return code != kerr.UnknownTopicOrPartition
 }
 
-// offsetsTopicName is the group coordinators' topic.
-const offsetsTopicName = "__consumer_offsets"
-
 // offsetsPartitions is __consumer_offsets' partition count, 0 if it does
 // not exist yet.
 func offsetsPartitions(s *Services) int32 {
 	if s.Env.Cluster != nil {
 		if v := s.Env.Cluster.Load(); v != nil {
-			if t := v.Topics[offsetsTopicName]; t != nil {
+			if t := v.Topics[coordinator.OffsetsTopic]; t != nil {
 				return int32(len(t.Partitions))
 			}
 		}
 		return 0
 	}
-	if t, ok := s.Env.Routes.Load().Topics[offsetsTopicName]; ok {
+	if t, ok := s.Env.Routes.Load().Topics[coordinator.OffsetsTopic]; ok {
 		return int32(len(t.Partitions))
 	}
 	return 0

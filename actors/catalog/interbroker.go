@@ -201,18 +201,10 @@ func (a *metadataActor) leaderAndIsr(m *leaderAndIsrConfigs) {
 		if phases.Add(-1) != 0 {
 			return
 		}
-		if hook := a.cfg.OnOffsetsRole; hook != nil && m.offsets > 0 {
-			for _, r := range roles {
-				if r.Topic == offsetsTopic {
-					hook(r.Partition, m.offsets, r.Leads(me), r.LeaderEpoch)
-				}
-			}
-		}
-		if hook := a.cfg.OnTxnRole; hook != nil && m.txns > 0 {
-			for _, r := range roles {
-				if r.Topic == txnTopic {
-					hook(r.Partition, m.txns, r.Leads(me), r.LeaderEpoch)
-				}
+		counts := map[string]int32{offsetsTopic: m.offsets, txnTopic: m.txns}
+		for _, r := range roles {
+			if hook := a.roleHook(r.Topic); hook != nil && counts[r.Topic] > 0 {
+				hook(r.Partition, counts[r.Topic], r.Leads(me), r.LeaderEpoch)
 			}
 		}
 		env.Reply(m.req, resp)
@@ -296,18 +288,9 @@ func (a *metadataActor) stopReplicas(req *wire.Request, body *kmsg.StopReplicaRe
 			f.Unfollow(s.Topic, s.Partition)
 		}
 	}
-	if hook := a.cfg.OnOffsetsRole; hook != nil {
-		for _, s := range stops {
-			if s.Topic == offsetsTopic {
-				hook(s.Partition, 0, false, s.LeaderEpoch)
-			}
-		}
-	}
-	if hook := a.cfg.OnTxnRole; hook != nil {
-		for _, s := range stops {
-			if s.Topic == txnTopic {
-				hook(s.Partition, 0, false, s.LeaderEpoch)
-			}
+	for _, s := range stops {
+		if hook := a.roleHook(s.Topic); hook != nil {
+			hook(s.Partition, 0, false, s.LeaderEpoch)
 		}
 	}
 	for topic, parts := range byTopic {
@@ -332,6 +315,19 @@ func (a *metadataActor) stopReplicas(req *wire.Request, body *kmsg.StopReplicaRe
 // offsetsTopic is the group coordinators' topic (actors/coordinator's
 // OffsetsTopic; catalog cannot import coordinator).
 const offsetsTopic = "__consumer_offsets"
+
+// roleHook is the hook that hears this broker's roles for an internal
+// topic's partitions (its coordinators follow leadership), nil for
+// other topics.
+func (a *metadataActor) roleHook(topic string) func(partition, n int32, leading bool, epoch int32) {
+	switch topic {
+	case offsetsTopic:
+		return a.cfg.OnOffsetsRole
+	case txnTopic:
+		return a.cfg.OnTxnRole
+	}
+	return nil
+}
 
 // txnTopic is the transaction coordinators' topic (actors/txn's
 // TransactionTopic).

@@ -10,9 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/env"
-	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/group"
-	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/shards"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -303,30 +301,15 @@ func (a *groupCoordinatorActor) armExpiry() {
 // partition's mailbox in order, so they land in the log in order.
 func (a *groupCoordinatorActor) appendRecords(ap group.Append) {
 	self, root := a.self, a.root
-	pid, ok := a.env.Routes.Load().Partition(OffsetsTopic, a.partition)
-	if !ok || len(ap.Records) == 0 {
-		code := kerr.NotLeaderOrFollower
-		if len(ap.Records) == 0 {
-			code = kerr.None
-		}
-		root.Send(self, &groupAppended{append: ap, code: code})
+	if len(ap.Records) == 0 {
+		root.Send(self, &groupAppended{append: ap, code: kerr.None})
 		return
 	}
-	out := &kmsg.ProduceResponseTopicPartition{}
-	out.Default()
-	out.Partition = a.partition
-	g := gather.New(1, a.env.GatherTimeout, func(_ []int64, timedOut bool) {
-		code := kerr.RequestTimedOut
-		if !timedOut {
-			code = kerr.Code(out.ErrorCode)
-		}
-		root.Send(self, &groupAppended{append: ap, code: code})
-	})
 	records := BuildBatch(ap.Records, a.now().UnixMilli())
 	if ap.Txn != nil {
 		MarkTransactional(records, ap.Txn.ProducerID, ap.Txn.ProducerEpoch)
 	}
-	root.Send(pid, &partition.ProduceRequest{
-		Records: records, Version: 9, Acks: -1, Coordinator: true, Out: out, Reply: gather.Slot{G: g},
+	shards.Append(a.env, OffsetsTopic, a.partition, records, func(code kerr.Code) {
+		root.Send(self, &groupAppended{append: ap, code: code})
 	})
 }

@@ -6,14 +6,11 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/env"
-	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/group"
-	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/shards"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -219,14 +216,17 @@ func (a *coordinatorActor) call(m *Call) {
 
 // answerAll answers a request the core did not see.
 func answerAll(in any, code kerr.Code) {
-	r := Reply{Err: code, ProducerID: -1, ProducerEpoch: -1}
+	var ref any
 	switch in := in.(type) {
 	case InitProducerID:
-		in.Ref.(func(Reply))(r)
+		ref = in.Ref
 	case AddPartitions:
-		in.Ref.(func(Reply))(r)
+		ref = in.Ref
 	case EndTxn:
-		in.Ref.(func(Reply))(r)
+		ref = in.Ref
+	}
+	if fn, ok := ref.(func(Reply)); ok {
+		fn(Reply{Err: code, ProducerID: -1, ProducerEpoch: -1})
 	}
 }
 
@@ -286,25 +286,9 @@ func (a *coordinatorActor) producerID(m *txnProducer) {
 // back. Appends of one coordinator reach the partition's mailbox in
 // order, so they land in the log in order.
 func (a *coordinatorActor) appendRecord(ap Append) {
-	self, root := a.self, a.root
-	token := ap.Token
-	pid, ok := a.env.Routes.Load().Partition(TransactionTopic, a.partition)
-	if !ok {
-		root.Send(self, &txnAppended{token: token, code: kerr.NotLeaderOrFollower})
-		return
-	}
-	out := &kmsg.ProduceResponseTopicPartition{}
-	out.Default()
-	out.Partition = a.partition
-	g := gather.New(1, a.env.GatherTimeout, func(_ []int64, timedOut bool) {
-		code := kerr.RequestTimedOut
-		if !timedOut {
-			code = kerr.Code(out.ErrorCode)
-		}
+	self, root, token := a.self, a.root, ap.Token
+	records := coordinator.BuildBatch([]group.Record{{Key: ap.Key, Value: ap.Value}}, a.nowMs())
+	shards.Append(a.env, TransactionTopic, a.partition, records, func(code kerr.Code) {
 		root.Send(self, &txnAppended{token: token, code: code})
-	})
-	root.Send(pid, &partition.ProduceRequest{
-		Records: coordinator.BuildBatch([]group.Record{{Key: ap.Key, Value: ap.Value}}, a.nowMs()),
-		Version: 9, Acks: -1, Out: out, Reply: gather.Slot{G: g},
 	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/partition"
@@ -68,7 +69,7 @@ func (s *MarkerSender) round(mk Markers, left []TopicPartition) []TopicPartition
 		for i, tp := range local {
 			switch {
 			case codes[i] == kerr.None:
-				if s.Written != nil && tp.Topic == offsetsTopic {
+				if s.Written != nil && tp.Topic == coordinator.OffsetsTopic {
 					s.Written(tp, mk.ProducerID, mk.Commit)
 				}
 			case s.gone(tp, codes[i]):
@@ -82,8 +83,6 @@ func (s *MarkerSender) round(mk Markers, left []TopicPartition) []TopicPartition
 	}
 	return again
 }
-
-const offsetsTopic = "__consumer_offsets"
 
 // split sorts partitions into those this broker leads (or, alone, has)
 // and those other brokers lead, by leader.

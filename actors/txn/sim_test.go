@@ -82,7 +82,6 @@ type tsim struct {
 	epoch    int32        // coordinator epoch
 	inflight []delayed    // coordinator appends not yet durable
 	markers  []delayed    // marker deliveries to partitions
-	pending  map[string]*markerJob
 
 	parts []*simPartition
 	prods []*simProducer
@@ -130,7 +129,7 @@ type simProducer struct {
 
 func newTSim(t *testing.T, seed uint64) *tsim {
 	s := &tsim{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 99)), now: 1_000_000, epoch: 1,
-		pending: map[string]*markerJob{}, committed: map[string]bool{}, unknown: map[string]bool{}, pids: 1000}
+		committed: map[string]bool{}, unknown: map[string]bool{}, pids: 1000}
 	s.coord = txn.New(txn.Config{MaxTimeoutMs: 60_000, IDExpirationMs: 1 << 40}, s.epoch)
 	s.apply(s.coord.Loaded(s.now))
 	rules := partition.RulesOf(config.ParseTopic(config.EffectiveTopic(nil, config.Layers{})))
@@ -192,7 +191,6 @@ func (s *tsim) apply(fx txn.Effects) {
 func (s *tsim) sendMarkers(m txn.Markers) {
 	job := &markerJob{m: m, left: len(m.Partitions)}
 	key := fmt.Sprintf("%s/%d/%d", m.TransactionalID, m.ProducerID, m.ProducerEpoch)
-	s.pending[key] = job
 	s.note("markers %s commit=%v %v", key, m.Commit, m.Partitions)
 	coord := s.coord
 	for _, tp := range m.Partitions {
