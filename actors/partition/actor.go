@@ -84,7 +84,7 @@ type partitionActor struct {
 	repl           *Replication
 	followerHW     int64 // the high watermark as the leader last said, while following
 	isrTimer       *time.Timer
-	replicaWaiters []Waiter // followers' fetches parked for the log to grow
+	replicaWaiters waiters // followers' fetches parked for the log to grow (stale ones pruned on add)
 }
 
 // StartReport tells whoever waits for a partition's first open (the

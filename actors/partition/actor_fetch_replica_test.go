@@ -123,3 +123,19 @@ func TestFollowerLogStartFollowsTheLeader(t *testing.T) {
 		t.Fatalf("log start %d, want the high watermark 20", l.LogStartOffset())
 	}
 }
+
+// A follower's fetch parks on a partition that does not grow (an idle
+// topic beside a busy one) once per round; the rounds that moved on must
+// not pile up there. Before the fix every round of every follower fetch
+// stayed listed until the partition next grew, which an idle one never
+// does: the leader's memory rose with the fetch rate for as long as the
+// cluster ran.
+func TestIdlePartitionKeepsNoStaleFollowerWaiters(t *testing.T) {
+	p, l := replicaActor(t, false)
+	for range 100 {
+		p.fetchFor(t, FetchSlot{Offset: l.LogEndOffset(), Wait: true, Follower: &FollowerFetch{ID: 2, LastFetchedEpoch: -1}})
+	}
+	if n := len(p.replicaWaiters); n > 1 {
+		t.Fatalf("%d follower waiters listed after 100 rounds that all moved on, want at most the last", n)
+	}
+}

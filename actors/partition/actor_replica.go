@@ -211,7 +211,7 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 		// Kafka answers a throttled follower with no records; the fetch
 		// still waits its max wait for other partitions.
 		if f.Wait && f.Bytes() < f.Op.MinBytes() {
-			p.replicaWaiters = append(p.replicaWaiters, Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
+			p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
 		}
 		f.Op.Complete(f)
 		return
@@ -232,7 +232,7 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 		p.log.Error("replica fetch read failed", append(p.attrs(), "offset", f.Offset, "err", err)...)
 	}
 	if f.Wait && f.Code == 0 && f.Bytes() < f.Op.MinBytes() {
-		p.replicaWaiters = append(p.replicaWaiters, Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
+		p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
 	}
 	f.Op.Complete(f)
 }
