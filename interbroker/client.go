@@ -97,6 +97,21 @@ func New(cfg Config) *Client {
 // closed (ErrTimeout) and the next Send dials again. A lost connection
 // fails every request in flight on it with ErrConnection.
 func (c *Client) Send(ctx context.Context, addr string, req kmsg.Request) (kmsg.Response, error) {
+	return c.send(ctx, addr, req, nil)
+}
+
+// SendReusing is Send with the response read into rb's memory when it
+// fits, so a caller that sends the same kind of request over and over (a
+// follower's fetches) does not allocate a new frame for every response.
+// The response aliases rb (records, for a FetchResponse) until the next
+// SendReusing with it or rb.Drop; a caller that hands parts of it to
+// others must know they are done with them first. On an error rb lets its
+// memory go: an abandoned call's response may still be read into it.
+func (c *Client) SendReusing(ctx context.Context, addr string, req kmsg.Request, rb *ResponseBuffer) (kmsg.Response, error) {
+	return c.send(ctx, addr, req, rb)
+}
+
+func (c *Client) send(ctx context.Context, addr string, req kmsg.Request, rb *ResponseBuffer) (kmsg.Response, error) {
 	req, pinned := unpin(req)
 	cn, err := c.connect(ctx, addr)
 	if err != nil {
@@ -107,7 +122,12 @@ func (c *Client) Send(ctx context.Context, addr string, req kmsg.Request) (kmsg.
 		return nil, fmt.Errorf("%w (%s)", err, addr)
 	}
 	req.SetVersion(v)
-	cl, err := cn.write(req)
+	var buf []byte
+	if rb != nil {
+		buf = rb.b
+		rb.b = nil // lent to the call until its response is back
+	}
+	cl, err := cn.write(req, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +135,7 @@ func (c *Client) Send(ctx context.Context, addr string, req kmsg.Request) (kmsg.
 	if err != nil {
 		return nil, err
 	}
+	rb.keep(frame)
 	resp := req.ResponseKind()
 	resp.SetVersion(v)
 	if err := decodeResponse(frame, resp); err != nil {

@@ -43,6 +43,7 @@ type conn struct {
 type call struct {
 	corr   int32
 	result chan callResult // buffered: the reader never waits for an abandoned call
+	buf    []byte          // where the reader may put the response (a ResponseBuffer's), or nil
 }
 
 type callResult struct {
@@ -104,10 +105,10 @@ func (c *conn) deathErr() error {
 
 // write frames req at its current version and puts it on the wire. The
 // call is queued before the bytes go out, so the reader always finds it.
-func (c *conn) write(req kmsg.Request) (*call, error) {
+func (c *conn) write(req kmsg.Request, buf []byte) (*call, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	cl := &call{corr: c.corr, result: make(chan callResult, 1)}
+	cl := &call{corr: c.corr, result: make(chan callResult, 1), buf: buf}
 	c.corr++
 	c.mu.Lock()
 	if c.err != nil {
@@ -149,8 +150,18 @@ func (c *conn) wait(ctx context.Context, cl *call, what string) ([]byte, error) 
 func (c *conn) readLoop() {
 	r := bufio.NewReaderSize(c.nc, 64<<10)
 	var size [4]byte
+	// Responses come in order, so the frame being read is the oldest
+	// call's: it may go into the buffer that call brought.
+	oldestBuffer := func() []byte {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.pending) == 0 {
+			return nil
+		}
+		return c.pending[0].buf
+	}
 	for {
-		frame, err := readFrame(r, &size, c.maxBytes)
+		frame, err := readFrame(r, &size, c.maxBytes, oldestBuffer)
 		if err != nil {
 			c.kill(fmt.Errorf("reading: %w", err))
 			return

@@ -26,8 +26,10 @@ func appendRequest(f *kmsg.RequestFormatter, req kmsg.Request, correlationID int
 
 // readFrame reads one size-prefixed frame and returns it without its size.
 // A size over max (or negative) is refused before anything is allocated:
-// the peer is not speaking Kafka, or something is badly wrong.
-func readFrame(r io.Reader, sizeBuf *[4]byte, maxBytes int32) ([]byte, error) {
+// the peer is not speaking Kafka, or something is badly wrong. The frame
+// goes into the buffer reuse returns when it is large enough (a caller's
+// ResponseBuffer), else into a new one.
+func readFrame(r io.Reader, sizeBuf *[4]byte, maxBytes int32, reuse func() []byte) ([]byte, error) {
 	if _, err := io.ReadFull(r, sizeBuf[:]); err != nil {
 		return nil, err
 	}
@@ -35,7 +37,12 @@ func readFrame(r io.Reader, sizeBuf *[4]byte, maxBytes int32) ([]byte, error) {
 	if size < 4 || size > maxBytes {
 		return nil, fmt.Errorf("response frame of %d bytes (limit %d)", size, maxBytes)
 	}
-	frame := make([]byte, size)
+	var frame []byte
+	if b := reuse(); cap(b) >= int(size) {
+		frame = b[:size]
+	} else {
+		frame = make([]byte, size)
+	}
 	if _, err := io.ReadFull(r, frame); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF

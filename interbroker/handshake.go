@@ -90,7 +90,7 @@ func (c *conn) apiVersions(ctx context.Context, version int16, softwareVersion s
 	req.SetVersion(version)
 	req.ClientSoftwareName = softwareName
 	req.ClientSoftwareVersion = softwareVersion
-	cl, err := c.write(req)
+	cl, err := c.write(req, nil)
 	if err != nil {
 		return nil, err
 	}

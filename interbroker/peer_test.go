@@ -154,7 +154,7 @@ func (p *fakePeer) serve(nc net.Conn) {
 	defer nc.Close()
 	var size [4]byte
 	for {
-		frame, err := readFrame(nc, &size, 1<<20)
+		frame, err := readFrame(nc, &size, 1<<20, func() []byte { return nil })
 		if err != nil {
 			return
 		}

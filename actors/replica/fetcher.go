@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -74,6 +75,14 @@ type fetcher struct {
 	quit  chan struct{}
 	done  chan struct{}
 	once  sync.Once
+
+	// resp is the memory fetch responses are read into, one after the
+	// other (fetchOnce runs on the fetcher's goroutine only): records
+	// alias it until their partition appended them, which appendTo
+	// waits for. unanswered is set when a partition did not answer in
+	// time and may still read its records, so the memory is let go.
+	resp       interbroker.ResponseBuffer
+	unanswered bool
 }
 
 func newFetcher(fs *Fetchers, leader int32) *fetcher {
@@ -236,10 +245,16 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 		case <-ctx.Done():
 		}
 	}()
-	resp, err := cfg.Client.Send(ctx, addr, cappedFetch{req, maxVersion})
+	resp, err := cfg.Client.SendReusing(ctx, addr, cappedFetch{req, maxVersion}, &f.resp)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if f.unanswered {
+			f.resp.Drop()
+			f.unanswered = false
+		}
+	}()
 	fr := resp.(*kmsg.FetchResponse)
 	if fr.Version < fetchNamesVersion {
 		return fmt.Errorf("the leader serves Fetch up to v%d; followers need v%d+", fr.Version, fetchNamesVersion)
@@ -357,8 +372,10 @@ func (f *fetcher) appendTo(p *followedPart, records []byte, hw, logStart int64) 
 	case a := <-ch:
 		return a.end, a.err
 	case <-time.After(f.fs.cfg.ActorTimeout):
+		f.unanswered = true
 		return 0, errors.New("the partition actor did not answer")
 	case <-f.quit:
+		f.unanswered = true
 		return 0, errors.New("stopping")
 	}
 }
