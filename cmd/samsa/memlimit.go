@@ -14,10 +14,12 @@ import (
 //
 // Why: with GOGC's default the heap may grow to twice what is live, and
 // under a produce load what is live is mostly request frames in flight
-// and the frame pool (netloop), so the heap's headroom doubled them: the
-// broker peaked at 65-72 MiB resident under bench produce, against 56-59
-// MiB with this limit and the same CPU (2026-11-30, side by side). The
-// Go limit excludes the binary's own mapped pages (~16 MiB resident).
+// and the frame pool (netloop), so the heap's headroom doubled them. A
+// replicating broker's live heap under load is about as small, since its
+// followers read fetch responses into reused memory (interbroker's
+// ResponseBuffer), so 32 MiB costs no CPU there either; the figures, side
+// by side, are in docs/performance.md. The Go limit excludes the
+// binary's own mapped pages (~16 MiB resident).
 //
 // A fixed small limit would be a trap for a large broker, whose live heap
 // (thousands of partitions, many connections) can exceed it: the
@@ -27,7 +29,7 @@ import (
 // GOMEMLIMIT (any value, or "off") leaves the runtime's own handling in
 // place.
 const (
-	defaultMemoryLimit = 44 << 20
+	defaultMemoryLimit = 32 << 20
 	memoryLimitEvery   = time.Second
 )
 
