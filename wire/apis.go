@@ -66,6 +66,7 @@ var APIs = []APIRange{
 	{Key: 37, Min: 0, Max: 3, Accept: 0}, // CreatePartitions
 	{Key: 44, Min: 0, Max: 1, Accept: 0}, // IncrementalAlterConfigs
 	{Key: 60, Min: 0, Max: 1, Accept: 0}, // DescribeCluster
+	{Key: 61, Min: 0, Max: 0, Accept: 0}, // DescribeProducers: Kafka 3.9 serves 0
 	// Consumer groups. OffsetCommit: kafka-go/kafka-python v2, kafkajs
 	// ≤5; OffsetFetch: kafka-go/kafka-python v1, kafkajs ≤4, v8 batches
 	// groups; FindCoordinator: kafka-go/kafka-python v0, v4 batches keys

@@ -13,9 +13,9 @@
 //     DescribeConfigs, AlterConfigs, IncrementalAlterConfigs,
 //     DescribeCluster, DescribeLogDirs, InitProducerId: to the metadata
 //     actor (actors/catalog) as a catalog.AdminRequest.
-//   - Produce, ListOffsets, DeleteRecords, OffsetForLeaderEpoch: one
-//     typed partition message per partition (actors/partition), fanned out
-//     and gathered by fanOut (fanout.go).
+//   - Produce, ListOffsets, DeleteRecords, OffsetForLeaderEpoch,
+//     DescribeProducers: one typed partition message per partition
+//     (actors/partition), fanned out and gathered by fanOut (fanout.go).
 //   - Fetch: the fetch service (actors/fetch).
 //   - FindCoordinator and the group APIs: the group coordinators
 //     (actors/coordinator), split per coordinator and merged (groups.go).

@@ -51,7 +51,7 @@ func All() []API {
 		describeConfigs, alterConfigs, incrementalAlterConfigs,
 		describeCluster, describeLogDirs, initProducerID,
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
-		findCoordinator,
+		findCoordinator, describeProducers,
 	}, append(append(groupAPIs, interBrokerAPIs...), transactionAPIs...)...)
 }
 

@@ -154,6 +154,9 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 	case *EndOffsetForEpoch:
 		p.endOffsetForEpoch(m)
 		m.Reply.Put(0)
+	case *DescribeProducers:
+		p.describeProducers(m)
+		m.Reply.Put(0)
 	case *ReadChunk:
 		m.Out.Data, m.Out.Next, m.Out.End, m.Out.Err = p.readChunk(m.From)
 		m.Reply.Put(0)

@@ -89,7 +89,8 @@
 // ListOffsets, DeleteRecords, OffsetForLeaderEpoch and a coordinator's
 // load each send the partition one typed message (ListOffsets,
 // DeleteRecords, EndOffsetForEpoch, ReadChunk: messages.go), answered
-// into its Out and Reply slot (actor_offsets.go).
+// into its Out and Reply slot (actor_offsets.go); DescribeProducers
+// (actor_producers.go) lists the producer state the same way.
 //
 // # Cluster mode: what replicas carry across restarts and from the leader
 //

@@ -77,12 +77,18 @@ func (r *Run) writeCharts(dir, prefix, latencyNote string, configs []ConfigInfo)
 	if len(configs) == 0 {
 		return nil, nil
 	}
-	var thr, lat, res, cpu [][2]string
-	var thrL, latL, resL, cpuL []string
+	var thr, lat, res, cpu, txn, txnRead [][2]string
+	var thrL, latL, resL, cpuL, txnL, txnReadL []string
 	for _, row := range r.rowsOf(configs) {
 		short := chartLabel(row.Workload)
 		key := [2]string{row.Workload, row.Metric}
 		switch {
+		case row.Unit == "txn/s":
+			txn = append(txn, key)
+			txnL = append(txnL, short)
+		case row.Unit == "records/s" && strings.HasPrefix(row.Metric, "read_"):
+			txnRead = append(txnRead, key)
+			txnReadL = append(txnReadL, strings.TrimSuffix(row.Metric, " records/s"))
 		case row.Metric == "records/s" || row.Metric == "received records/s":
 			thr = append(thr, key)
 			thrL = append(thrL, short)
@@ -107,6 +113,8 @@ func (r *Run) writeCharts(dir, prefix, latencyNote string, configs []ConfigInfo)
 		{prefix + "-latency.svg", "Latency percentiles (lower is better; " + latencyNote + ")", "ms", lat, latL},
 		{prefix + "-memory.svg", "Broker resident memory (lower is better)", "MiB", res, resL},
 		{prefix + "-cpu.svg", "Brokers' CPU per million records, summed (lower is better)", "CPU-s", cpu, cpuL},
+		{prefix + "-transactions.svg", "Transactions per second, 1/10/100 records each (higher is better)", "txn/s", txn, txnL},
+		{prefix + "-txn-consume.svg", "Reading a transactional topic (w13; higher is better)", "records/s", txnRead, txnReadL},
 	} {
 		if len(c.rows) == 0 {
 			continue

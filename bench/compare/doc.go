@@ -19,6 +19,15 @@
 //   - Broker cost comes from /proc (testkit/procstat): CPU seconds per
 //     workload, resident memory at idle and at peak.
 //
+// The transactional workloads (txn.go, 10-13) run TxnProducers franz-go
+// transactional producers side by side, each committing transactions of
+// 1, 10 or 100 records one after another (transactions/s and the
+// begin-to-commit latency), then fill a topic with transactions of 100
+// records, every 10th aborted, and read it from the start with
+// read_uncommitted and then read_committed (records/s, broker CPU, and
+// the time ratio: what read_committed costs). samsa serves them with
+// samsa.transactions.enable=true.
+//
 // Fairness: samsa acknowledges a write after fsync (samsa.flush.policy
 // group), Kafka after the page cache write. Each broker runs once with its
 // defaults and once with the other's durability (samsa flush policy never;

@@ -26,15 +26,20 @@ func KafkaClassPath(pomDir, m2 string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("compare: %w", err)
 	}
+	// SLF4J 2's API replaces 1.x only when its jar is in the local
+	// repository (Maven may hold just its pom): without any API jar
+	// Kafka's StorageTool dies on NoClassDefFoundError.
+	api := filepath.Join(m2, "org/slf4j/slf4j-api/2.0.16/slf4j-api-2.0.16.jar")
+	_, err = os.Stat(api)
+	have2 := err == nil
 	var parts []string
 	for _, p := range jars {
-		if strings.Contains(filepath.Base(p), "slf4j-api-1.") {
+		if have2 && strings.Contains(filepath.Base(p), "slf4j-api-1.") {
 			continue
 		}
 		parts = append(parts, p)
 	}
-	api := filepath.Join(m2, "org/slf4j/slf4j-api/2.0.16/slf4j-api-2.0.16.jar")
-	if _, err := os.Stat(api); err == nil {
+	if have2 {
 		parts = append(parts, api)
 	}
 	return strings.Join(parts, ":"), nil

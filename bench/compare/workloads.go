@@ -35,9 +35,9 @@ func scaled(n int64, scale float64, floor int64) int64 {
 	return v
 }
 
-// Workloads returns the seven workloads of the comparison at scale
-// (1 = the honest default sizes), plus Kafka's own tools when classPath is
-// not empty.
+// Workloads returns the workloads of the comparison at scale (1 = the
+// honest default sizes): 1-7, the transactional 10-13 (txn.go), and
+// Kafka's own tools (8, 9) when classPath is not empty.
 func Workloads(scale float64, classPath string) []Workload {
 	fast := func(name string, base bench.Workload) Workload {
 		return Workload{Name: name, Command: describe(base), Run: func(ctx context.Context, b *Running) ([]Figure, error) {
@@ -120,6 +120,7 @@ func Workloads(scale float64, classPath string) []Workload {
 		fast("5 small writes over many partitions", w5),
 		fast("7 many small requests (linger 0, 16 producers)", w7),
 	}
+	list = append(list, TxnWorkloads(scale)...)
 	if classPath != "" {
 		list = append(list, KafkaToolWorkloads(classPath, scale)...)
 	}

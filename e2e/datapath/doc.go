@@ -33,6 +33,10 @@
 //     limits (KIP-74).
 //   - codec_test.go: a raw Fetch shows that batches are stored with the
 //     codec the producer used.
+//   - txn_tools_test.go: Kafka 3.9.1's kafka-transactions.sh (list,
+//     describe, describe-producers, find-hanging, abort) against a broker
+//     serving transactions, down to aborting a hanging transaction and
+//     reading read_committed past it.
 //
 // # The record model
 //
