@@ -53,8 +53,10 @@
 // Requests are owned by whoever holds them; a *wire.Request's Body may
 // alias its Frame. netloop reuses a frame's buffer only after the handler
 // calls ReleaseFrame, which the Produce handler does once every partition
-// has answered (each has appended, so copied, or refused its records) and
-// never after a gather timed out; other requests are left to the GC.
+// asked has read its records (appended, so copied, or refused them:
+// ProduceRequest.RecordsRead), before acks=all answers wait for the ISR;
+// a partition that never finishes leaves the frame to the GC, as do
+// other requests.
 //
 // # Supervision and durability
 //

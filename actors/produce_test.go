@@ -620,3 +620,40 @@ func TestAcksZeroFailureClosesConnection(t *testing.T) {
 		}
 	}
 }
+
+// An acks=all produce hands its frame back for reuse as soon as the
+// partition has appended the records, not when the answer goes out:
+// that waits for the fsync (and, in a cluster, for the ISR), and frames
+// held all that time were most of a loaded broker's live memory.
+func TestProduceFrameReusedBeforeTheAnswer(t *testing.T) {
+	mem := vfs.NewMemFS()
+	b := startBroker(t, t.TempDir(), Options{openDir: func(path string, opts segment.Options) (partition.LogDir, error) {
+		opts.FS = mem
+		return segment.OpenDir(path, opts)
+	}})
+	createTopicWith(t, b, "f", 1)
+	hold := make(chan struct{})
+	mem.SetFault(func(op vfs.Op, name string, size int) (int, error) {
+		if op == vfs.OpSync && strings.HasSuffix(name, ".log") {
+			<-hold
+		}
+		return 0, nil
+	})
+	released, answered := make(chan struct{}), make(chan *wire.Response, 1)
+	req := produceRequest9(-1, "f", 0, batchtest.Plain(2, time.Now().UnixMilli()))
+	b.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.Version, CorrelationID: 1},
+		Body: req, FrameRelease: func() { close(released) }, Reply: func(r *wire.Response) { answered <- r }})
+	select {
+	case <-released:
+	case <-answered:
+		t.Fatal("answered while the fsync is held")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the frame was not handed back while the answer waited for the fsync")
+	}
+	close(hold)
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer after the fsync")
+	}
+}

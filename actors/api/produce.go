@@ -2,6 +2,7 @@ package api
 
 import (
 	"strconv"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -38,6 +39,7 @@ func handleProduce(s *Services, req *wire.Request) {
 	for i := range body.Topics {
 		n += len(body.Topics[i].Partitions)
 	}
+	readers := &frameReaders{req: req}
 	parts := newFanOut(n, func(p *kmsg.ProduceResponseTopicPartition) {
 		p.ErrorCode, p.BaseOffset, p.LogAppendTime, p.ErrorMessage, p.ErrorRecords = int16(kerr.RequestTimedOut), -1, -1, nil, nil
 	})
@@ -67,21 +69,17 @@ func handleProduce(s *Services, req *wire.Request) {
 			case tr.Partitions[rp.Partition] == nil:
 				sp.ErrorCode = int16(kerr.NotLeaderOrFollower)
 			default:
+				readers.n++
 				parts.add(tr.Partitions[rp.Partition], sp, func(out *kmsg.ProduceResponseTopicPartition) partition.Request {
-					return &partition.ProduceRequest{Records: rp.Records, Version: body.Version, Acks: body.Acks, Out: out}
+					return &partition.ProduceRequest{Records: rp.Records, Version: body.Version, Acks: body.Acks, Out: out, RecordsRead: readers.done}
 				})
 			}
 		}
 	}
+	readers.left.Store(readers.n)
 	parts.send(s.Env, func(timedOut bool) {
-		if !timedOut {
-			// Every partition has answered, so each has appended (copied
-			// out) or refused its records, and the response holds none
-			// of the frame's bytes (its strings are copies): the buffer
-			// can be reused, and before the reply goes out, so that the
-			// client's next request finds it. After a timeout a late
-			// partition may still read it: it is left to the GC.
-			req.ReleaseFrame()
+		if readers.n == 0 {
+			req.ReleaseFrame() // no partition was asked
 		}
 		if body.Acks == 0 {
 			ackZero(s, req, resp, timedOut)
@@ -115,4 +113,23 @@ func ackZero(s *Services, req *wire.Request, resp *kmsg.ProduceResponse, timedOu
 	s.Env.Log.Info("closing the connection of an acks=0 producer after a failed produce",
 		append([]any{"client", req.ClientAddr, "client_id", req.Header.ClientID, "correlation_id", req.Header.CorrelationID}, failed...)...)
 	req.Reply(&wire.Response{CloseAfter: true})
+}
+
+// frameReaders hands a produce request's frame back for reuse once the
+// last partition asked has read its records (appended, copying them to
+// its log, or refused them). The response holds none of the frame's
+// bytes (its strings are copies). For acks=all that is well before the
+// answer, which waits for the ISR: the frame is not held across the
+// replication round trip. A partition that never finishes (its actor
+// died: the request times out) leaves the frame to the GC.
+type frameReaders struct {
+	req  *wire.Request
+	n    int64        // partitions asked, counted before any is sent
+	left atomic.Int64 // of them, those still reading
+}
+
+func (f *frameReaders) done() {
+	if f.left.Add(-1) == 0 {
+		f.req.ReleaseFrame()
+	}
 }

@@ -116,6 +116,12 @@ func (p *partitionActor) reconfigureProduce() {
 // produce hands one partition's batch to the core and, when the core asks
 // for it, appends it.
 func (p *partitionActor) produce(m *ProduceRequest) {
+	// Every path below is done with m.Records when it returns: appended
+	// (copied to the log) or refused; answers waiting for the ISR or a
+	// flush hold offsets only.
+	if m.RecordsRead != nil {
+		defer m.RecordsRead()
+	}
 	if p.plog == nil || p.core == nil {
 		p.answer(Ack{Ticket: m, Code: p.offline(), Msg: "the partition's log is offline", BaseOffset: -1, LogAppendTime: -1})
 		return

@@ -33,6 +33,12 @@ type (
 		Coordinator bool
 		Out         *kmsg.ProduceResponseTopicPartition
 		Reply       gather.Slot
+		// RecordsRead, when set, is called once as soon as the
+		// partition no longer reads Records (appended, or refused),
+		// on its goroutine: for acks=all well before Reply, which
+		// waits for the ISR, so the frame's memory can be reused
+		// meanwhile.
+		RecordsRead func()
 	}
 
 	// WriteMarker is one partition's part of WriteTxnMarkers: the
