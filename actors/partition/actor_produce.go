@@ -116,12 +116,6 @@ func (p *partitionActor) reconfigureProduce() {
 // produce hands one partition's batch to the core and, when the core asks
 // for it, appends it.
 func (p *partitionActor) produce(m *ProduceRequest) {
-	// Every path below is done with m.Records when it returns: appended
-	// (copied to the log) or refused; answers waiting for the ISR or a
-	// flush hold offsets only.
-	if m.RecordsRead != nil {
-		defer m.RecordsRead()
-	}
 	if p.plog == nil || p.core == nil {
 		p.answer(Ack{Ticket: m, Code: p.offline(), Msg: "the partition's log is offline", BaseOffset: -1, LogAppendTime: -1})
 		return
@@ -138,6 +132,7 @@ func (p *partitionActor) produce(m *ProduceRequest) {
 		return
 	}
 	res, err := p.plog.Append(a.Records, p.spec.LeaderEpoch, now)
+	m.recordsRead() // copied to the log (or failed): answers waiting for the ISR or a flush hold offsets only
 	p.carry(p.core.Appended(a, res, err, now, p.logState()))
 	p.wakeReplicas()
 }
@@ -199,6 +194,7 @@ func (p *partitionActor) answer(a Ack) {
 		return
 	}
 	m := a.Ticket.(*ProduceRequest)
+	m.recordsRead() // refused without an append, if not appended before
 	out := m.Out
 	out.ErrorCode = int16(a.Code)
 	out.BaseOffset, out.LogAppendTime = a.BaseOffset, a.LogAppendTime
@@ -242,5 +238,14 @@ func (p *partitionActor) closedProduce(cleanly bool) {
 	p.core = nil
 	for _, a := range fx.Acks {
 		p.answer(a)
+	}
+}
+
+// recordsRead tells the request's sender, once, that the partition reads
+// its records no more.
+func (m *ProduceRequest) recordsRead() {
+	if f := m.RecordsRead; f != nil {
+		m.RecordsRead = nil
+		f()
 	}
 }
