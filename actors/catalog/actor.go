@@ -50,6 +50,8 @@ type ActorConfig struct {
 	OnTxnRole func(partition, n int32, leading bool, epoch int32)
 	// Replication links the partitions to the cluster (cluster mode).
 	Replication *partition.Replication
+	// Txn links the partitions to the broker's transactions.
+	Txn *partition.TxnLink
 	// Followers replicates the partitions this broker follows (cluster
 	// mode).
 	Followers Followers
@@ -301,7 +303,7 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather.Gat
 		latest.Store(&spec)
 		view := partition.NewView()
 		cfg := partition.Config{Spec: latest, View: view, Dir: a.cfg.Dirs[spec.Dir], Log: a.env.Log, Now: a.env.Now, Startup: startup,
-			Replication: a.cfg.Replication}
+			Replication: a.cfg.Replication, Txn: a.cfg.Txn}
 		props := actor.PropsFromProducer(func() actor.Actor { return partition.NewActor(cfg) }, actor.WithDispatcher(a.env.Dispatcher))
 		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
 		pid, err := a.ctx.SpawnNamed(props, name)

@@ -31,8 +31,12 @@ type (
 		// Coordinator: sent by a coordinator, not a client (see
 		// Produce.Coordinator).
 		Coordinator bool
-		Out         *kmsg.ProduceResponseTopicPartition
-		Reply       gather.Slot
+		// TransactionalID is the request's, "" when none (KIP-890's
+		// verification asks its coordinator).
+		TransactionalID string
+		Out             *kmsg.ProduceResponseTopicPartition
+		Reply           gather.Slot
+		guard           uint64 // the verification's, once the coordinator verified the batch
 	}
 
 	// WriteMarker is one partition's part of WriteTxnMarkers: the
