@@ -1,0 +1,169 @@
+package txn_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/samsa-io/samsa/testkit"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
+)
+
+// KIP-890 part 1 on a broker, with raw requests as a producer sends
+// them: a transactional batch to a partition its transaction does not
+// have is refused (TRANSACTION_ABORTABLE for Produce v11,
+// INVALID_TXN_STATE for older versions) instead of opening a
+// transaction no coordinator knows; AddPartitionsToTxn v4 VerifyOnly
+// answers per partition without adding; and a late batch of a
+// committed transaction cannot hang the partition's last stable offset.
+func TestTransactionVerification(t *testing.T) {
+	n := testkit.StartInProcess(t, "samsa.transactions.enable", "true", "transaction.state.log.num.partitions", "2")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	old, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.MaxVersions(kversion.V2_8_0())) // Produce v9
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopics(ctx, 2, 1, nil, "v"); err != nil {
+		t.Fatal(err)
+	}
+
+	// InitProducerId, retried while __transaction_state is made.
+	var pid int64
+	var epoch int16
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID, req.TransactionTimeoutMillis = kmsg.StringPtr("late"), 60_000
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil && resp.ErrorCode == 0 {
+			pid, epoch = resp.ProducerID, resp.ProducerEpoch
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("InitProducerId: %v %+v", err, resp)
+		}
+		pause(ctx, t)
+	}
+
+	produce := func(c *kgo.Client, part, seq int32) int16 {
+		t.Helper()
+		req := kmsg.NewPtrProduceRequest()
+		req.TransactionID, req.Acks, req.TimeoutMillis = kmsg.StringPtr("late"), -1, 10_000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "v"
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Partition = part
+		rp.Records = batchtest.Build([]batchtest.Record{{Value: []byte("x"), Timestamp: time.Now().UnixMilli()}},
+			batchtest.Producer(pid, epoch, seq), batchtest.Attributes(wire.AttrTransactional))
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	verify := func(part int32) int16 {
+		t.Helper()
+		req := kmsg.NewPtrAddPartitionsToTxnRequest()
+		tx := kmsg.NewAddPartitionsToTxnRequestTransaction()
+		tx.TransactionalID, tx.ProducerID, tx.ProducerEpoch, tx.VerifyOnly = "late", pid, epoch, true
+		tt := kmsg.NewAddPartitionsToTxnRequestTransactionTopic()
+		tt.Topic, tt.Partitions = "v", []int32{part}
+		tx.Topics = append(tx.Topics, tt)
+		req.Transactions = append(req.Transactions, tx)
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Version < 4 || len(resp.Transactions) != 1 {
+			t.Fatalf("VerifyOnly answered at v%d: %+v", resp.Version, resp)
+		}
+		return resp.Transactions[0].Topics[0].Partitions[0].ErrorCode
+	}
+	is := func(what string, got int16, want error) {
+		t.Helper()
+		if err := kerr.ErrorForCode(got); err != want {
+			t.Fatalf("%s: %v, want %v", what, err, want)
+		}
+	}
+
+	is("produce v11 before AddPartitionsToTxn", produce(cl, 0, 0), kerr.TransactionAbortable)
+	is("produce v9 before AddPartitionsToTxn", produce(old, 0, 0), kerr.InvalidTxnState)
+	is("VerifyOnly before AddPartitionsToTxn", verify(0), kerr.TransactionAbortable)
+	is("VerifyOnly did not add the partition", verify(0), kerr.TransactionAbortable)
+
+	add := kmsg.NewPtrAddPartitionsToTxnRequest()
+	add.TransactionalID, add.ProducerID, add.ProducerEpoch = "late", pid, epoch
+	at := kmsg.NewAddPartitionsToTxnRequestTopic()
+	at.Topic, at.Partitions = "v", []int32{0}
+	add.Topics = append(add.Topics, at)
+	addResp, err := add.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is("AddPartitionsToTxn", addResp.Topics[0].Partitions[0].ErrorCode, nil)
+	is("VerifyOnly after the add", verify(0), nil)
+	is("VerifyOnly of a partition not added", verify(1), kerr.TransactionAbortable)
+	is("produce after AddPartitionsToTxn", produce(cl, 0, 0), nil)
+	is("next batch of the open transaction", produce(cl, 0, 1), nil)
+
+	end := kmsg.NewPtrEndTxnRequest()
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = "late", pid, epoch, true
+	endResp, err := end.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is("EndTxn", endResp.ErrorCode, nil)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		d, err := adm.DescribeTransactions(ctx, "late")
+		if err == nil && d["late"].State == "CompleteCommit" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("transaction not completed: %+v %v", d, err)
+		}
+		pause(ctx, t)
+	}
+	// A late batch of the committed transaction (a retry that lost its
+	// way) finds no transaction to join.
+	is("late batch after the commit", produce(cl, 0, 2), kerr.TransactionAbortable)
+	ends, err := adm.ListEndOffsets(ctx, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stable, err := adm.ListCommittedOffsets(ctx, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := ends.Lookup("v", 0)
+	s, _ := stable.Lookup("v", 0)
+	if e.Offset != 3 || s.Offset != 3 {
+		t.Fatalf("end offset %d, last stable offset %d; want 3 and 3 (two records and the marker, nothing hanging)", e.Offset, s.Offset)
+	}
+}
+
+// pause waits a little before a poll's next try (or fails at the test's
+// deadline).
+func pause(ctx context.Context, t *testing.T) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+		t.Fatal(ctx.Err())
+	case <-time.After(20 * time.Millisecond):
+	}
+}
