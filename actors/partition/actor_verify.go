@@ -70,6 +70,7 @@ const verifyTimeout = 15 * time.Second
 type verifySide struct {
 	waiting map[int64]*waitingVerify
 	lastID  uint64
+	post    func(msg any) // sends to this actor from any goroutine; nil: through the actor system
 }
 
 type waitingVerify struct {
@@ -118,8 +119,12 @@ func (p *partitionActor) startVerify(need *VerifyNeed) {
 	}
 	p.lastID++
 	id, pid := p.lastID, need.ProducerID
-	self, root := p.self, p.root
-	answer := func(code kerr.Code) { root.Send(self, &verified{pid: pid, id: id, code: code}) }
+	post := p.post
+	if post == nil {
+		self, root := p.self, p.root
+		post = func(msg any) { root.Send(self, msg) }
+	}
+	answer := func(code kerr.Code) { post(&verified{pid: pid, id: id, code: code}) }
 	w := &waitingVerify{id: id, guard: need.Guard, queue: []*ProduceRequest{m}}
 	w.timer = time.AfterFunc(verifyTimeout, func() { answer(kerr.RequestTimedOut) })
 	p.waiting[pid] = w
