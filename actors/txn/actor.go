@@ -179,7 +179,13 @@ func (a *coordinatorActor) loadStep(m *txnLoadChunk) {
 		return
 	}
 	a.loading = false
-	a.do(a.core.Loaded(a.nowMs()))
+	fx := a.core.Loaded(a.nowMs())
+	if len(fx.Markers) > 0 {
+		// A previous coordinator (a crash, or another broker) decided
+		// these but did not finish writing their markers: this one does.
+		a.log.Info("finishing transactions left prepared", "partition", a.partition, "transactions", len(fx.Markers))
+	}
+	a.do(fx)
 	if a.loaded > 0 {
 		a.log.Info("transactions loaded", "partition", a.partition, "records", a.loaded,
 			"transactional_ids", len(a.core.Transactions()), "took", a.env.Now().Sub(a.loadAt).Round(time.Millisecond))
