@@ -22,7 +22,10 @@ import (
 // verification answered for a transaction that has since ended (a
 // marker came first) does not let the batch in (Kafka's ABA case). A
 // batch whose producer already has its transaction open here is not
-// verified: the coordinator knew of the partition when it opened.
+// verified: the coordinator knew of the partition when it opened. A
+// coordinator's transactional batch (TxnOffsetCommit's offsets, which
+// carry the transactional id) is verified like a client's, as Kafka's
+// group coordinator does; its other appends carry none.
 
 // VerifyNeed asks the shell to have the coordinator of TransactionalID
 // verify the batch: then to give it to Produce again with Guard set, or,
@@ -81,7 +84,7 @@ func (c *Core) Guards() int { return len(c.verifying.by) }
 // verifyTxn decides whether p's batch (header h) needs verifying first
 // (need), may be appended (nil, NONE), or is refused (the code).
 func (c *Core) verifyTxn(p Produce, h *wire.BatchHeader, nowMs int64) (*VerifyNeed, kerr.Code, string) {
-	if !p.Verify || p.Coordinator || p.TransactionalID == "" || !h.IsTransactional() || h.ProducerID < 0 {
+	if !p.Verify || p.TransactionalID == "" || !h.IsTransactional() || h.IsControl() || h.ProducerID < 0 {
 		return nil, kerr.None, ""
 	}
 	if pr, ok := c.producers.Producer(h.ProducerID); ok && pr.TxnFirstOffset >= 0 {

@@ -41,12 +41,12 @@ func TestVerificationBeforeTheFirstBatch(t *testing.T) {
 	if a, fx = l.verifiedProduce(7, 1, 0); a == nil || fx.Verify != nil {
 		t.Fatalf("second batch of an open transaction: %+v", fx)
 	}
-	// Not a client's (a coordinator's), not transactional, or verification
-	// off: no verification.
+	// Without a transactional id (a coordinator's other appends), or
+	// verification off: no verification.
 	batch := batchtest.Build([]batchtest.Record{{Value: []byte("v"), Timestamp: testNow}},
 		batchtest.Producer(8, 0, 0), batchtest.Attributes(wire.AttrTransactional))
 	for _, p := range []Produce{
-		{Records: batch, Version: 11, Acks: -1, Ticket: "c", TransactionalID: "app", Verify: true, Coordinator: true},
+		{Records: batch, Version: 9, Acks: -1, Ticket: "c", Verify: true, Coordinator: true},
 		{Records: batch, Version: 11, Acks: -1, Ticket: "c", TransactionalID: "app"},
 		{Records: batch, Version: 11, Acks: -1, Ticket: "c", Verify: true},
 	} {
@@ -140,5 +140,22 @@ func TestVerificationError(t *testing.T) {
 		if got, _ := VerificationError(c.in, c.version); got != c.want {
 			t.Errorf("%v at produce v%d: %v, want %v", c.in, c.version, got, c.want)
 		}
+	}
+}
+
+// The group coordinator's TxnOffsetCommit batch (transactional, no
+// sequence, written for the producer) is verified like a client's.
+func TestVerificationOfACoordinatorsBatch(t *testing.T) {
+	l := newTxnLog(t)
+	batch := batchtest.Build([]batchtest.Record{{Key: []byte("k"), Value: []byte("v"), Timestamp: testNow}},
+		batchtest.Producer(7, 0, -1), batchtest.Attributes(wire.AttrTransactional))
+	p := Produce{Records: batch, Version: 9, Acks: -1, Ticket: "o", Coordinator: true, TransactionalID: "app", Verify: true}
+	a, fx := l.c.Produce(p, testNow, l.state())
+	if a != nil || fx.Verify == nil {
+		t.Fatalf("a coordinator's transactional batch: %+v, want a verification", fx)
+	}
+	p.Guard = fx.Verify.Guard
+	if a, fx = l.c.Produce(p, testNow, l.state()); a == nil {
+		t.Fatalf("verified: %+v", fx.Acks)
 	}
 }

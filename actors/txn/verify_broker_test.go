@@ -107,6 +107,22 @@ func TestTransactionVerification(t *testing.T) {
 	is("VerifyOnly before AddPartitionsToTxn", verify(0), kerr.TransactionAbortable)
 	is("VerifyOnly did not add the partition", verify(0), kerr.TransactionAbortable)
 
+	// The group coordinator's transactional offsets are verified too: a
+	// TxnOffsetCommit without AddOffsetsToTxn is refused.
+	txo := kmsg.NewPtrTxnOffsetCommitRequest()
+	txo.TransactionalID, txo.Group, txo.ProducerID, txo.ProducerEpoch, txo.Generation = "late", "g", pid, epoch, -1
+	tt := kmsg.NewTxnOffsetCommitRequestTopic()
+	tt.Topic = "v"
+	tp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+	tp.Partition, tp.Offset = 0, 1
+	tt.Partitions = append(tt.Partitions, tp)
+	txo.Topics = append(txo.Topics, tt)
+	txoResp, err := txo.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is("TxnOffsetCommit before AddOffsetsToTxn", txoResp.Topics[0].Partitions[0].ErrorCode, kerr.InvalidTxnState)
+
 	add := kmsg.NewPtrAddPartitionsToTxnRequest()
 	add.TransactionalID, add.ProducerID, add.ProducerEpoch = "late", pid, epoch
 	at := kmsg.NewAddPartitionsToTxnRequestTopic()
