@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -34,9 +35,15 @@ func txnClusterConfig() testkit.ClusterConfig {
 // partition moves to a broker that has its records, the producer finds
 // the new coordinator and commits, and read_committed shows exactly the
 // committed transactions, before and after the failover and after the
-// killed broker is back.
+// killed broker is back. SAMSA_TXN_REFERENCE=kafka39 runs the same test
+// against Apache Kafka 3.9.1 brokers (the expectations are Kafka's).
 func TestTransactionCoordinatorFailover(t *testing.T) {
-	c := testkit.StartCluster(t, txnClusterConfig())
+	cfg := txnClusterConfig()
+	if os.Getenv("SAMSA_TXN_REFERENCE") == "kafka39" {
+		cfg.Kind = testkit.Kafka39
+		delete(cfg.Properties, "samsa.transactions.enable")
+	}
+	c := testkit.StartCluster(t, cfg)
 	const id = "failover"
 	ctx := deadline(t, 4*time.Minute)
 	addrs := c.Addrs()
