@@ -14,14 +14,9 @@ import (
 )
 
 // txnLink is the partitions' link to the broker's transactions: the
-// dynamic settings they read at each use (the verifier is set once the
-// transaction coordinators exist).
-func txnLink(cfg *config.Broker) *partition.TxnLink {
-	return &partition.TxnLink{
-		VerifyEnabled: func() bool { return cfg.Value("transaction.partition.verification.enable") != "false" },
-		ExpirationMs:  func() int64 { return config.ParseInt(cfg.Value("producer.id.expiration.ms")) },
-	}
-}
+// config layers the metadata actor publishes (static ones until then) and
+// the verifier, set once the transaction coordinators exist.
+func txnLink(cfg *config.Broker) *partition.TxnLink { return partition.NewTxnLink(cfg.Layers()) }
 
 // remoteVerify is how a partition leader asks the transaction coordinator
 // on another broker (AddPartitionsToTxn v4, VerifyOnly, over the

@@ -209,6 +209,9 @@ func (a *metadataActor) start() {
 	}
 	a.parts = make(map[partKey]*actor.PID)
 	a.views = make(map[partKey]*partition.View)
+	if a.cfg.Txn != nil {
+		a.cfg.Txn.SetLayers(a.state.Layers()) // the dynamic configs stored before this start
+	}
 	eff := a.state.StartAll()
 	if a.cfg.Cluster != nil {
 		// Until the controller says otherwise, no replica here leads.
@@ -285,6 +288,9 @@ func (a *metadataActor) apply(eff metadata.Effects, done func()) {
 	}
 	if len(eff.Start) > 0 || len(eff.Delete) > 0 {
 		a.publish()
+	}
+	if a.cfg.Txn != nil {
+		a.cfg.Txn.SetLayers(a.state.Layers()) // a dynamic broker config may have changed
 	}
 	finish()
 }

@@ -4,21 +4,40 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // TxnLink is what the partitions need of the broker's transactions, one
 // value shared by all of them: the verifier of KIP-890 (the transaction
-// coordinators, set once they run) and the dynamic settings read at each
-// use.
+// coordinators, set once they run) and the broker's config layers, which
+// the metadata actor publishes at every change (SetLayers), so the
+// dynamic transaction.partition.verification.enable and
+// producer.id.expiration.ms are read at each use.
 type TxnLink struct {
 	verify atomic.Pointer[VerifyFunc]
-	// VerifyEnabled reads transaction.partition.verification.enable;
-	// nil: on.
-	VerifyEnabled func() bool
-	// ExpirationMs reads producer.id.expiration.ms; nil: Kafka's default.
-	ExpirationMs func() int64
+	layers atomic.Pointer[config.Layers]
+}
+
+// NewTxnLink returns a link resolving against layers until SetLayers.
+func NewTxnLink(layers config.Layers) *TxnLink {
+	l := &TxnLink{}
+	l.SetLayers(layers)
+	return l
+}
+
+// SetLayers publishes the broker's config layers (static and dynamic).
+func (l *TxnLink) SetLayers(layers config.Layers) { l.layers.Store(&layers) }
+
+// value is the effective value of broker config name ("" unknown).
+func (l *TxnLink) value(name string) string {
+	ly := l.layers.Load()
+	if ly == nil {
+		return ""
+	}
+	e, _ := config.ResolveBroker(name, *ly)
+	return e.Value
 }
 
 // VerifyFunc asks the coordinator of transactional id whether
@@ -39,7 +58,7 @@ func (l *TxnLink) verifier() VerifyFunc {
 	if l == nil {
 		return nil
 	}
-	if l.VerifyEnabled != nil && !l.VerifyEnabled() {
+	if l.value("transaction.partition.verification.enable") == "false" {
 		return nil
 	}
 	if fn := l.verify.Load(); fn != nil {
@@ -49,10 +68,10 @@ func (l *TxnLink) verifier() VerifyFunc {
 }
 
 func (l *TxnLink) expirationMs() int64 {
-	if l == nil || l.ExpirationMs == nil {
+	if l == nil {
 		return ProducerIDExpirationMs
 	}
-	if ms := l.ExpirationMs(); ms > 0 {
+	if ms := config.ParseInt(l.value("producer.id.expiration.ms")); ms > 0 {
 		return ms
 	}
 	return ProducerIDExpirationMs

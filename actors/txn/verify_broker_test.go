@@ -183,3 +183,78 @@ func pause(ctx context.Context, t *testing.T) {
 	case <-time.After(20 * time.Millisecond):
 	}
 }
+
+// transaction.partition.verification.enable is dynamic: set false
+// (cluster-wide, through IncrementalAlterConfigs) the leader appends a
+// transactional batch without asking, as before KIP-890; set true again
+// it asks.
+func TestTransactionVerificationSwitch(t *testing.T) {
+	n := testkit.StartInProcess(t, "samsa.transactions.enable", "true", "transaction.state.log.num.partitions", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopics(ctx, 1, 1, nil, "s"); err != nil {
+		t.Fatal(err)
+	}
+	var pid int64
+	var epoch int16
+	for {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID, req.TransactionTimeoutMillis = kmsg.StringPtr("switch"), 60_000
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil && resp.ErrorCode == 0 {
+			pid, epoch = resp.ProducerID, resp.ProducerEpoch
+			break
+		}
+		pause(ctx, t)
+	}
+	produce := func(seq int32) error {
+		req := kmsg.NewPtrProduceRequest()
+		req.TransactionID, req.Acks, req.TimeoutMillis = kmsg.StringPtr("switch"), -1, 10_000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "s"
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Records = batchtest.Build([]batchtest.Record{{Value: []byte("x"), Timestamp: time.Now().UnixMilli()}},
+			batchtest.Producer(pid, epoch, seq), batchtest.Attributes(wire.AttrTransactional))
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kerr.ErrorForCode(resp.Topics[0].Partitions[0].ErrorCode)
+	}
+	set := func(v string) {
+		t.Helper()
+		resp, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "transaction.partition.verification.enable", Value: kmsg.StringPtr(v)}})
+		if err == nil {
+			for _, r := range resp {
+				if r.Err != nil {
+					err = r.Err
+				}
+			}
+		}
+		if err != nil {
+			t.Fatalf("setting verification %s: %v", v, err)
+		}
+	}
+	if err := produce(0); err != kerr.TransactionAbortable {
+		t.Fatalf("verification on by default: %v", err)
+	}
+	set("false")
+	if err := produce(0); err != nil {
+		t.Fatalf("verification off: %v, want the batch appended unasked", err)
+	}
+	set("true")
+	// The transaction is open on the partition now (unknown to the
+	// coordinator, the hazard KIP-890 removes): further batches are not
+	// asked about; a new producer epoch's are.
+	if err := produce(1); err != nil {
+		t.Fatalf("a batch of the open transaction: %v", err)
+	}
+}
