@@ -258,3 +258,76 @@ func TestTransactionVerificationSwitch(t *testing.T) {
 		t.Fatalf("a batch of the open transaction: %v", err)
 	}
 }
+
+// AddPartitionsToTxn v4 batches transactions, each answered on its own:
+// an add, a VerifyOnly, and one naming a partition that does not exist
+// (UNKNOWN_TOPIC_OR_PARTITION for it, OPERATION_NOT_ATTEMPTED for the
+// others, nothing added).
+func TestAddPartitionsToTxnBatched(t *testing.T) {
+	n := testkit.StartInProcess(t, "samsa.transactions.enable", "true", "transaction.state.log.num.partitions", "2")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := kadm.NewClient(cl).CreateTopics(ctx, 2, 1, nil, "b"); err != nil {
+		t.Fatal(err)
+	}
+	type producer struct {
+		pid   int64
+		epoch int16
+	}
+	ids := map[string]producer{}
+	for _, id := range []string{"b1", "b2", "b3"} {
+		for {
+			req := kmsg.NewPtrInitProducerIDRequest()
+			req.TransactionalID, req.TransactionTimeoutMillis = kmsg.StringPtr(id), 60_000
+			resp, err := req.RequestWith(ctx, cl)
+			if err == nil && resp.ErrorCode == 0 {
+				ids[id] = producer{resp.ProducerID, resp.ProducerEpoch}
+				break
+			}
+			pause(ctx, t)
+		}
+	}
+	batch := func(verify map[string]bool, parts map[string][]int32) map[string]map[int32]error {
+		t.Helper()
+		req := kmsg.NewPtrAddPartitionsToTxnRequest()
+		for _, id := range []string{"b1", "b2", "b3"} {
+			if parts[id] == nil {
+				continue
+			}
+			tx := kmsg.NewAddPartitionsToTxnRequestTransaction()
+			tx.TransactionalID, tx.ProducerID, tx.ProducerEpoch, tx.VerifyOnly = id, ids[id].pid, ids[id].epoch, verify[id]
+			tt := kmsg.NewAddPartitionsToTxnRequestTransactionTopic()
+			tt.Topic, tt.Partitions = "b", parts[id]
+			tx.Topics = append(tx.Topics, tt)
+			req.Transactions = append(req.Transactions, tx)
+		}
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]map[int32]error{}
+		for _, tx := range resp.Transactions {
+			out[tx.TransactionalID] = map[int32]error{}
+			for _, rt := range tx.Topics {
+				for _, rp := range rt.Partitions {
+					out[tx.TransactionalID][rp.Partition] = kerr.ErrorForCode(rp.ErrorCode)
+				}
+			}
+		}
+		return out
+	}
+	got := batch(map[string]bool{"b2": true}, map[string][]int32{"b1": {0}, "b2": {0}, "b3": {1, 7}})
+	if got["b1"][0] != nil || got["b2"][0] != kerr.TransactionAbortable ||
+		got["b3"][1] != kerr.OperationNotAttempted || got["b3"][7] != kerr.UnknownTopicOrPartition {
+		t.Fatalf("batched answer %v", got)
+	}
+	got = batch(map[string]bool{"b1": true, "b3": true}, map[string][]int32{"b1": {0, 1}, "b3": {1}})
+	if got["b1"][0] != nil || got["b1"][1] != kerr.TransactionAbortable || got["b3"][1] != kerr.TransactionAbortable {
+		t.Fatalf("after the batch: %v (b1 has partition 0 only, b3 nothing)", got)
+	}
+}
