@@ -30,6 +30,7 @@ type Coordinators struct {
 	// RemoteVerify asks another broker's coordinator (Verify); set in
 	// cluster mode.
 	RemoteVerify RemoteVerify
+	batcher      verifyBatcher
 	t            shards.Table
 }
 

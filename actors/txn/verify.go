@@ -3,6 +3,7 @@ package txn
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -66,7 +67,7 @@ func (c *Coordinators) Verify(id string, pid int64, epoch int16, topic string, p
 	case c.RemoteVerify == nil:
 		done(kerr.CoordinatorNotAvailable)
 	default:
-		go func() { done(c.verifyRemote(leader, id, pid, epoch, tp)) }()
+		c.batcher.add(c.RemoteVerify, leader, remoteAsk{id: id, pid: pid, epoch: epoch, tp: tp, done: done})
 	}
 }
 
@@ -88,27 +89,128 @@ func coordinatorOf(v *cluster.View, id string) (int32, int32) {
 	return n, p.Leader
 }
 
-// verifyRemote asks broker, the coordinator's, with AddPartitionsToTxn
-// v4 VerifyOnly, and maps its answer as Kafka's AddPartitionsToTxnManager
-// does.
-func (c *Coordinators) verifyRemote(broker int32, id string, pid int64, epoch int16, tp TopicPartition) kerr.Code {
+// remoteAsk is one verification for a coordinator on another broker.
+type remoteAsk struct {
+	id    string
+	pid   int64
+	epoch int16
+	tp    TopicPartition
+	done  func(kerr.Code)
+}
+
+// verifyBatcher sends the verifications for other brokers' coordinators
+// as Kafka's AddPartitionsToTxnManager does: one AddPartitionsToTxn in
+// flight per broker, the verifications asked meanwhile gathered into the
+// next (a transactional id once, with every partition asked for it).
+type verifyBatcher struct {
+	mu sync.Mutex
+	by map[int32]*verifyQueue
+}
+
+type verifyQueue struct {
+	busy    bool
+	pending []remoteAsk
+}
+
+func (b *verifyBatcher) add(send RemoteVerify, broker int32, ask remoteAsk) {
+	var refused []func()
+	defer func() {
+		for _, f := range refused {
+			f()
+		}
+	}()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.by == nil {
+		b.by = map[int32]*verifyQueue{}
+	}
+	q := b.by[broker]
+	if q == nil {
+		q = &verifyQueue{}
+		b.by[broker] = q
+	}
+	// One transactional id goes at one producer id and epoch (Kafka's
+	// addTxnData): an older epoch than one waiting is refused at once; a
+	// newer one (or another producer id at the same epoch) replaces the
+	// waiting asks, which are refused.
+	kept := q.pending[:0]
+	for _, w := range q.pending {
+		if w.id != ask.id || (w.pid == ask.pid && w.epoch == ask.epoch) {
+			kept = append(kept, w)
+			continue
+		}
+		if ask.epoch < w.epoch {
+			q.pending = append(kept, q.pending[len(kept):]...)
+			refused = append(refused, func() { ask.done(kerr.InvalidProducerEpoch) })
+			return
+		}
+		code := kerr.NetworkException
+		if w.epoch < ask.epoch {
+			code = kerr.InvalidProducerEpoch
+		}
+		refused = append(refused, func() { w.done(code) })
+	}
+	clear(q.pending[len(kept):])
+	q.pending = append(kept, ask)
+	if !q.busy {
+		q.busy = true
+		go b.drain(send, broker, q)
+	}
+}
+
+// drain sends broker's queue, one request at a time, until it is empty.
+func (b *verifyBatcher) drain(send RemoteVerify, broker int32, q *verifyQueue) {
+	for {
+		b.mu.Lock()
+		asks := q.pending
+		q.pending = nil
+		if len(asks) == 0 {
+			q.busy = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		verifyRemote(send, broker, asks)
+	}
+}
+
+// verifyRemote asks broker, the coordinator's, about asks (at most one
+// producer id and epoch per transactional id: add sees to it) with one
+// AddPartitionsToTxn v4 VerifyOnly, and answers each.
+func verifyRemote(send RemoteVerify, broker int32, asks []remoteAsk) {
 	req := kmsg.NewPtrAddPartitionsToTxnRequest()
-	t := kmsg.NewAddPartitionsToTxnRequestTransaction()
-	t.TransactionalID, t.ProducerID, t.ProducerEpoch, t.VerifyOnly = id, pid, epoch, true
-	rt := kmsg.NewAddPartitionsToTxnRequestTransactionTopic()
-	rt.Topic, rt.Partitions = tp.Topic, []int32{tp.Partition}
-	t.Topics = append(t.Topics, rt)
-	req.Transactions = append(req.Transactions, t)
+	byID := map[string]int{} // index in req.Transactions
+	for _, a := range asks {
+		i, seen := byID[a.id]
+		if !seen {
+			t := kmsg.NewAddPartitionsToTxnRequestTransaction()
+			t.TransactionalID, t.ProducerID, t.ProducerEpoch, t.VerifyOnly = a.id, a.pid, a.epoch, true
+			i = len(req.Transactions)
+			byID[a.id] = i
+			req.Transactions = append(req.Transactions, t)
+		}
+		t := &req.Transactions[i]
+		if n := len(t.Topics); n > 0 && t.Topics[n-1].Topic == a.tp.Topic {
+			t.Topics[n-1].Partitions = append(t.Topics[n-1].Partitions, a.tp.Partition)
+		} else {
+			rt := kmsg.NewAddPartitionsToTxnRequestTransactionTopic()
+			rt.Topic, rt.Partitions = a.tp.Topic, []int32{a.tp.Partition}
+			t.Topics = append(t.Topics, rt)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 	defer cancel()
-	resp, err := c.RemoteVerify(ctx, broker, req)
-	switch {
-	case errors.Is(err, ErrVerifyUnsupported):
-		return kerr.None
-	case err != nil:
-		return kerr.NetworkException
+	resp, err := send(ctx, broker, req)
+	for _, a := range asks {
+		switch {
+		case errors.Is(err, ErrVerifyUnsupported):
+			a.done(kerr.None)
+		case err != nil:
+			a.done(kerr.NetworkException)
+		default:
+			a.done(verifyAnswer(resp, a.id, a.tp))
+		}
 	}
-	return verifyAnswer(resp, id, tp)
 }
 
 // verifyAnswer is tp's code in a VerifyOnly response: the top-level error

@@ -1,7 +1,11 @@
 package txn
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -63,5 +67,107 @@ func TestCoordinatorOf(t *testing.T) {
 	}
 	if _, leader := coordinatorOf(nil, "a"); leader != -1 {
 		t.Errorf("without a view: leader %d", leader)
+	}
+}
+
+// Verifications for another broker's coordinator go one request at a
+// time; those asked while one is out share the next, a transactional id
+// once with all its partitions; an older epoch of an id is refused at
+// once, and the transport's failure answers every ask of its request.
+func TestVerifyBatcher(t *testing.T) {
+	type call struct {
+		req     *kmsg.AddPartitionsToTxnRequest
+		release chan error
+	}
+	calls := make(chan call)
+	send := func(ctx context.Context, broker int32, req *kmsg.AddPartitionsToTxnRequest) (*kmsg.AddPartitionsToTxnResponse, error) {
+		c := call{req: req, release: make(chan error)}
+		calls <- c
+		if err := <-c.release; err != nil {
+			return nil, err
+		}
+		resp := kmsg.NewPtrAddPartitionsToTxnResponse()
+		for _, tx := range req.Transactions {
+			rtx := kmsg.NewAddPartitionsToTxnResponseTransaction()
+			rtx.TransactionalID = tx.TransactionalID
+			for _, tt := range tx.Topics {
+				rt := kmsg.NewAddPartitionsToTxnResponseTransactionTopic()
+				rt.Topic = tt.Topic
+				for _, p := range tt.Partitions {
+					rp := kmsg.NewAddPartitionsToTxnResponseTransactionTopicPartition()
+					rp.Partition = p
+					if p%2 == 1 {
+						rp.ErrorCode = kerr.TransactionAbortable.Int16()
+					}
+					rt.Partitions = append(rt.Partitions, rp)
+				}
+				rtx.Topics = append(rtx.Topics, rt)
+			}
+			resp.Transactions = append(resp.Transactions, rtx)
+		}
+		return resp, nil
+	}
+	answers := make(chan string, 16)
+	ask := func(b *verifyBatcher, id string, epoch int16, p int32) {
+		b.add(send, 2, remoteAsk{id: id, pid: 7, epoch: epoch, tp: TopicPartition{"t", p}, done: func(code kerr.Code) {
+			answers <- fmt.Sprintf("%s/%d/%d:%s", id, epoch, p, code.String())
+		}})
+	}
+	answer := func() string {
+		t.Helper()
+		select {
+		case a := <-answers:
+			return a
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer")
+			return ""
+		}
+	}
+	next := func() call {
+		t.Helper()
+		select {
+		case c := <-calls:
+			return c
+		case <-time.After(10 * time.Second):
+			t.Fatal("no request")
+			return call{}
+		}
+	}
+	var b verifyBatcher
+	ask(&b, "a", 0, 0)
+	first := next()
+	if n := len(first.req.Transactions); n != 1 || !first.req.Transactions[0].VerifyOnly {
+		t.Fatalf("first request: %+v", first.req)
+	}
+	ask(&b, "a", 1, 2)
+	ask(&b, "a", 1, 3)
+	ask(&b, "a", 0, 4) // older than the epoch 1 asks: refused at once
+	ask(&b, "b", 0, 5)
+	if got := answer(); got != "a/0/4:INVALID_PRODUCER_EPOCH" {
+		t.Fatalf("an older epoch's ask: %s", got)
+	}
+	first.release <- nil
+	if got := answer(); got != "a/0/0:NONE" {
+		t.Fatalf("first answer: %s", got)
+	}
+	second := next()
+	if n := len(second.req.Transactions); n != 2 || len(second.req.Transactions[0].Topics[0].Partitions) != 2 {
+		t.Fatalf("the batched request: %+v", second.req.Transactions)
+	}
+	second.release <- nil
+	got := map[string]bool{}
+	for range 3 {
+		got[answer()] = true
+	}
+	for _, want := range []string{"a/1/2:NONE", "a/1/3:TRANSACTION_ABORTABLE", "b/0/5:TRANSACTION_ABORTABLE"} {
+		if !got[want] {
+			t.Fatalf("answers %v, want %s", got, want)
+		}
+	}
+	ask(&b, "c", 0, 0)
+	third := next()
+	third.release <- errors.New("connection refused")
+	if got := answer(); got != "c/0/0:NETWORK_EXCEPTION" {
+		t.Fatalf("after a transport failure: %s", got)
 	}
 }
