@@ -17,7 +17,9 @@ import (
 // producer.id.expiration.ms are read at each use.
 type TxnLink struct {
 	verify atomic.Pointer[VerifyFunc]
-	layers atomic.Pointer[config.Layers]
+	// Resolved at each SetLayers, so the produce path reads two atomics.
+	verifyOff atomic.Bool
+	expiryMs  atomic.Int64
 }
 
 // NewTxnLink returns a link resolving against layers until SetLayers.
@@ -28,16 +30,13 @@ func NewTxnLink(layers config.Layers) *TxnLink {
 }
 
 // SetLayers publishes the broker's config layers (static and dynamic).
-func (l *TxnLink) SetLayers(layers config.Layers) { l.layers.Store(&layers) }
-
-// value is the effective value of broker config name ("" unknown).
-func (l *TxnLink) value(name string) string {
-	ly := l.layers.Load()
-	if ly == nil {
-		return ""
+func (l *TxnLink) SetLayers(layers config.Layers) {
+	value := func(name string) string {
+		e, _ := config.ResolveBroker(name, layers)
+		return e.Value
 	}
-	e, _ := config.ResolveBroker(name, *ly)
-	return e.Value
+	l.verifyOff.Store(value("transaction.partition.verification.enable") == "false")
+	l.expiryMs.Store(config.ParseInt(value("producer.id.expiration.ms")))
 }
 
 // VerifyFunc asks the coordinator of transactional id whether
@@ -58,7 +57,7 @@ func (l *TxnLink) verifier() VerifyFunc {
 	if l == nil {
 		return nil
 	}
-	if l.value("transaction.partition.verification.enable") == "false" {
+	if l.verifyOff.Load() {
 		return nil
 	}
 	if fn := l.verify.Load(); fn != nil {
@@ -71,7 +70,7 @@ func (l *TxnLink) expirationMs() int64 {
 	if l == nil {
 		return ProducerIDExpirationMs
 	}
-	if ms := config.ParseInt(l.value("producer.id.expiration.ms")); ms > 0 {
+	if ms := l.expiryMs.Load(); ms > 0 {
 		return ms
 	}
 	return ProducerIDExpirationMs
