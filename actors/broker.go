@@ -193,6 +193,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		}
 	}
 	txns := new(atomic.Pointer[txn.Coordinators])
+	metaCfg.Txn = txnLink(cfg)
 	transactions := cfg.Value(config.KeyTransactionsEnable) == "true"
 	if transactions {
 		wire.EnableTransactionAPIs()
@@ -239,6 +240,8 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	if transactions {
 		b.txns = txn.NewCoordinators(e, b.meta)
 		b.txns.Markers.Remote = b.remoteMarkers()
+		b.txns.RemoteVerify = b.remoteVerify()
+		metaCfg.Txn.SetVerifier(b.txns.Verify)
 		groups := b.groups
 		b.txns.Markers.Written = func(tp txn.TopicPartition, pid int64, commit bool) { groups.TxnCompleted(tp.Partition, pid, commit) }
 		txns.Store(b.txns)

@@ -103,9 +103,13 @@ var plannedAPIs = []APIRange{
 // and advertised only by a broker that runs transaction coordinators
 // (EnableTransactionAPIs): advertising them makes clients use them.
 var TransactionAPIs = []APIRange{
-	{Key: 24, Min: 0, Max: 3, Accept: 0}, // AddPartitionsToTxn: librdkafka v0 only; 4+ is KIP-890
+	// AddPartitionsToTxn: librdkafka sends v0; clients stop at 3, 4+
+	// (Kafka 3.9 serves 0-5) is the brokers' KIP-890 verification.
+	{Key: 24, Min: 0, Max: 5, Accept: 0},
 	{Key: 25, Min: 0, Max: 3, Accept: 0}, // AddOffsetsToTxn: librdkafka v0 only
-	{Key: 26, Min: 0, Max: 3, Accept: 0}, // EndTxn: 5 is KIP-890 epoch bump
+	// EndTxn: Kafka 3.9 serves 0-4 (4: the client knows
+	// TRANSACTION_ABORTABLE); 5, KIP-890 part 2's epoch bump, is Kafka 4.
+	{Key: 26, Min: 0, Max: 4, Accept: 0},
 	{Key: 27, Min: 0, Max: 1, Accept: 0}, // WriteTxnMarkers: Kafka 3.9 serves 0-1
 	{Key: 28, Min: 0, Max: 3, Accept: 0}, // TxnOffsetCommit
 	{Key: 65, Min: 0, Max: 0, Accept: 0}, // DescribeTransactions

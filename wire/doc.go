@@ -99,7 +99,10 @@
 //   - OffsetForLeaderEpoch 2-4: librdkafka >= 2.1 sends exactly v2 without
 //     checking; Java validates positions only when the max is >= 3.
 //   - InitProducerId from 0, AddPartitionsToTxn and AddOffsetsToTxn from 0:
-//     kafkajs sends v0-1, librdkafka v0 only.
+//     kafkajs sends v0-1, librdkafka v0 only. AddPartitionsToTxn up to 5
+//     and EndTxn up to 4, as Kafka 3.9: clients stop AddPartitionsToTxn at
+//     3, and 4+ is the partition leaders' KIP-890 verification (VerifyOnly);
+//     EndTxn 4 only says the client knows TRANSACTION_ABORTABLE.
 //
 // No features (SupportedFeatures, FinalizedFeatures) are advertised, so
 // Java producers use the classic transaction protocol.

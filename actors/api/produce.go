@@ -34,6 +34,10 @@ func handleProduce(s *Services, req *wire.Request) {
 	resp.Topics = make([]kmsg.ProduceResponseTopic, len(body.Topics))
 	badAcks := body.Acks != -1 && body.Acks != 0 && body.Acks != 1
 	routes := s.Env.Routes.Load()
+	txnID := ""
+	if body.TransactionID != nil {
+		txnID = *body.TransactionID
+	}
 
 	n := 0
 	for i := range body.Topics {
@@ -71,7 +75,7 @@ func handleProduce(s *Services, req *wire.Request) {
 			default:
 				readers.n++
 				parts.add(tr.Partitions[rp.Partition], sp, func(out *kmsg.ProduceResponseTopicPartition) partition.Request {
-					return &partition.ProduceRequest{Records: rp.Records, Version: body.Version, Acks: body.Acks, Out: out, RecordsRead: readers.done}
+					return &partition.ProduceRequest{Records: rp.Records, Version: body.Version, Acks: body.Acks, TransactionalID: txnID, Out: out, RecordsRead: readers.done}
 				})
 			}
 		}

@@ -78,54 +78,114 @@ func initTransactionalProducer(s *Services, req *wire.Request, body *kmsg.InitPr
 	toTxnCoordinator(s, in.TransactionalID, in, func(code kerr.Code) { answer(txn.Reply{Err: code}) })
 }
 
+// handleAddPartitionsToTxn serves AddPartitionsToTxn: v0-3 from a
+// producer (one transaction, its partitions added), v4+ from another
+// broker (KIP-890: a batch of transactions, each added or, VerifyOnly,
+// checked: a partition leader asks before a transactional batch opens a
+// transaction there). An unknown partition fails its transaction: it
+// gets UNKNOWN_TOPIC_OR_PARTITION and the others OPERATION_NOT_ATTEMPTED
+// (Kafka).
 func handleAddPartitionsToTxn(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.AddPartitionsToTxnRequest)
 	resp := body.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
-	if body.Version >= 4 {
-		// Batched and broker-verified (KIP-890) versions are not served
-		// (the decoder refuses them); a request here is a bug.
-		resp.ErrorCode = kerr.UnsupportedVersion.Int16()
+	if body.Version < 4 {
+		t := kmsg.AddPartitionsToTxnRequestTransaction{TransactionalID: body.TransactionalID,
+			ProducerID: body.ProducerID, ProducerEpoch: body.ProducerEpoch}
+		for _, rt := range body.Topics {
+			t.Topics = append(t.Topics, kmsg.AddPartitionsToTxnRequestTransactionTopic{Topic: rt.Topic, Partitions: rt.Partitions})
+		}
+		addToTxn(s, &t, body.Version, func(r kmsg.AddPartitionsToTxnResponseTransaction) {
+			for _, rt := range r.Topics {
+				out := kmsg.NewAddPartitionsToTxnResponseTopic()
+				out.Topic = rt.Topic
+				for _, rp := range rt.Partitions {
+					op := kmsg.NewAddPartitionsToTxnResponseTopicPartition()
+					op.Partition, op.ErrorCode = rp.Partition, rp.ErrorCode
+					out.Partitions = append(out.Partitions, op)
+				}
+				resp.Topics = append(resp.Topics, out)
+			}
+			env.Reply(req, resp)
+		})
+		return
+	}
+	resp.Transactions = make([]kmsg.AddPartitionsToTxnResponseTransaction, len(body.Transactions))
+	if len(body.Transactions) == 0 {
 		env.Reply(req, resp)
 		return
 	}
-	// Every partition gets the same answer; an unknown one fails the
-	// request, the others are then OPERATION_NOT_ATTEMPTED (Kafka).
+	left := new(atomic.Int32)
+	left.Store(int32(len(body.Transactions)))
+	for i := range body.Transactions {
+		addToTxn(s, &body.Transactions[i], body.Version, func(r kmsg.AddPartitionsToTxnResponseTransaction) {
+			resp.Transactions[i] = r // each answer its own slot; the last one replies
+			if left.Add(-1) == 0 {
+				env.Reply(req, resp)
+			}
+		})
+	}
+}
+
+// addToTxn serves one transaction of an AddPartitionsToTxn and calls
+// done once with its result.
+func addToTxn(s *Services, t *kmsg.AddPartitionsToTxnRequestTransaction, version int16, done func(kmsg.AddPartitionsToTxnResponseTransaction)) {
 	var parts []txn.TopicPartition
 	unknown := false
-	for _, t := range body.Topics {
-		for _, p := range t.Partitions {
-			if !partitionExists(s, t.Topic, p) {
+	for _, rt := range t.Topics {
+		for _, p := range rt.Partitions {
+			if !partitionExists(s, rt.Topic, p) {
 				unknown = true
 			}
-			parts = append(parts, txn.TopicPartition{Topic: t.Topic, Partition: p})
+			parts = append(parts, txn.TopicPartition{Topic: rt.Topic, Partition: p})
 		}
 	}
-	answer := func(r txn.Reply) {
-		for _, t := range body.Topics {
-			rt := kmsg.NewAddPartitionsToTxnResponseTopic()
-			rt.Topic = t.Topic
-			for _, p := range t.Partitions {
-				rp := kmsg.NewAddPartitionsToTxnResponseTopicPartition()
-				rp.Partition, rp.ErrorCode = p, r.Err.Int16()
-				if unknown {
-					rp.ErrorCode = kerr.OperationNotAttempted.Int16()
-					if !partitionExists(s, t.Topic, p) {
-						rp.ErrorCode = kerr.UnknownTopicOrPartition.Int16()
-					}
-				}
-				rt.Partitions = append(rt.Partitions, rp)
+	// answer gives partition i code(i), in the request's order.
+	answer := func(code func(i int) kerr.Code) {
+		r := kmsg.NewAddPartitionsToTxnResponseTransaction()
+		r.TransactionalID = t.TransactionalID
+		i := 0
+		for _, rt := range t.Topics {
+			out := kmsg.NewAddPartitionsToTxnResponseTransactionTopic()
+			out.Topic = rt.Topic
+			for _, p := range rt.Partitions {
+				op := kmsg.NewAddPartitionsToTxnResponseTransactionTopicPartition()
+				op.Partition, op.ErrorCode = p, code(i).Int16()
+				out.Partitions = append(out.Partitions, op)
+				i++
 			}
-			resp.Topics = append(resp.Topics, rt)
+			r.Topics = append(r.Topics, out)
 		}
-		env.Reply(req, resp)
+		done(r)
+	}
+	all := func(c kerr.Code) {
+		if version < 2 && c == kerr.ProducerFenced {
+			c = kerr.InvalidProducerEpoch // PRODUCER_FENCED is v2+ (KIP-588)
+		}
+		answer(func(int) kerr.Code { return c })
 	}
 	if unknown {
-		answer(txn.Reply{})
+		answer(func(i int) kerr.Code {
+			if !partitionExists(s, parts[i].Topic, parts[i].Partition) {
+				return kerr.UnknownTopicOrPartition
+			}
+			return kerr.OperationNotAttempted
+		})
 		return
 	}
-	in := txn.AddPartitions{Ref: answer, TransactionalID: body.TransactionalID, ProducerID: body.ProducerID,
-		ProducerEpoch: body.ProducerEpoch, Partitions: parts}
-	toTxnCoordinator(s, body.TransactionalID, in, func(code kerr.Code) { answer(txn.Reply{Err: code}) })
+	if t.TransactionalID == "" {
+		all(kerr.InvalidRequest)
+		return
+	}
+	if t.VerifyOnly {
+		in := txn.VerifyPartitions{TransactionalID: t.TransactionalID, ProducerID: t.ProducerID,
+			ProducerEpoch: t.ProducerEpoch, Partitions: parts,
+			Answer: func(codes []kerr.Code) { answer(func(i int) kerr.Code { return codes[i] }) }}
+		toTxnCoordinator(s, t.TransactionalID, in, all)
+		return
+	}
+	in := txn.AddPartitions{Ref: func(r txn.Reply) { all(r.Err) }, TransactionalID: t.TransactionalID,
+		ProducerID: t.ProducerID, ProducerEpoch: t.ProducerEpoch, Partitions: parts}
+	toTxnCoordinator(s, t.TransactionalID, in, all)
 }
 
 func handleAddOffsetsToTxn(s *Services, req *wire.Request) {

@@ -50,6 +50,8 @@ type ActorConfig struct {
 	OnTxnRole func(partition, n int32, leading bool, epoch int32)
 	// Replication links the partitions to the cluster (cluster mode).
 	Replication *partition.Replication
+	// Txn links the partitions to the broker's transactions.
+	Txn *partition.TxnLink
 	// Followers replicates the partitions this broker follows (cluster
 	// mode).
 	Followers Followers
@@ -207,6 +209,9 @@ func (a *metadataActor) start() {
 	}
 	a.parts = make(map[partKey]*actor.PID)
 	a.views = make(map[partKey]*partition.View)
+	if a.cfg.Txn != nil {
+		a.cfg.Txn.SetLayers(a.state.Layers()) // the dynamic configs stored before this start
+	}
 	eff := a.state.StartAll()
 	if a.cfg.Cluster != nil {
 		// Until the controller says otherwise, no replica here leads.
@@ -284,6 +289,9 @@ func (a *metadataActor) apply(eff metadata.Effects, done func()) {
 	if len(eff.Start) > 0 || len(eff.Delete) > 0 {
 		a.publish()
 	}
+	if a.cfg.Txn != nil {
+		a.cfg.Txn.SetLayers(a.state.Layers()) // a dynamic broker config may have changed
+	}
 	finish()
 }
 
@@ -301,7 +309,7 @@ func (a *metadataActor) spawn(specs []metadata.PartitionSpec, opened *gather.Gat
 		latest.Store(&spec)
 		view := partition.NewView()
 		cfg := partition.Config{Spec: latest, View: view, Dir: a.cfg.Dirs[spec.Dir], Log: a.env.Log, Now: a.env.Now, Startup: startup,
-			Replication: a.cfg.Replication}
+			Replication: a.cfg.Replication, Txn: a.cfg.Txn}
 		props := actor.PropsFromProducer(func() actor.Actor { return partition.NewActor(cfg) }, actor.WithDispatcher(a.env.Dispatcher))
 		name := "p-" + spec.ID.String() + "-" + strconv.Itoa(int(spec.Partition))
 		pid, err := a.ctx.SpawnNamed(props, name)

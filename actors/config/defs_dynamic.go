@@ -3,11 +3,12 @@ package config
 // kafkaDynamicDefs are the broker configs Kafka lets AlterConfigs change at
 // runtime (DynamicBrokerConfig.AllDynamicConfigs, 3.9 and 4.x, and the
 // broker quota configs) that samsa has no other use for yet: security,
-// SASL, the log cleaner, threads, metrics reporters, producer state,
-// tiered storage and the log-dir move quota. All are Ignored: accepted from
-// server.properties and stored when set dynamically, reported by
-// DescribeConfigs, and without effect. The dynamic keys samsa does act on
-// (the log.* topic defaults, message.max.bytes, ...) live in brokerDefs.
+// SASL, the log cleaner, threads, metrics reporters, tiered storage and
+// the log-dir move quota. All are Ignored: accepted from server.properties
+// and stored when set dynamically, reported by DescribeConfigs, and
+// without effect. The dynamic keys samsa does act on (the log.* topic
+// defaults, message.max.bytes, ...) live in brokerDefs, and the
+// replication quotas and producer-state keys below.
 //
 // SSL keystores and truststores (ListenerOnly) are set per listener,
 // listener.name.<listener>.<key>; listener, security and SASL keys are
@@ -75,8 +76,6 @@ var kafkaDynamicDefs = append(dynamicIgnored([]Def{
 	// Threads, metrics, producer state.
 	{Name: "num.replica.fetchers", Type: Int, Default: "1", Doc: "Accepted; replication comes with cluster mode."},
 	{Name: "metric.reporters", Type: List, Default: "", Doc: "Accepted; samsa serves its metrics on /metrics and runs no Java reporters."},
-	{Name: "producer.id.expiration.ms", Type: Int, Default: "86400000", Check: AtLeast(1), Doc: "Accepted; idle producer ids do not expire yet."},
-	{Name: "transaction.partition.verification.enable", Type: Boolean, Default: "true", Doc: "Transactions come later."},
 
 	// Tiered storage.
 	{Name: "remote.log.index.file.cache.total.size.bytes", Type: Long, Default: "1073741824", Check: AtLeast(1), Doc: tieredDoc},
@@ -87,7 +86,16 @@ var kafkaDynamicDefs = append(dynamicIgnored([]Def{
 
 	// Replication quotas (Kafka's broker quota configs, dynamic only).
 	{Name: "replica.alter.log.dirs.io.max.bytes.per.second", Type: Long, Default: longMax, Check: AtLeast(0), Doc: quotaDoc},
-}), replicationQuotaDefs...)
+}), append(replicationQuotaDefs, producerStateDefs...)...)
+
+// producerStateDefs are Kafka's dynamic producer-state keys, which the
+// partitions read at each use.
+var producerStateDefs = []Def{
+	{Name: "producer.id.expiration.ms", Type: Int, Default: "86400000", Check: AtLeast(1), Dynamic: true,
+		Doc: "A producer id that has written nothing to a partition for this long, and has no transaction open there, is forgotten by that partition (looked for at each log.retention.check.interval.ms); its next batch is accepted at any sequence."},
+	{Name: "transaction.partition.verification.enable", Type: Boolean, Default: "true", Dynamic: true,
+		Doc: "KIP-890: before a transactional batch opens its producer's transaction on a partition, the leader asks the transaction coordinator whether the partition is in it, so a late batch cannot open a transaction no coordinator will end."},
+}
 
 // replicationQuotaDefs are the replication throttles, which samsa applies
 // in cluster mode (actors/replica's Throttle); Kafka has them dynamic

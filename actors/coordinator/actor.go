@@ -306,10 +306,12 @@ func (a *groupCoordinatorActor) appendRecords(ap group.Append) {
 		return
 	}
 	records := BuildBatch(ap.Records, a.now().UnixMilli())
+	txnID := ""
 	if ap.Txn != nil {
 		MarkTransactional(records, ap.Txn.ProducerID, ap.Txn.ProducerEpoch)
+		txnID = ap.Txn.TransactionalID
 	}
-	shards.Append(a.env, OffsetsTopic, a.partition, records, func(code kerr.Code) {
+	shards.AppendFor(a.env, OffsetsTopic, a.partition, records, txnID, func(code kerr.Code) {
 		root.Send(self, &groupAppended{append: ap, code: code})
 	})
 }

@@ -66,7 +66,7 @@ func (g *Group) TxnOffsetCommit(t Ticket, req *kmsg.TxnOffsetCommitRequest, now 
 		g.reply(t, txnCommitResponse(req, func(topic string, p int32) kerr.Code { return codes[topicPartition{topic, p}] }))
 	}
 	g.fx.Appends = append(g.fx.Appends, Append{Group: g.id, Token: token, Records: recs,
-		Txn: &TxnProducer{ProducerID: pid, ProducerEpoch: req.ProducerEpoch}})
+		Txn: &TxnProducer{ProducerID: pid, ProducerEpoch: req.ProducerEpoch, TransactionalID: req.TransactionalID}})
 	return g.end()
 }
 
@@ -76,6 +76,9 @@ func (g *Group) TxnOffsetCommit(t Ticket, req *kmsg.TxnOffsetCommitRequest, now 
 type TxnProducer struct {
 	ProducerID    int64
 	ProducerEpoch int16
+	// TransactionalID is the request's: the partition verifies the batch
+	// with its coordinator (KIP-890) when it opens the transaction there.
+	TransactionalID string
 }
 
 func (g *Group) validateTxnCommit(req *kmsg.TxnOffsetCommitRequest) kerr.Code {

@@ -201,12 +201,13 @@ func (s *State) TruncateTo(offset int64) {
 	}
 }
 
-// Expire forgets producers whose last write is older than now-maxAgeMs
-// (producer.id.expiration.ms).
+// Expire forgets producers silent for maxAgeMs or more
+// (producer.id.expiration.ms), as Kafka's isProducerExpired, except
+// those with a transaction open.
 func (s *State) Expire(nowMs, maxAgeMs int64) int {
 	n := 0
 	for id, p := range s.producers {
-		if nowMs-p.LastTimestamp > maxAgeMs && p.TxnFirstOffset < 0 { // Kafka keeps producers with a transaction open
+		if nowMs-p.LastTimestamp >= maxAgeMs && p.TxnFirstOffset < 0 { // Kafka keeps producers with a transaction open
 			delete(s.producers, id)
 			n++
 		}

@@ -46,13 +46,16 @@ type Config struct {
 	// Replication links a cluster-mode partition to the cluster; nil
 	// alone.
 	Replication *Replication
+	// Txn links the partition to the broker's transactions (KIP-890
+	// verification, producer.id.expiration.ms); nil: none.
+	Txn *TxnLink
 }
 
 // NewActor returns a partition actor for cfg (to spawn through
 // actor.PropsFromProducer, with Supervisor as its parent's strategy).
 func NewActor(cfg Config) actor.Actor {
 	return &partitionActor{spec: *cfg.Spec.Load(), latest: cfg.Spec, view: cfg.View, dir: cfg.Dir, log: cfg.Log,
-		now: cfg.Now, startup: cfg.Startup, repl: cfg.Replication}
+		now: cfg.Now, startup: cfg.Startup, repl: cfg.Replication, txn: cfg.Txn}
 }
 
 // partitionActor owns one partition's segment.Log: it opens (and
@@ -79,6 +82,8 @@ type partitionActor struct {
 	wasOffline bool
 
 	produceSide // actor_produce.go: the produce core (high watermark, producer state, acks waiting for fsync)
+	verifySide  // actor_verify.go: produces waiting for their transaction's coordinator (KIP-890)
+	txn         *TxnLink
 
 	// Replication (cluster mode; actor_replica.go).
 	repl           *Replication
@@ -141,6 +146,8 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		p.produce(m)
 	case *WriteMarker:
 		p.writeMarker(m)
+	case *verified:
+		p.onVerified(m)
 	case *durableUpTo:
 		p.durable(m)
 	case *FetchSlot:
@@ -162,6 +169,7 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		m.Reply.Put(0)
 	case *ApplyRetention:
 		p.retain(m.Now)
+		p.expireProducers(m.Now)
 	case *ReportSize:
 		var size int64
 		if p.plog != nil {
@@ -227,6 +235,7 @@ func (p *partitionActor) close() {
 		return
 	}
 	p.hideView()
+	p.dropVerifies()
 	p.stopProduce()
 	err := p.plog.Close()
 	if err != nil {
@@ -245,6 +254,7 @@ func (p *partitionActor) remove() {
 	p.deleted = true
 	p.view.markGone(kerr.UnknownTopicOrPartition) // before its waiters wake and read again
 	p.hideView()
+	p.dropVerifies()
 	p.plog = nil
 	p.closedProduce(false)
 	if err := p.dir.Remove(p.spec.Topic, p.spec.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {

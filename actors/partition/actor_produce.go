@@ -114,8 +114,16 @@ func (p *partitionActor) reconfigureProduce() {
 }
 
 // produce hands one partition's batch to the core and, when the core asks
-// for it, appends it.
+// for it, appends it (first verifying it with its transaction's
+// coordinator, when the core says so: actor_verify.go).
 func (p *partitionActor) produce(m *ProduceRequest) {
+	if p.queueBehindVerify(m) {
+		return
+	}
+	p.produceNow(m, p.txn.verifier() != nil)
+}
+
+func (p *partitionActor) produceNow(m *ProduceRequest, verify bool) {
 	if p.plog == nil || p.core == nil {
 		p.answer(Ack{Ticket: m, Code: p.offline(), Msg: "the partition's log is offline", BaseOffset: -1, LogAppendTime: -1})
 		return
@@ -126,7 +134,8 @@ func (p *partitionActor) produce(m *ProduceRequest) {
 	}
 	m.Out.LogStartOffset = p.plog.LogStartOffset()
 	now := p.nowMs()
-	a, fx := p.core.Produce(Produce{Records: m.Records, Version: m.Version, Acks: m.Acks, Ticket: m, Coordinator: m.Coordinator}, now, p.logState())
+	a, fx := p.core.Produce(Produce{Records: m.Records, Version: m.Version, Acks: m.Acks, Ticket: m, Coordinator: m.Coordinator,
+		TransactionalID: m.TransactionalID, Verify: verify, Guard: m.guard}, now, p.logState())
 	p.carry(fx)
 	if a == nil {
 		return
@@ -182,6 +191,9 @@ func (p *partitionActor) carry(fx Effects) {
 	}
 	if fx.Snapshot {
 		p.snapshotProducers(p.nowMs())
+	}
+	if fx.Verify != nil {
+		p.startVerify(fx.Verify)
 	}
 }
 

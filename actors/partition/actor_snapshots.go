@@ -113,7 +113,7 @@ func (p *partitionActor) loadProducers(now int64) (*idempotence.State, int64) {
 		// state was lost are then appended again (as after expiry).
 		p.log.Error("producer state could not be rebuilt from the log; idempotent producers may see duplicates", append(p.attrs(), "err", err)...)
 	}
-	state.Expire(now, ProducerIDExpirationMs)
+	state.Expire(now, p.txn.expirationMs())
 	if replayed > 0 {
 		p.log.Info("producer state rebuilt", append(p.attrs(), "snapshot_offset", from, "batches_replayed", replayed, "producers", state.Len())...)
 	}

@@ -68,6 +68,9 @@ type Effects struct {
 	// (segment.Log.AddAbortedTxn), from ABORT markers a follower
 	// replicated.
 	AbortedTxns []segment.AbortedTxn
+	// Verify asks the shell to have the transaction's coordinator verify
+	// the batch before it is appended (core_verify.go).
+	Verify *VerifyNeed
 }
 
 // Produce is one partition's part of a Produce request.
@@ -79,6 +82,12 @@ type Produce struct {
 	// Coordinator: a coordinator's append (TxnOffsetCommit writes a
 	// transactional batch for a producer, with no sequence).
 	Coordinator bool
+	// TransactionalID is the Produce request's (v3+), "" when none.
+	TransactionalID string
+	// Verify: KIP-890's verification is on (core_verify.go); Guard is
+	// the guard of a batch the coordinator verified, 0 before.
+	Verify bool
+	Guard  uint64
 }
 
 // Append is the core's request to append a validated batch; the shell
@@ -150,6 +159,8 @@ type Core struct {
 	snapAt       int64      // offset of the last snapshot written, -1 none
 	lastExpiryMs int64
 	scratch      []byte
+	verifying    verifyState // KIP-890 guards (core_verify.go)
+	expireMs     int64       // producer.id.expiration.ms (ExpireProducers); 0: the default
 }
 
 // pendingAck is a produce answer waiting for durability.
@@ -206,6 +217,13 @@ func (c *Core) Produce(p Produce, nowMs int64, log LogState) (*Append, Effects) 
 	v := validateProduce(p.Records, p.Version, rules, nowMs, false, &c.scratch)
 	if v.code != kerr.None {
 		c.answer(&fx, Ack{Ticket: p.Ticket, RecordErrors: v.records}, v.code, v.msg)
+		return nil, fx
+	}
+	if need, code, msg := c.verifyTxn(p, &v.header, nowMs); code != kerr.None {
+		c.answer(&fx, Ack{Ticket: p.Ticket}, code, msg)
+		return nil, fx
+	} else if need != nil {
+		fx.Verify = need
 		return nil, fx
 	}
 	chk := c.producers.Check(&v.header)
@@ -328,8 +346,7 @@ func (c *Core) Closed(cleanly bool) Effects {
 // first (at most once a minute).
 func (c *Core) EncodeSnapshot(nowMs, end int64) []byte {
 	if nowMs-c.lastExpiryMs > expiryEveryMs {
-		c.producers.Expire(nowMs, ProducerIDExpirationMs)
-		c.lastExpiryMs = nowMs
+		c.expire(nowMs)
 	}
 	c.sinceSnap = 0
 	return c.producers.Encode(end)

@@ -87,6 +87,9 @@ func (c *Core) Marker(m MarkerWrite, nowMs int64, log LogState) (*Append, *segme
 // first (timestamp ts): a marker ends its producer's transaction, and
 // reports whether one ended (the last stable offset may have moved).
 func (c *Core) recordAppended(h *wire.BatchHeader, marker *idempotence.Marker, first, ts int64) bool {
+	if h.IsTransactional() {
+		c.verifying.clear(h.ProducerID) // the transaction is open here now, or ended
+	}
 	if marker != nil {
 		done, ended := c.producers.RecordMarker(h.ProducerID, h.ProducerEpoch, *marker, first, ts)
 		if ended {

@@ -84,7 +84,19 @@
 // appended, through the data directory's vfs (actor_snapshots.go).
 // Producer ids come from blocks of 1000 persisted in samsa-producer-ids
 // in every data directory before use (actors/catalog), so ids stay unique
-// across restarts.
+// across restarts. A producer silent for producer.id.expiration.ms with
+// no transaction open is forgotten at each retention check
+// (ExpireProducers).
+//
+// Transactions (KIP-890 part 1, core_verify.go and actor_verify.go): a
+// transactional batch that would open its producer's transaction on the
+// partition is appended only once the transaction's coordinator (TxnLink:
+// an actor here, or AddPartitionsToTxn v4 VerifyOnly to its broker) said
+// the partition is in the transaction; meanwhile the producer's later
+// batches wait behind it in order, and a guard that any transactional
+// batch or marker of the producer clears keeps a verification answered
+// for an ended transaction from letting the batch in. Refusals are
+// answered as Kafka 3.9's leader answers (VerificationError).
 //
 // ListOffsets, DeleteRecords, OffsetForLeaderEpoch and a coordinator's
 // load each send the partition one typed message (ListOffsets,

@@ -31,14 +31,18 @@ type (
 		// Coordinator: sent by a coordinator, not a client (see
 		// Produce.Coordinator).
 		Coordinator bool
-		Out         *kmsg.ProduceResponseTopicPartition
-		Reply       gather.Slot
+		// TransactionalID is the request's, "" when none (KIP-890's
+		// verification asks its coordinator).
+		TransactionalID string
+		Out             *kmsg.ProduceResponseTopicPartition
+		Reply           gather.Slot
 		// RecordsRead, when set, is called once as soon as the
 		// partition no longer reads Records (appended, or refused),
 		// on its goroutine: for acks=all well before Reply, which
 		// waits for the ISR, so the frame's memory can be reused
-		// meanwhile.
+		// meanwhile. A batch waiting for its verification keeps it.
 		RecordsRead func()
+		guard       uint64 // the verification's, once the coordinator verified the batch
 	}
 
 	// WriteMarker is one partition's part of WriteTxnMarkers: the

@@ -18,6 +18,15 @@ import (
 // as a message). Appends of one coordinator reach the partition's mailbox
 // in order, so they land in the log in order.
 func Append(e *env.Env, topic string, p int32, records []byte, done func(kerr.Code)) {
+	AppendFor(e, topic, p, records, "", done)
+}
+
+// AppendFor is Append of a transactional batch written for the
+// transactional id transactionalID (the group coordinator's
+// TxnOffsetCommit): the partition verifies it with the transaction's
+// coordinator first when it opens the transaction there (KIP-890, as
+// Kafka's group coordinator does). "" is Append.
+func AppendFor(e *env.Env, topic string, p int32, records []byte, transactionalID string, done func(kerr.Code)) {
 	pid, ok := e.Routes.Load().Partition(topic, p)
 	if !ok {
 		done(kerr.NotLeaderOrFollower)
@@ -34,6 +43,6 @@ func Append(e *env.Env, topic string, p int32, records []byte, done func(kerr.Co
 		done(code)
 	})
 	e.Send(pid, &partition.ProduceRequest{
-		Records: records, Version: 9, Acks: -1, Coordinator: true, Out: out, Reply: gather.Slot{G: g},
+		Records: records, Version: 9, Acks: -1, Coordinator: true, TransactionalID: transactionalID, Out: out, Reply: gather.Slot{G: g},
 	})
 }

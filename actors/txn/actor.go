@@ -21,7 +21,8 @@ const TransactionTopic = "__transaction_state"
 
 // Call is one request for a transaction coordinator actor: In is one of
 // the core's requests (InitProducerID, AddPartitions, EndTxn) whose Ref is
-// a func(Reply) the actor calls once, on its goroutine; or a Describe.
+// a func(Reply) the actor calls once, on its goroutine, or a
+// VerifyPartitions (answered through its Answer); or a Describe.
 type Call struct{ In any }
 
 // Describe asks for the state of transactional ids (nil: every one, for
@@ -178,7 +179,13 @@ func (a *coordinatorActor) loadStep(m *txnLoadChunk) {
 		return
 	}
 	a.loading = false
-	a.do(a.core.Loaded(a.nowMs()))
+	fx := a.core.Loaded(a.nowMs())
+	if len(fx.Markers) > 0 {
+		// A previous coordinator (a crash, or another broker) decided
+		// these but did not finish writing their markers: this one does.
+		a.log.Info("finishing transactions left prepared", "partition", a.partition, "transactions", len(fx.Markers))
+	}
+	a.do(fx)
 	if a.loaded > 0 {
 		a.log.Info("transactions loaded", "partition", a.partition, "records", a.loaded,
 			"transactional_ids", len(a.core.Transactions()), "took", a.env.Now().Sub(a.loadAt).Round(time.Millisecond))
@@ -209,6 +216,8 @@ func (a *coordinatorActor) call(m *Call) {
 		a.do(a.core.AddPartitions(in, now))
 	case EndTxn:
 		a.do(a.core.EndTxn(in, now))
+	case VerifyPartitions:
+		in.Answer(a.core.Verify(in.TransactionalID, in.ProducerID, in.ProducerEpoch, in.Partitions))
 	default:
 		a.log.Error("transaction coordinator: unknown request", "request", m.In)
 	}
@@ -224,6 +233,9 @@ func answerAll(in any, code kerr.Code) {
 		ref = in.Ref
 	case EndTxn:
 		ref = in.Ref
+	case VerifyPartitions:
+		in.Answer(sameCode(len(in.Partitions), code))
+		return
 	}
 	if fn, ok := ref.(func(Reply)); ok {
 		fn(Reply{Err: code, ProducerID: -1, ProducerEpoch: -1})

@@ -154,19 +154,34 @@ func (t *txn) view() Transaction {
 }
 
 // Verify is KIP-890's check before a partition leader appends a
-// transactional batch: the transaction must be open, at this producer id
-// and epoch, and include the partition. The answer is per partition.
+// transactional batch that would open the producer's transaction on that
+// partition (AddPartitionsToTxn v4+ with VerifyOnly), answered as
+// Kafka's handleVerifyPartitionsInTransaction: the id must be known at
+// this producer id (INVALID_PRODUCER_ID_MAPPING) and epoch
+// (PRODUCER_FENCED), not between its prepare record and its markers
+// (CONCURRENT_TRANSACTIONS), and each partition is NONE when the open
+// transaction has it, TRANSACTION_ABORTABLE otherwise (the leader maps
+// that to what its client understands). A write in flight is not
+// waited for: the partitions a transaction has are those durable in its
+// record, and the leader's own guard covers the race with a marker.
 func (c *Core) Verify(id string, pid int64, epoch int16, parts []TopicPartition) []kerr.Code {
 	out := make([]kerr.Code, len(parts))
 	t, ok := c.txns[id]
+	all := kerr.None
+	switch {
+	case !ok || t.pid != pid:
+		all = kerr.InvalidProducerIDMapping
+	case t.epoch != epoch:
+		all = kerr.ProducerFenced
+	case t.state == PrepareCommit || t.state == PrepareAbort:
+		all = kerr.ConcurrentTransactions
+	}
 	for i, tp := range parts {
 		switch {
-		case !ok || t.pid != pid:
-			out[i] = kerr.InvalidProducerIDMapping
-		case t.epoch != epoch:
-			out[i] = kerr.ProducerFenced
-		case t.state != Ongoing || !contains(t.parts, []TopicPartition{tp}):
-			out[i] = kerr.InvalidTxnState
+		case all != kerr.None:
+			out[i] = all
+		case !contains(t.parts, []TopicPartition{tp}):
+			out[i] = kerr.TransactionAbortable
 		}
 	}
 	return out

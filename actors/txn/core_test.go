@@ -312,16 +312,38 @@ func TestUnloadAnswersWaitingRequests(t *testing.T) {
 	}
 }
 
+// Verify answers as Kafka's handleVerifyPartitionsInTransaction: the
+// partitions of the open transaction NONE, the others
+// TRANSACTION_ABORTABLE; another epoch PRODUCER_FENCED, another producer
+// id or an unknown id INVALID_PRODUCER_ID_MAPPING, a prepared
+// transaction CONCURRENT_TRANSACTIONS; a completed one has no partitions.
 func TestVerify(t *testing.T) {
 	h := newHarness(t)
 	r := h.init("i1", "app", -1, -1)
+	if got := h.c.Verify("app", r.ProducerID, 0, []TopicPartition{tp0}); got[0] != kerr.TransactionAbortable {
+		t.Fatalf("verify before any add: %v", got)
+	}
 	want(t, "add", h.add("a1", "app", r.ProducerID, 0, tp0), kerr.None)
 	got := h.c.Verify("app", r.ProducerID, 0, []TopicPartition{tp0, tp1})
-	if got[0] != kerr.None || got[1] != kerr.InvalidTxnState {
-		t.Fatalf("verify %v, want [NONE INVALID_TXN_STATE]", got)
+	if got[0] != kerr.None || got[1] != kerr.TransactionAbortable {
+		t.Fatalf("verify %v, want [NONE TRANSACTION_ABORTABLE]", got)
 	}
 	if got := h.c.Verify("app", r.ProducerID, 1, []TopicPartition{tp0}); got[0] != kerr.ProducerFenced {
 		t.Fatalf("verify at another epoch: %v", got)
+	}
+	if got := h.c.Verify("app", r.ProducerID+1, 0, []TopicPartition{tp0}); got[0] != kerr.InvalidProducerIDMapping {
+		t.Fatalf("verify of another producer id: %v", got)
+	}
+	if got := h.c.Verify("nobody", r.ProducerID, 0, []TopicPartition{tp0}); got[0] != kerr.InvalidProducerIDMapping {
+		t.Fatalf("verify of an unknown id: %v", got)
+	}
+	want(t, "end", h.end("e1", "app", r.ProducerID, 0, true), kerr.None) // prepared; the markers are not acknowledged
+	if got := h.c.Verify("app", r.ProducerID, 0, []TopicPartition{tp0}); got[0] != kerr.ConcurrentTransactions {
+		t.Fatalf("verify while the commit is prepared: %v", got)
+	}
+	h.ackMarkers()
+	if got := h.c.Verify("app", r.ProducerID, 0, []TopicPartition{tp0}); got[0] != kerr.TransactionAbortable {
+		t.Fatalf("verify after the commit: %v", got)
 	}
 }
 

@@ -35,6 +35,19 @@
 //   - ticks every transaction.abort.timed.out.transaction.cleanup.interval.ms
 //     for timeouts and expiry.
 //
+// Verify (verify.go) is the partition leaders' side of KIP-890 part 1
+// (Kafka's AddPartitionsToTxnManager): before a transactional batch opens
+// a transaction on a partition, its leader asks the coordinator of the
+// transactional id whether the partition is in the open transaction —
+// the actor here (Core.Verify), or the coordinator's broker with
+// AddPartitionsToTxn v4 VerifyOnly, one request in flight per broker and
+// the verifications asked meanwhile batched into the next (a broker
+// without v4 leaves the batch unverified, as Kafka does). KIP-890 part 2 (EndTxn v5's epoch bump per
+// transaction, Produce v12 without AddPartitionsToTxn) is Kafka 4's, gated
+// on the transaction.version feature that ZooKeeper-mode Kafka 3.9 never
+// finalizes; samsa serves what 3.9 serves (AddPartitionsToTxn 0-5, EndTxn
+// 0-4).
+//
 // Coordinators (registry.go) publishes the actors for the api package:
 // alone, all partitions at once, once __transaction_state exists (made on
 // the first transactional request); in cluster mode each on its

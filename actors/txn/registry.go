@@ -27,7 +27,11 @@ type Coordinators struct {
 	env     *env.Env
 	meta    *actor.PID
 	Markers *MarkerSender
-	t       shards.Table
+	// RemoteVerify asks another broker's coordinator (Verify); set in
+	// cluster mode.
+	RemoteVerify RemoteVerify
+	batcher      verifyBatcher
+	t            shards.Table
 }
 
 // NewCoordinators returns the coordinators of a broker, none running

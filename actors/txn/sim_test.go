@@ -34,7 +34,17 @@ import (
 //   - the last stable offset never goes back;
 //   - once everything settles, every transaction a producer was told is
 //     committed is visible whole on every partition it wrote, and no
-//     other transaction's records are.
+//     other transaction's records are, and no partition is left with a
+//     transaction open (its last stable offset is its log end).
+//
+// The partitions verify a batch that opens a transaction with the
+// coordinator first (KIP-890), the answer and the append after it each
+// delayed, so markers can land in between. Some batches go astray: they
+// reach their partition only much later (a request the client timed
+// out), and their producer aborts its transaction and bumps its epoch,
+// as a client does after such an error. A stray landing after its
+// transaction ended would, unverified, open a transaction no
+// coordinator knows and hang its partition.
 //
 // SIM_SEED=<seed> replays one seed exactly; SIM_SEEDS=<n> runs n.
 func TestTransactionSimulation(t *testing.T) {
@@ -82,6 +92,7 @@ type tsim struct {
 	epoch    int32        // coordinator epoch
 	inflight []delayed    // coordinator appends not yet durable
 	markers  []delayed    // marker deliveries to partitions
+	network  []delayed    // produces, their verifications and strays on their way
 
 	parts []*simPartition
 	prods []*simProducer
@@ -111,20 +122,24 @@ type simPartition struct {
 }
 
 type simProducer struct {
-	id       string
-	pid      int64
-	epoch    int16
-	ready    bool // has a producer id and epoch
-	busy     bool // a request to the coordinator is out
-	inTxn    bool
-	k        int                 // this producer's transaction number
-	parts    map[int]bool        // partitions added to the open transaction
-	seq      map[int32]int32     // next sequence per partition (per epoch)
-	written  map[int]int         // records written per partition in the open transaction
-	txnKey   string              // the open transaction's key
-	expected map[string][]string // txn key -> the values written, for the final check
-	gen      int                 // the instance: answers to an earlier one are dropped
-	ending   *bool               // the EndTxn out (or to retry), commit or abort
+	id        string
+	pid       int64
+	epoch     int16
+	ready     bool // has a producer id and epoch
+	busy      bool // a request to the coordinator is out
+	inTxn     bool
+	k         int                 // this producer's transaction number
+	parts     map[int]bool        // partitions added to the open transaction
+	seq       map[int32]int32     // next sequence per partition (per epoch)
+	written   map[int]int         // records written per partition in the open transaction
+	txnKey    string              // the open transaction's key
+	expected  map[string][]string // txn key -> the values written, for the final check
+	gen       int                 // the instance: answers to an earlier one are dropped
+	ending    *bool               // the EndTxn out (or to retry), commit or abort
+	inst      int                 // the instance, for its produces (gen also moves on coordinator restarts)
+	producing bool                // a produce is out: the next request waits for its answer
+	mustAbort bool                // a produce failed or went astray: abort, then bump the epoch
+	bump      bool                // re-init with the current producer id and epoch (KIP-360)
 }
 
 func newTSim(t *testing.T, seed uint64) *tsim {
@@ -236,9 +251,9 @@ func (s *tsim) appendTo(p *simPartition, records []byte, appended func(segment.A
 	appended(segment.AppendResult{FirstOffset: first, LastOffset: p.end - 1, LogAppendTime: -1, LogEndOffset: p.end})
 }
 
-// produce writes one transactional batch of pr's to partition i.
+// produce writes one transactional batch of pr's to partition i: it
+// goes through the partition's verification, or, sometimes, astray.
 func (s *tsim) produce(pr *simProducer, i int) {
-	p := s.parts[i]
 	n := 1 + s.rng.IntN(3)
 	var recs []batchtest.Record
 	for j := range n {
@@ -248,44 +263,96 @@ func (s *tsim) produce(pr *simProducer, i int) {
 	}
 	seq := pr.seq[int32(i)]
 	batch := batchtest.Build(recs, batchtest.Producer(pr.pid, pr.epoch, seq), batchtest.Attributes(wire.AttrTransactional))
-	a, fx := p.core.Produce(partition.Produce{Records: batch, Version: 9, Acks: -1, Ticket: "p"}, s.now, simLogState(p.end))
-	if a == nil {
-		s.note("%s produce to %d refused: %+v", pr.id, i, fx.Acks)
-		return
-	}
 	pr.seq[int32(i)] = seq + int32(n)
 	pr.written[i] += n
+	if s.rng.IntN(12) == 0 {
+		s.note("%s batch %d-%d to %d goes astray", pr.txnKey, seq, seq+int32(n)-1, i)
+		pr.mustAbort = true
+		s.network = append(s.network, delayed{at: s.now + s.rng.Int64N(2_000), run: func() {
+			s.offer(i, pr.id, batch, 0, func(ok bool) { s.note("stray to %d of %s appended=%v", i, pr.txnKey, ok) })
+		}})
+		return
+	}
+	pr.producing = true
+	inst, key := pr.inst, pr.txnKey
+	s.offer(i, pr.id, batch, 0, func(ok bool) {
+		if pr.inst != inst {
+			return // its producer crashed meanwhile: the batch landed all the same
+		}
+		pr.producing = false
+		if !ok && pr.txnKey == key {
+			pr.mustAbort = true // an abortable error: the client aborts
+		}
+	})
+}
+
+// offer gives partition i a batch of transactional id id; a batch that
+// would open a transaction there is verified with the coordinator first,
+// the answer and the append after it each delayed. done says whether it
+// was appended.
+func (s *tsim) offer(i int, id string, batch []byte, guard uint64, done func(bool)) {
+	p := s.parts[i]
+	a, fx := p.core.Produce(partition.Produce{Records: batch, Version: 11, Acks: -1, Ticket: "p",
+		TransactionalID: id, Verify: true, Guard: guard}, s.now, simLogState(p.end))
+	if need := fx.Verify; need != nil {
+		s.network = append(s.network, delayed{at: s.now + s.rng.Int64N(40), run: func() {
+			tp := txn.TopicPartition{Topic: "t", Partition: int32(i)}
+			code := s.coord.Verify(id, need.ProducerID, need.ProducerEpoch, []txn.TopicPartition{tp})[0]
+			if code != kerr.None {
+				s.note("verification of %s pid %d epoch %d on %d: %v", id, need.ProducerID, need.ProducerEpoch, i, code)
+				done(false)
+				return
+			}
+			s.network = append(s.network, delayed{at: s.now + s.rng.Int64N(40), run: func() {
+				s.offer(i, id, batch, need.Guard, done)
+			}})
+		}})
+		return
+	}
+	if a == nil {
+		s.note("produce of %s to %d refused: %+v", id, i, fx.Acks)
+		done(false)
+		return
+	}
 	s.appendTo(p, a.Records, func(res segment.AppendResult) partition.Effects {
 		return p.core.Appended(a, res, nil, s.now, simLogState(p.end))
 	})
+	done(true)
 }
 
 // act lets one producer take its next step.
 func (s *tsim) act(pr *simProducer) {
-	if pr.busy {
+	if pr.busy || pr.producing {
 		return
 	}
 	switch {
 	case !pr.ready:
 		pr.busy = true
 		gen := pr.gen
+		current, epoch := int64(-1), int16(-1)
+		if pr.bump {
+			current, epoch = pr.pid, pr.epoch
+		}
 		s.apply(s.coord.InitProducerID(txn.InitProducerID{Ref: func(r txn.Reply) {
 			if pr.gen != gen {
 				return
 			}
 			pr.busy = false
-			if r.Err == kerr.None {
-				pr.pid, pr.epoch, pr.ready = r.ProducerID, r.ProducerEpoch, true
+			switch r.Err {
+			case kerr.None:
+				pr.pid, pr.epoch, pr.ready, pr.bump = r.ProducerID, r.ProducerEpoch, true, false
 				pr.seq = map[int32]int32{}
 				s.note("%s init pid %d epoch %d", pr.id, pr.pid, pr.epoch)
+			case kerr.ProducerFenced:
+				s.crash(pr)
 			}
-		}, TransactionalID: pr.id, TimeoutMs: simTimeoutMs, ProducerID: -1, ProducerEpoch: -1, NewProducerID: -1}, s.now))
+		}, TransactionalID: pr.id, TimeoutMs: simTimeoutMs, ProducerID: current, ProducerEpoch: epoch, NewProducerID: -1}, s.now))
 	case !pr.inTxn:
 		pr.k++
 		pr.txnKey = fmt.Sprintf("%s/%d/%d/%d", pr.id, pr.pid, pr.epoch, pr.k)
-		pr.inTxn, pr.parts, pr.written = true, map[int]bool{}, map[int]int{}
+		pr.inTxn, pr.parts, pr.written, pr.mustAbort = true, map[int]bool{}, map[int]int{}, false
 		s.note("%s begins %s", pr.id, pr.txnKey)
-	case pr.ending == nil && s.rng.IntN(3) > 0 && len(pr.written) < simPartitions:
+	case pr.ending == nil && !pr.mustAbort && s.rng.IntN(3) > 0 && len(pr.written) < simPartitions:
 		i := s.rng.IntN(simPartitions)
 		if pr.parts[i] {
 			s.produce(pr, i)
@@ -306,7 +373,7 @@ func (s *tsim) act(pr *simProducer) {
 			Partitions: []txn.TopicPartition{{Topic: "t", Partition: int32(i)}}}, s.now))
 	default:
 		if pr.ending == nil {
-			commit := s.rng.IntN(3) > 0
+			commit := s.rng.IntN(3) > 0 && !pr.mustAbort
 			pr.ending = &commit // a retry asks the same
 		}
 		commit := *pr.ending
@@ -327,6 +394,9 @@ func (s *tsim) act(pr *simProducer) {
 				s.committed[key] = commit
 				pr.inTxn, pr.ending = false, nil
 				s.note("%s ended %s commit=%v", pr.id, key, commit)
+				if pr.mustAbort {
+					pr.ready, pr.bump = false, true // the client bumps its epoch after such an abort
+				}
 			case kerr.ProducerFenced, kerr.InvalidProducerIDMapping:
 				s.crash(pr) // fenced: a new instance takes over
 			}
@@ -347,7 +417,7 @@ func (s *tsim) crash(pr *simProducer) {
 		}
 	}
 	fresh := newSimProducer(pr.id)
-	fresh.expected, fresh.k, fresh.gen = pr.expected, pr.k, pr.gen+1
+	fresh.expected, fresh.k, fresh.gen, fresh.inst = pr.expected, pr.k, pr.gen+1, pr.inst+1
 	*pr = *fresh
 }
 
@@ -387,8 +457,10 @@ func (s *tsim) run(steps int) {
 			s.act(s.prods[s.rng.IntN(len(s.prods))])
 		case r < 75:
 			s.deliver(&s.inflight, 1)
-		case r < 93:
+		case r < 86:
 			s.deliver(&s.markers, 1)
+		case r < 93:
+			s.deliver(&s.network, 1)
 		case r < 95:
 			s.crash(s.prods[s.rng.IntN(len(s.prods))])
 		case r < 96:
@@ -427,8 +499,9 @@ func (s *tsim) settle() {
 			s.crash(pr)
 		}
 	}
-	for round := 0; round < 200 && (len(s.inflight) > 0 || len(s.markers) > 0 || s.open()); round++ {
+	for round := 0; round < 200 && (len(s.inflight) > 0 || len(s.markers) > 0 || len(s.network) > 0 || s.open()); round++ {
 		s.step++
+		s.deliver(&s.network, len(s.network))
 		s.deliver(&s.inflight, len(s.inflight))
 		s.deliver(&s.markers, len(s.markers))
 		s.now += simTimeoutMs

@@ -141,6 +141,17 @@ type (
 		ProducerEpoch   int16
 		Partitions      []TopicPartition
 	}
+	// VerifyPartitions is AddPartitionsToTxn v4+ with VerifyOnly
+	// (KIP-890): a partition leader asks whether the transaction open at
+	// this producer id and epoch has these partitions (Core.Verify).
+	// Answer runs once, with a code per partition.
+	VerifyPartitions struct {
+		TransactionalID string
+		ProducerID      int64
+		ProducerEpoch   int16
+		Partitions      []TopicPartition
+		Answer          func([]kerr.Code)
+	}
 	// EndTxn is EndTxn (26).
 	EndTxn struct {
 		Ref             any
