@@ -41,6 +41,7 @@ type (
 	}
 	txnLoadChunk struct{ shards.Chunk }
 	txnTick      struct{}
+	txnRecheck   struct{} // a Tick asked for by the core (RecheckMs), outside the regular ticks
 	txnProducer  struct {
 		in   InitProducerID
 		id   int64
@@ -75,6 +76,7 @@ type coordinatorActor struct {
 	loaded  int
 	loadAt  time.Time
 	ticker  *time.Timer
+	recheck *time.Timer // armed while the core waits for a RecheckMs tick
 	stopped bool
 }
 
@@ -102,6 +104,11 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 			a.do(a.core.Tick(a.nowMs()))
 		}
 		a.arm()
+	case *txnRecheck:
+		a.recheck = nil
+		if a.core != nil && !a.loading {
+			a.do(a.core.Tick(a.nowMs()))
+		}
 	case *txnLoadChunk:
 		a.loadStep(m)
 	case *actor.Stopping, *actor.Restarting:
@@ -128,6 +135,10 @@ func (a *coordinatorActor) stop() {
 	a.stopped = true
 	if a.ticker != nil {
 		a.ticker.Stop()
+	}
+	if a.recheck != nil {
+		a.recheck.Stop()
+		a.recheck = nil
 	}
 	if a.core != nil {
 		a.do(a.core.Unload())
@@ -280,6 +291,10 @@ func (a *coordinatorActor) do(fx Effects) {
 		a.env.Send(a.meta, &catalog.AllocateProducerID{Done: func(id int64, code kerr.Code) {
 			root.Send(self, &txnProducer{in: in, id: id, code: code})
 		}})
+	}
+	if fx.RecheckMs > 0 && a.recheck == nil && !a.stopped {
+		self, root := a.self, a.root
+		a.recheck = time.AfterFunc(time.Duration(fx.RecheckMs)*time.Millisecond, func() { root.Send(self, &txnRecheck{}) })
 	}
 }
 

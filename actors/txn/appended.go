@@ -18,6 +18,7 @@ func (c *Core) Appended(token uint64, err kerr.Code, now int64) Effects {
 	t.pending = nil
 	if err != kerr.None {
 		c.failed(t, p, err)
+		c.resume(t.id, now) // requests that waited for this write
 		return c.end()
 	}
 	t.record, t.prevPID, t.lastEpoch = p.to, p.prevPID, p.lastEpoch
@@ -35,6 +36,7 @@ func (c *Core) Appended(token uint64, err kerr.Code, now int64) Effects {
 	case transitExpire:
 		delete(c.txns, t.id)
 	}
+	c.resume(t.id, now) // requests that waited for this write
 	return c.end()
 }
 

@@ -27,7 +27,10 @@ type Core struct {
 	txns  map[string]*txn
 	next  uint64          // last token given
 	open  map[uint64]*txn // transactions with a write in flight, by token
-	fx    Effects         // being built by the current call
+	// parked are AddPartitionsToTxn requests waiting for their id's
+	// previous transaction to complete (add.go).
+	parked map[string][]parkedAdd
+	fx     Effects // being built by the current call
 }
 
 // txn is one transactional id's state.
@@ -75,7 +78,7 @@ const (
 // loaded at coordinator epoch epoch (the partition's leader epoch). Feed
 // it the partition's records with Load, then call Loaded.
 func New(cfg Config, epoch int32) *Core {
-	return &Core{cfg: cfg, epoch: epoch, txns: map[string]*txn{}, open: map[uint64]*txn{}}
+	return &Core{cfg: cfg, epoch: epoch, txns: map[string]*txn{}, open: map[uint64]*txn{}, parked: map[string][]parkedAdd{}}
 }
 
 // Epoch is the coordinator epoch the markers carry.
@@ -123,8 +126,14 @@ func (c *Core) Unload() Effects {
 			c.reply(p.ref, kerr.NotCoordinator)
 		}
 	}
+	for _, id := range sortedKeys(c.parked) {
+		for _, w := range c.parked[id] {
+			c.reply(w.in.Ref, kerr.NotCoordinator)
+		}
+	}
 	c.open = map[uint64]*txn{}
 	c.txns = map[string]*txn{}
+	c.parked = map[string][]parkedAdd{}
 	return c.end()
 }
 
@@ -235,5 +244,14 @@ func sortedTokens(m map[uint64]*txn) []uint64 {
 		out = append(out, k)
 	}
 	slices.Sort(out)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }

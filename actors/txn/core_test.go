@@ -366,3 +366,39 @@ func TestRecordFormat(t *testing.T) {
 		t.Fatal("a value of version 9 decoded")
 	}
 }
+
+// An AddPartitionsToTxn that arrives while the previous transaction's
+// markers are still out waits for its completion and is then served,
+// instead of CONCURRENT_TRANSACTIONS at once (which costs the client its
+// retry backoff); one that waits ParkMaxMs gets CONCURRENT_TRANSACTIONS,
+// as from Kafka.
+func TestAddPartitionsWaitsForThePreviousTransaction(t *testing.T) {
+	h := newHarness(t)
+	pid := h.init("i1", "app", -1, -1).ProducerID
+	want(t, "add", h.add("a1", "app", pid, 0, tp0), kerr.None)
+	want(t, "commit", h.end("e1", "app", pid, 0, true), kerr.None)
+	h.apply(h.c.AddPartitions(AddPartitions{Ref: "a2", TransactionalID: "app", ProducerID: pid, ProducerEpoch: 0, Partitions: []TopicPartition{tp0}}, h.now))
+	if r, answered := h.replies["a2"]; answered {
+		t.Fatalf("answered %v while the commit's markers are out, want it to wait", r.Err)
+	}
+	h.ackMarkers()
+	want(t, "the waiting add, once the commit completed", h.replies["a2"].Err, kerr.None)
+	if h.state("app") != Ongoing {
+		t.Fatalf("state %v after the waiting add, want Ongoing (the next transaction)", StateName(h.state("app")))
+	}
+
+	want(t, "commit", h.end("e2", "app", pid, 0, true), kerr.None)
+	fx := h.c.AddPartitions(AddPartitions{Ref: "a3", TransactionalID: "app", ProducerID: pid, ProducerEpoch: 0, Partitions: []TopicPartition{tp0}}, h.now)
+	if fx.RecheckMs <= 0 {
+		t.Fatal("a waiting request asked for no recheck")
+	}
+	h.apply(fx)
+	h.now += ParkMaxMs - 1
+	h.apply(h.c.Tick(h.now))
+	if _, answered := h.replies["a3"]; answered {
+		t.Fatal("answered before ParkMaxMs")
+	}
+	h.now++
+	h.apply(h.c.Tick(h.now))
+	want(t, "an add that waited ParkMaxMs", h.replies["a3"].Err, kerr.ConcurrentTransactions)
+}

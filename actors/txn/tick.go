@@ -8,6 +8,7 @@ package txn
 // transactional.id.expiration.ms are forgotten (a tombstone).
 func (c *Core) Tick(now int64) Effects {
 	c.begin()
+	c.expireParked(now)
 	for _, id := range c.sortedIDs() {
 		t := c.txns[id]
 		if t.pending != nil {

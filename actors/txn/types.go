@@ -87,6 +87,9 @@ type Effects struct {
 	Replies        []Reply
 	Markers        []Markers
 	NeedProducerID []InitProducerID
+	// RecheckMs, when positive, asks for a Tick within that many
+	// milliseconds: requests are waiting (parked) with a deadline.
+	RecheckMs int64
 }
 
 // Append is one record for the __transaction_state partition: Kafka's
