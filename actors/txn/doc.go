@@ -12,7 +12,10 @@
 // in Kafka's format (TransactionLogKey v0 and TransactionLogValue v0,
 // read up to v1, through kmsg), and takes effect only once durable; until
 // then the id is pending and other requests for it get
-// CONCURRENT_TRANSACTIONS. The core takes the time as an argument and
+// CONCURRENT_TRANSACTIONS, except an AddPartitionsToTxn, which waits (up
+// to ParkMaxMs) for the previous transaction to complete: with durable
+// markers that beats the client's retry backoff. The core takes the
+// time as an argument and
 // returns Effects (records to append, replies, markers to send, producer
 // ids it needs); it never blocks, reads a clock or does I/O.
 //
