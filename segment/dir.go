@@ -61,6 +61,8 @@ type Dir struct {
 	checkpointed map[TopicPartition]int64 // recovery points in the file
 
 	ckMu sync.Mutex // one checkpoint write at a time
+
+	cleanerCk cleanerCheckpoints // cleaner-offset-checkpoint (clean_checkpoint.go)
 }
 
 // OpenDir opens (creating it if needed) the log directory at path. If the

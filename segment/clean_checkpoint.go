@@ -1,0 +1,71 @@
+package segment
+
+import (
+	"sync"
+
+	"github.com/samsa-io/samsa/segment/vfs"
+)
+
+// CleanerCheckpointFile is the log directory's cleaner checkpoint
+// (Kafka's name and format, an offset checkpoint): for each compacted
+// log, the offset its dirty section starts at. Everything below was
+// cleaned by a cleaning whose swap completed; a missing entry means the
+// whole log is dirty.
+const CleanerCheckpointFile = "cleaner-offset-checkpoint"
+
+// cleanerCheckpoints is the file's content, loaded on first use.
+type cleanerCheckpoints struct {
+	mu      sync.Mutex
+	loaded  bool
+	offsets map[TopicPartition]int64
+}
+
+func (d *Dir) cleanerOffsets() (map[TopicPartition]int64, error) {
+	c := &d.cleanerCk
+	if c.loaded {
+		return c.offsets, nil
+	}
+	m, err := readOffsetCheckpoint(d.fs, d.path+"/"+CleanerCheckpointFile, d.logger,
+		"compacted logs are cleaned from their start again")
+	if err != nil {
+		return nil, err
+	}
+	c.offsets, c.loaded = m, true
+	return m, nil
+}
+
+// CleanerCheckpoint returns where tp's dirty section starts, and false
+// when the checkpoint has no entry for it. Safe for concurrent use.
+func (d *Dir) CleanerCheckpoint(tp TopicPartition) (int64, bool, error) {
+	c := &d.cleanerCk
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, err := d.cleanerOffsets()
+	if err != nil {
+		return 0, false, err
+	}
+	v, ok := m[tp]
+	return v, ok, nil
+}
+
+// SetCleanerCheckpoint records that tp's dirty section starts at offset
+// (a negative offset removes the entry: a deleted log) and rewrites the
+// file atomically. Safe for concurrent use.
+func (d *Dir) SetCleanerCheckpoint(tp TopicPartition, offset int64) error {
+	c := &d.cleanerCk
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, err := d.cleanerOffsets()
+	if err != nil {
+		return err
+	}
+	if offset < 0 {
+		if _, ok := m[tp]; !ok {
+			return nil
+		}
+		delete(m, tp)
+	} else {
+		m[tp] = offset
+	}
+	return vfs.WriteFileAtomic(d.fs, d.path+"/"+CleanerCheckpointFile, encodeOffsetCheckpoint(m))
+}
