@@ -46,6 +46,10 @@ func (l *Log) CommitClean(j *CleanJob) (CleanStats, error) {
 		j.Abort()
 		return j.Stats, err
 	}
+	if j.l != l {
+		j.Abort()
+		return j.Stats, ErrCleanStale // prepared on a log since closed and reopened
+	}
 	if !j.ran || len(j.groups) == 0 {
 		j.Abort()
 		return j.Stats, nil

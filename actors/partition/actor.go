@@ -159,6 +159,12 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		m.Reply.Put(0)
 	case *ApplyRetention:
 		p.retain(m.Now)
+	case *CleanQuery: // actor_clean.go
+		p.cleanQuery(m)
+	case *CleanPrepare:
+		p.cleanPrepare(m)
+	case *CleanCommit:
+		p.cleanCommit(m)
 	case *ReportSize:
 		var size int64
 		if p.plog != nil {

@@ -1,0 +1,259 @@
+package cleaner_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/samsa-io/samsa/testkit"
+)
+
+// latestWrite is what the producer was told about a key's last record.
+type latestWrite struct {
+	offset int64
+	value  string // "" for a tombstone
+}
+
+// produceRounds produces rounds of keys k-0..k-(keys-1) (values naming
+// the round) and returns each key's latest write.
+func produceRounds(t *testing.T, cl *kgo.Client, topic string, rounds, keys int, latest map[string]latestWrite) {
+	t.Helper()
+	ctx := context.Background()
+	for r := range rounds {
+		recs := make([]*kgo.Record, 0, keys)
+		for k := range keys {
+			recs = append(recs, &kgo.Record{Topic: topic, Key: fmt.Appendf(nil, "k-%d", k), Value: fmt.Appendf(nil, "round-%d-key-%d", r, k)})
+		}
+		res := cl.ProduceSync(ctx, recs...)
+		if err := res.FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range res {
+			latest[string(pr.Record.Key)] = latestWrite{pr.Record.Offset, string(pr.Record.Value)}
+		}
+	}
+}
+
+// consumeAll reads the partition from its start to offset end.
+func consumeAll(t *testing.T, addr, topic string, end int64) []*kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out []*kgo.Record
+	for {
+		fs := cl.PollFetches(ctx)
+		if err := fs.Err(); err != nil {
+			t.Fatalf("fetch: %v", err)
+		}
+		fs.EachRecord(func(r *kgo.Record) { out = append(out, r) })
+		if n := len(out); n > 0 && out[n-1].Offset >= end-1 {
+			return out
+		}
+	}
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.After(d)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		case <-tick.C:
+		}
+	}
+}
+
+// TestCompactedTopicShrinks is the first done-when check, with a
+// franz-go consumer: 40 rounds of 1,000 keys and tombstones for 100 of
+// them shrink, within the backoff plus a run, to about the key count,
+// each live key's latest value at its original offset.
+func TestCompactedTopicShrinks(t *testing.T) {
+	b := testkit.StartInProcess(t, "log.cleaner.backoff.ms", "200")
+	adm, cl := b.Admin(t)
+	ctx := context.Background()
+	const topic = "compacted"
+	res, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{
+		"cleanup.policy": kadm.StringPtr("compact"), "segment.bytes": kadm.StringPtr("65536"),
+		"min.cleanable.dirty.ratio": kadm.StringPtr("0.1"),
+	}, topic)
+	if err != nil || res.Err != nil {
+		t.Fatal(err, res.Err)
+	}
+	latest := map[string]latestWrite{}
+	produceRounds(t, cl, topic, 40, 1000, latest)
+	var tomb []*kgo.Record
+	for k := range 100 {
+		tomb = append(tomb, &kgo.Record{Topic: topic, Key: fmt.Appendf(nil, "k-%d", k*10)})
+	}
+	pr := cl.ProduceSync(ctx, tomb...)
+	if err := pr.FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range pr {
+		latest[string(r.Record.Key)] = latestWrite{r.Record.Offset, ""}
+	}
+	// The tail is cleanable once its segment rolls: records of one more
+	// key fill the active segment until it does (segment.bytes).
+	var flush kgo.ProduceResults
+	for i := range 80 {
+		v := fmt.Sprintf("%d-%s", i, strings.Repeat("x", 1024))
+		flush = cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Key: []byte("flush"), Value: []byte(v)})
+		if err := flush.FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		latest["flush"] = latestWrite{flush[0].Record.Offset, v}
+	}
+	end := flush[0].Record.Offset + 1
+	dir := filepath.Join(b.Dir, topic+"-0")
+	waitFor(t, "the cleaner to clean up to the flush record", 60*time.Second, func() bool {
+		return cleanedTo(t, b.Dir, topic) > latest["k-999"].offset
+	})
+	t.Logf("log of %d bytes after cleaning", dirBytes(t, dir))
+	checkCompacted(t, consumeAll(t, b.Addr, topic, end), latest, "after cleaning")
+	// The same after a restart (the cleaned segments are the log now).
+	b.Restart()
+	checkCompacted(t, consumeAll(t, b.Addr, topic, end), latest, "after a restart")
+}
+
+// checkCompacted checks that recs hold each key once, its latest write at
+// its original offset, in offset order.
+func checkCompacted(t *testing.T, recs []*kgo.Record, latest map[string]latestWrite, what string) {
+	t.Helper()
+	seen := map[string]bool{}
+	prev := int64(-1)
+	for _, r := range recs {
+		k := string(r.Key)
+		if r.Offset <= prev {
+			t.Fatalf("%s: offset %d after %d", what, r.Offset, prev)
+		}
+		prev = r.Offset
+		if k == "flush" && r.Offset != latest[k].offset {
+			continue // the filler's older records in the active segment, never cleaned
+		}
+		want, ok := latest[k]
+		if !ok || seen[k] || r.Offset != want.offset || string(r.Value) != want.value || (want.value == "") != (r.Value == nil) {
+			t.Fatalf("%s: record %q=%q at %d; the key's latest write is %q at %d (seen before: %v)", what, k, r.Value, r.Offset, want.value, want.offset, seen[k])
+		}
+		seen[k] = true
+	}
+	for k, w := range latest {
+		if !seen[k] && w.value != "" {
+			t.Fatalf("%s: live key %q (latest at %d) missing", what, k, w.offset)
+		}
+	}
+	if len(recs) > len(latest)+100 {
+		t.Fatalf("%s: %d records for %d keys", what, len(recs), len(latest))
+	}
+	t.Logf("%s: %d records for %d keys", what, len(recs), len(latest))
+}
+
+// cleanedTo is the log's entry in the cleaner-offset-checkpoint, -1 if none.
+func cleanedTo(t *testing.T, dataDir, topic string) int64 {
+	b, err := os.ReadFile(filepath.Join(dataDir, "cleaner-offset-checkpoint"))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var tp string
+		var p int32
+		var off int64
+		if n, _ := fmt.Sscanf(line, "%s %d %d", &tp, &p, &off); n == 3 && tp == topic && p == 0 {
+			return off
+		}
+	}
+	return -1
+}
+
+func dirBytes(t *testing.T, dir string) int64 {
+	var n int64
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range names {
+		if strings.HasSuffix(e.Name(), ".log") {
+			if fi, err := e.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+	}
+	return n
+}
+
+// TestConsumerOffsetsCompacted is the second done-when check:
+// 20,000 offset commits of one group leave __consumer_offsets a few
+// segments long, and the group's offsets load back the same from the
+// compacted log.
+func TestConsumerOffsetsCompacted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20,000 commits")
+	}
+	b := testkit.StartInProcess(t, "log.cleaner.backoff.ms", "200", "offsets.topic.num.partitions", "1",
+		"offsets.topic.segment.bytes", "16384")
+	adm, _ := b.Admin(t)
+	ctx := context.Background()
+	if _, err := adm.CreateTopic(ctx, 4, 1, nil, "data"); err != nil {
+		t.Fatal(err)
+	}
+	const group = "g"
+	var last kadm.Offsets
+	for i := range 20000 {
+		offs := kadm.Offsets{}
+		for p := int32(0); p < 4; p++ {
+			offs.Add(kadm.Offset{Topic: "data", Partition: p, At: int64(i), LeaderEpoch: -1})
+		}
+		r, err := adm.CommitOffsets(ctx, group, offs)
+		if err == nil {
+			err = r.Error()
+		}
+		if err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+		last = offs
+	}
+	dir := filepath.Join(b.Dir, "__consumer_offsets-0")
+	segments := func() int {
+		names, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range names {
+			if strings.HasSuffix(e.Name(), ".log") {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "__consumer_offsets to be compacted", 60*time.Second, func() bool { return segments() <= 4 })
+	t.Logf("__consumer_offsets: %d segments, %d bytes of log", segments(), dirBytes(t, dir))
+	b.Restart()
+	adm2, _ := b.Admin(t)
+	got, err := adm2.FetchOffsets(ctx, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < 4; p++ {
+		g, ok := got.Lookup("data", p)
+		w, _ := last.Lookup("data", p)
+		if !ok || g.At != w.At {
+			t.Fatalf("partition %d: offset %d after the reload from the compacted log, committed %d", p, g.At, w.At)
+		}
+	}
+}
