@@ -28,7 +28,7 @@ const offsetMapSlot = md5.Size + 8
 
 // newOffsetMap makes a map in bytes of memory (at least 16 slots).
 func newOffsetMap(bytes int64, loadFactor float64) *offsetMap {
-	n := max(int(bytes/offsetMapSlot), 16)
+	n := prevPrime(max(int(bytes/offsetMapSlot), 17))
 	if loadFactor <= 0 || loadFactor > 1 {
 		loadFactor = 0.9
 	}
@@ -54,18 +54,23 @@ func (m *offsetMap) full() bool { return m.used >= m.maxUsed }
 // slotFor returns the slot index holding h, or the free slot where it
 // belongs.
 func (m *offsetMap) slotFor(h *[md5.Size]byte) (int, bool) {
-	i := int(binary.BigEndian.Uint64(h[:8]) % uint64(m.n))
+	// Double hashing over a prime number of slots: every step size
+	// visits every slot, and a lookup of an absent key at a 0.9 load takes
+	// about 10 probes where linear probing would take about 50.
+	n := uint64(m.n)
+	i := binary.BigEndian.Uint64(h[:8]) % n
+	step := 1 + binary.BigEndian.Uint64(h[8:])%(n-1)
 	for {
 		m.probeLen++
 		s := m.slots[i*offsetMapSlot : (i+1)*offsetMapSlot]
 		if int64(binary.BigEndian.Uint64(s[md5.Size:])) == emptyOffset {
-			return i, false
+			return int(i), false
 		}
 		if [md5.Size]byte(s[:md5.Size]) == *h {
-			return i, true
+			return int(i), true
 		}
-		if i++; i == m.n {
-			i = 0
+		if i += step; i >= n {
+			i -= n
 		}
 	}
 }
@@ -96,4 +101,18 @@ func (m *offsetMap) get(key []byte) int64 {
 		return -1
 	}
 	return int64(binary.BigEndian.Uint64(m.slots[i*offsetMapSlot+md5.Size:]))
+}
+
+// prevPrime is the largest prime <= n (n >= 2).
+func prevPrime(n int) int {
+	for ; n > 2; n-- {
+		prime := n%2 != 0
+		for d := 3; prime && d*d <= n; d += 2 {
+			prime = n%d != 0
+		}
+		if prime {
+			return n
+		}
+	}
+	return 2
 }
