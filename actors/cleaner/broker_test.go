@@ -2,10 +2,12 @@ package cleaner_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,15 +127,145 @@ func TestCompactedTopicShrinks(t *testing.T) {
 		return cleanedTo(t, b.Dir, topic) > latest["k-999"].offset
 	})
 	t.Logf("log of %d bytes after cleaning", dirBytes(t, dir))
-	checkCompacted(t, consumeAll(t, b.Addr, topic, end), latest, "after cleaning")
+	cleaned := cleanedTo(t, b.Dir, topic)
+	checkCompacted(t, consumeAll(t, b.Addr, topic, end), latest, cleaned, "after cleaning")
+	// The idempotent producer goes on where it was: cleaning kept its
+	// batch headers, and its state.
+	pctx, pcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer pcancel()
+	more := cl.ProduceSync(pctx, &kgo.Record{Topic: topic, Key: []byte("k-1"), Value: []byte("after")})
+	if err := more.FirstErr(); err != nil {
+		t.Fatalf("the idempotent producer after cleaning: %v", err)
+	}
+	latest["k-1"] = latestWrite{more[0].Record.Offset, "after"}
 	// The same after a restart (the cleaned segments are the log now).
 	b.Restart()
-	checkCompacted(t, consumeAll(t, b.Addr, topic, end), latest, "after a restart")
+	checkCompacted(t, consumeAll(t, b.Addr, topic, more[0].Record.Offset+1), latest, cleaned, "after a restart")
+}
+
+// TestCleanerDisabled: log.cleaner.enable=false leaves compacted logs as
+// written.
+func TestCleanerDisabled(t *testing.T) {
+	b := testkit.StartInProcess(t, "log.cleaner.enable", "false")
+	if b.Broker.Cleaner() != nil {
+		t.Fatal("a cleaner runs with log.cleaner.enable=false")
+	}
+}
+
+// TestReadersWhileCleaning: consumers reading the log over and over while
+// it is produced to and cleaned never get an error, and every record they
+// get is the one produced at its offset, in offset order.
+func TestReadersWhileCleaning(t *testing.T) {
+	b := testkit.StartInProcess(t, "log.cleaner.backoff.ms", "50")
+	adm, cl := b.Admin(t)
+	ctx := context.Background()
+	const topic = "busy"
+	if _, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{
+		"cleanup.policy": kadm.StringPtr("compact"), "segment.bytes": kadm.StringPtr("16384"),
+		"min.cleanable.dirty.ratio": kadm.StringPtr("0.01"),
+	}, topic); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	produced := map[int64]string{}
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	var readers sync.WaitGroup
+	for range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			errs <- readLoop(b.Addr, topic, stop, func(o int64, v string) error {
+				mu.Lock()
+				want, ok := produced[o]
+				mu.Unlock()
+				if ok && want != v {
+					return fmt.Errorf("offset %d holds %q, produced %q", o, v, want)
+				}
+				return nil
+			})
+		}()
+	}
+	for r := range 30 {
+		recs := make([]*kgo.Record, 0, 200)
+		for k := range 200 {
+			recs = append(recs, &kgo.Record{Topic: topic, Key: fmt.Appendf(nil, "k-%d", k), Value: fmt.Appendf(nil, "r%d-k%d", r, k)})
+		}
+		res := cl.ProduceSync(ctx, recs...)
+		if err := res.FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		for _, pr := range res {
+			produced[pr.Record.Offset] = string(pr.Record.Value)
+		}
+		mu.Unlock()
+	}
+	waitFor(t, "a few cleanings", 60*time.Second, func() bool { return cleanedTo(t, b.Dir, topic) > 3000 })
+	close(stop)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readLoop reads the partition from its start to its end over and over
+// until stop, checking offsets increase within a pass and each record
+// with check.
+func readLoop(addr, topic string, stop <-chan struct{}, check func(int64, string) error) error {
+	for passes := 0; ; passes++ {
+		select {
+		case <-stop:
+			if passes == 0 {
+				return errors.New("no read pass finished")
+			}
+			return nil
+		default:
+		}
+		cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
+		if err != nil {
+			return err
+		}
+		prev := int64(-1)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		for ctx.Err() == nil {
+			fs := cl.PollFetches(ctx)
+			if ctx.Err() != nil {
+				break
+			}
+			if err := fs.Err(); err != nil {
+				cancel()
+				cl.Close()
+				return fmt.Errorf("fetch while cleaning: %w", err)
+			}
+			var ferr error
+			fs.EachRecord(func(r *kgo.Record) {
+				if r.Offset <= prev && ferr == nil {
+					ferr = fmt.Errorf("offset %d after %d", r.Offset, prev)
+				}
+				prev = r.Offset
+				if err := check(r.Offset, string(r.Value)); err != nil && ferr == nil {
+					ferr = err
+				}
+			})
+			if ferr != nil {
+				cancel()
+				cl.Close()
+				return ferr
+			}
+		}
+		cancel()
+		cl.Close()
+	}
 }
 
 // checkCompacted checks that recs hold each key once, its latest write at
-// its original offset, in offset order.
-func checkCompacted(t *testing.T, recs []*kgo.Record, latest map[string]latestWrite, what string) {
+// its original offset, in offset order; a key written again at or after
+// dirtyFrom (not cleaned yet) may also have older records.
+func checkCompacted(t *testing.T, recs []*kgo.Record, latest map[string]latestWrite, dirtyFrom int64, what string) {
 	t.Helper()
 	seen := map[string]bool{}
 	prev := int64(-1)
@@ -143,8 +275,8 @@ func checkCompacted(t *testing.T, recs []*kgo.Record, latest map[string]latestWr
 			t.Fatalf("%s: offset %d after %d", what, r.Offset, prev)
 		}
 		prev = r.Offset
-		if k == "flush" && r.Offset != latest[k].offset {
-			continue // the filler's older records in the active segment, never cleaned
+		if w, ok := latest[k]; ok && r.Offset < w.offset && w.offset >= dirtyFrom {
+			continue // a key written again past what was cleaned (the filler in the active segment)
 		}
 		want, ok := latest[k]
 		if !ok || seen[k] || r.Offset != want.offset || string(r.Value) != want.value || (want.value == "") != (r.Value == nil) {
