@@ -679,3 +679,103 @@ func TestCleanReadersAcrossTheSwap(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanFailures fails each filesystem operation of a cleaning in
+// turn (a write torn in half, a failed fsync, rename or remove): the
+// cleaning reports the error, and the log, reopened from the disk as it
+// was left, holds what it held before or what the cleaning made, with
+// no temporary file left.
+func TestCleanFailures(t *testing.T) {
+	for n := 0; ; n++ {
+		mem := vfs.NewMemFS()
+		d := testDir(t, mem)
+		l, _ := openLog(t, d, cleanCfg)
+		m := newCleanModel()
+		m.rounds(t, l, 6, 40, 5, 1)
+		m.tombstones(t, l, 0, 4, 1)
+		m.rounds(t, l, 1, 4, 4, 1)
+		if err := l.Roll(1); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		before := m.checkAgainst(t, l, "before")
+		fault, seen := vfs.FailNth(n)
+		mem.SetFault(fault)
+		_, err := l.Clean(CleanOptions{Now: 1, DeleteRetentionMs: 10, FirstDirty: -1, UpTo: -1, MapBytes: 1 << 20})
+		mem.SetFault(nil)
+		if seen() <= n {
+			if err != nil {
+				t.Fatalf("no operation failed, yet the cleaning failed: %v", err)
+			}
+			t.Logf("failed each of %d operations in turn", n)
+			return
+		}
+		what := fmt.Sprintf("operation %d failed", n)
+		if err == nil {
+			t.Fatalf("%s: the cleaning reported no error", what)
+		}
+		if l.Failure() == nil {
+			// The failure came before the swap: the log goes on unchanged.
+			if got := m.checkAgainst(t, l, what); !sameSet(got, before) {
+				t.Fatalf("%s: the live log changed", what)
+			}
+		}
+		d.Close() // unclean when the log failed
+		d2 := testDir(t, mem)
+		l2, rep := openLog(t, d2, cleanCfg)
+		if rep.Lost() {
+			t.Fatalf("%s: reopening cut the log: %+v", what, rep)
+		}
+		got := m.checkAgainst(t, l2, what+", reopened")
+		if !subset(got, before) {
+			t.Fatalf("%s: reopened log holds records it did not have", what)
+		}
+		names, _ := mem.List(l2.Path())
+		for _, nm := range names {
+			if bytes.HasSuffix([]byte(nm), []byte(CleanedSuffix)) || bytes.HasSuffix([]byte(nm), []byte(SwapSuffix)) {
+				t.Fatalf("%s: %s left after reopening", what, nm)
+			}
+		}
+		d2.Close()
+	}
+}
+
+// TestAppendReplicatedCompactedBatch: a follower takes the leader's
+// cleaned batches (fewer records than their offset range, or none) as
+// they are; a leader's append refuses them.
+func TestAppendReplicatedCompactedBatch(t *testing.T) {
+	d := testDir(t, nil)
+	l, _ := openLog(t, d, cleanCfg)
+	m := newCleanModel()
+	m.rounds(t, l, 1, 20, 5, 1, batchtest.Producer(9, 0, 0))
+	m.tombstones(t, l, 0, 2, 1) // the first batch loses key-0 and key-1
+	if err := l.Roll(1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Clean(CleanOptions{Now: 1, DeleteRetentionMs: 100, FirstDirty: -1, UpTo: -1, MapBytes: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	var cleaned []byte
+	for off := l.LogStartOffset(); off < l.LogEndOffset(); {
+		b, next, err := l.ReadBytes(ReadRequest{Offset: off, MaxBytes: 1 << 20, MaxOffset: -1, MinOneBatch: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cleaned = append(cleaned, b...)
+		off = next
+	}
+	h, _ := wire.ParseBatchHeader(cleaned)
+	if h.NumRecords == h.LastOffsetDelta+1 {
+		t.Fatalf("the first cleaned batch (%d records, last delta %d) lost nothing; the test needs one that did", h.NumRecords, h.LastOffsetDelta)
+	}
+	f, _ := openLog(t, testDir(t, nil), cleanCfg)
+	if _, err := f.AppendReplicated(bytes.Clone(cleaned), 1); err != nil {
+		t.Fatalf("a follower refuses the leader's cleaned batches: %v", err)
+	}
+	m.checkAgainst(t, f, "follower")
+	if _, err := f.Append(bytes.Clone(cleaned[:h.Size()]), 1, 1); err == nil {
+		t.Fatal("a leader's append took a batch with fewer records than its offset range")
+	}
+}
