@@ -389,3 +389,106 @@ func TestConsumerOffsetsCompacted(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanerTransactions: on a compacted topic, the records of aborted
+// transactions are gone after cleaning (read_uncommitted no longer sees
+// them either), committed ones are compacted like any, and a
+// read_committed consumer reads each key's latest committed value.
+func TestCleanerTransactions(t *testing.T) {
+	b := testkit.StartInProcess(t, "log.cleaner.backoff.ms", "100", "samsa.transactions.enable", "true")
+	adm, _ := b.Admin(t)
+	ctx := context.Background()
+	const topic = "txn-compacted"
+	if _, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{
+		"cleanup.policy": kadm.StringPtr("compact"), "segment.bytes": kadm.StringPtr("8192"),
+		"min.cleanable.dirty.ratio": kadm.StringPtr("0.01"),
+	}, topic); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := kgo.NewClient(kgo.SeedBrokers(b.Addr), kgo.TransactionalID("cleaner-test"), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	committed := map[string]latestWrite{}
+	aborted := map[int64]bool{}
+	for round := range 30 {
+		if err := tx.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		var recs []*kgo.Record
+		for k := range 20 {
+			recs = append(recs, &kgo.Record{Key: fmt.Appendf(nil, "k-%d", k), Value: fmt.Appendf(nil, "txn-%d-k-%d", round, k)})
+		}
+		res := tx.ProduceSync(ctx, recs...)
+		if err := res.FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		commit := round%3 != 2
+		if err := tx.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if commit {
+				committed[string(r.Record.Key)] = latestWrite{r.Record.Offset, string(r.Record.Value)}
+			} else {
+				aborted[r.Record.Offset] = true
+			}
+		}
+	}
+	// A plain record of its own key rolls the last transaction's segment.
+	plain, err := kgo.NewClient(kgo.SeedBrokers(b.Addr), kgo.DefaultProduceTopic(topic), kgo.ProducerBatchCompression(kgo.NoCompression()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	var last int64
+	for i := range 20 {
+		v := fmt.Sprintf("%d-%s", i, strings.Repeat("y", 600))
+		r := plain.ProduceSync(ctx, &kgo.Record{Key: []byte("roll"), Value: []byte(v)})
+		if err := r.FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		committed["roll"] = latestWrite{r[0].Record.Offset, v}
+		last = r[0].Record.Offset
+	}
+	lastTxn := committed["k-19"].offset
+	if lso, err := adm.ListCommittedOffsets(ctx, topic); err == nil {
+		leo, _ := adm.ListEndOffsets(ctx, topic)
+		lo, _ := lso.Lookup(topic, 0)
+		he, _ := leo.Lookup(topic, 0)
+		t.Logf("last stable offset %d, high watermark %d", lo.Offset, he.Offset)
+	}
+	waitFor(t, "the cleaner to pass the transactions", 60*time.Second, func() bool {
+		return cleanedTo(t, b.Dir, topic) > lastTxn
+	})
+	dirty := cleanedTo(t, b.Dir, topic)
+	for _, mode := range []struct {
+		name string
+		iso  kgo.IsolationLevel
+	}{{"read_committed", kgo.ReadCommitted()}, {"read_uncommitted", kgo.ReadUncommitted()}} {
+		iso := mode.iso
+		c, err := kgo.NewClient(kgo.SeedBrokers(b.Addr), kgo.FetchIsolationLevel(iso),
+			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []*kgo.Record
+		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		for len(recs) == 0 || recs[len(recs)-1].Offset < last {
+			fs := c.PollFetches(fctx)
+			if err := fs.Err(); err != nil {
+				t.Fatal(err)
+			}
+			fs.EachRecord(func(r *kgo.Record) {
+				if aborted[r.Offset] {
+					t.Fatalf("%s: a record of an aborted transaction (offset %d) after cleaning", mode.name, r.Offset)
+				}
+				recs = append(recs, r)
+			})
+		}
+		cancel()
+		c.Close()
+		checkCompacted(t, recs, committed, dirty, mode.name)
+	}
+}

@@ -156,7 +156,7 @@ func (c *Cleaner) runWorker(i int) (restart bool) {
 
 // askTimeout bounds the wait for a partition actor's answer: one that
 // stopped never answers.
-const askTimeout = 30 * time.Second
+const askTimeout = 10 * time.Second
 
 func ask[T any](c *Cleaner, pid *actor.PID, mk func(chan<- T) any) (T, bool) {
 	ch := make(chan T, 1)
@@ -165,6 +165,7 @@ func ask[T any](c *Cleaner, pid *actor.PID, mk func(chan<- T) any) (T, bool) {
 	case v := <-ch:
 		return v, true
 	case <-time.After(askTimeout):
+		c.log.Warn("log cleaner: a partition did not answer; skipping it this round", "partition", pid.String(), "waited", askTimeout)
 		var zero T
 		return zero, false
 	case <-c.stopped():
@@ -204,13 +205,15 @@ func (c *Cleaner) RunOnce() bool {
 				continue
 			}
 			st, ok := ask(c, pid, func(r chan<- partition.CleanState) any { return &partition.CleanQuery{Now: now, Reply: r} })
-			if !ok || !st.Compact || st.DirtyBytes == 0 {
-				continue
-			}
-			if st.Err != nil {
+			if ok && st.Err != nil {
 				c.log.Warn("log cleaner cannot size a log", "topic", t.Name, "partition", i, "err", st.Err)
 				continue
 			}
+			if !ok || !st.Compact || st.DirtyBytes == 0 {
+				continue
+			}
+			c.log.Debug("log cleaner: a compacted log", "topic", st.Topic, "partition", st.Partition,
+				"clean_bytes", st.CleanBytes, "dirty_bytes", st.DirtyBytes, "must_clean", st.MustClean, "err", st.Err)
 			cand := &candidate{pid: pid, tp: segment.TopicPartition{Topic: st.Topic, Partition: st.Partition},
 				ratio: float64(st.DirtyBytes) / float64(st.CleanBytes+st.DirtyBytes), must: st.MustClean}
 			if !cand.must && cand.ratio < st.MinRatio {
@@ -262,6 +265,7 @@ func (c *Cleaner) clean(cand *candidate, now time.Time) bool {
 			LoadFactor: c.cfg.LoadFactor, Throttle: c.thr.take, Reply: r}
 	})
 	if !ok || prep.Job == nil {
+		c.log.Debug("log cleaner: nothing to clean after all", append(attrs, "err", prep.Err)...)
 		if prep.Err != nil {
 			c.fail(attrs, prep.Err)
 		}
