@@ -323,7 +323,16 @@ func (j *CleanJob) Run() (err error) {
 		}
 	}()
 	j.Stats.FirstDirty = j.opts.FirstDirty
-	m := newOffsetMap(j.opts.MapBytes, j.opts.LoadFactor)
+	// The dirty section holds at most one key per offset: a map for that
+	// many is enough, so a small dirty section (a coordinator's log) does
+	// not cost the whole budget.
+	lf := j.opts.LoadFactor
+	if lf <= 0 || lf > 1 {
+		lf = 0.9
+	}
+	offsets := j.nexts[len(j.segs)-1] - j.opts.FirstDirty
+	need := (int64(float64(offsets)/lf) + 64) * offsetMapSlot
+	m := newOffsetMap(min(j.opts.MapBytes, need), lf)
 	buf := make([]byte, 1<<20)
 	end, buf, err := j.buildMap(m, buf)
 	if err != nil {

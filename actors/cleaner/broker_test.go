@@ -124,10 +124,10 @@ func TestCompactedTopicShrinks(t *testing.T) {
 	end := flush[0].Record.Offset + 1
 	dir := filepath.Join(b.Dir, topic+"-0")
 	waitFor(t, "the cleaner to clean up to the flush record", 60*time.Second, func() bool {
-		return cleanedTo(t, b.Dir, topic) > latest["k-999"].offset
+		return testkit.CleanerCheckpoint(b.Dir, topic, 0) > latest["k-999"].offset
 	})
 	t.Logf("log of %d bytes after cleaning", dirBytes(t, dir))
-	cleaned := cleanedTo(t, b.Dir, topic)
+	cleaned := testkit.CleanerCheckpoint(b.Dir, topic, 0)
 	checkCompacted(t, consumeAll(t, b.Addr, topic, end), latest, cleaned, "after cleaning")
 	// The idempotent producer goes on where it was: cleaning kept its
 	// batch headers, and its state.
@@ -201,7 +201,7 @@ func TestReadersWhileCleaning(t *testing.T) {
 		}
 		mu.Unlock()
 	}
-	waitFor(t, "a few cleanings", 60*time.Second, func() bool { return cleanedTo(t, b.Dir, topic) > 3000 })
+	waitFor(t, "a few cleanings", 60*time.Second, func() bool { return testkit.CleanerCheckpoint(b.Dir, topic, 0) > 3000 })
 	close(stop)
 	readers.Wait()
 	close(errs)
@@ -293,23 +293,6 @@ func checkCompacted(t *testing.T, recs []*kgo.Record, latest map[string]latestWr
 		t.Fatalf("%s: %d records for %d keys", what, len(recs), len(latest))
 	}
 	t.Logf("%s: %d records for %d keys", what, len(recs), len(latest))
-}
-
-// cleanedTo is the log's entry in the cleaner-offset-checkpoint, -1 if none.
-func cleanedTo(t *testing.T, dataDir, topic string) int64 {
-	b, err := os.ReadFile(filepath.Join(dataDir, "cleaner-offset-checkpoint"))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		var tp string
-		var p int32
-		var off int64
-		if n, _ := fmt.Sscanf(line, "%s %d %d", &tp, &p, &off); n == 3 && tp == topic && p == 0 {
-			return off
-		}
-	}
-	return -1
 }
 
 func dirBytes(t *testing.T, dir string) int64 {
@@ -460,9 +443,9 @@ func TestCleanerTransactions(t *testing.T) {
 		t.Logf("last stable offset %d, high watermark %d", lo.Offset, he.Offset)
 	}
 	waitFor(t, "the cleaner to pass the transactions", 60*time.Second, func() bool {
-		return cleanedTo(t, b.Dir, topic) > lastTxn
+		return testkit.CleanerCheckpoint(b.Dir, topic, 0) > lastTxn
 	})
-	dirty := cleanedTo(t, b.Dir, topic)
+	dirty := testkit.CleanerCheckpoint(b.Dir, topic, 0)
 	for _, mode := range []struct {
 		name string
 		iso  kgo.IsolationLevel

@@ -90,9 +90,9 @@ func TestCompactionKcatAndJava(t *testing.T) {
 		t.Fatalf("kcat -P: %v: %s", err, testkit.LastLines(string(out), 10))
 	}
 	began := time.Now()
-	for cleanedTo(t, b.DataDir(), topic) <= lastTombstone {
+	for testkit.CleanerCheckpoint(b.DataDir(), topic, 0) <= lastTombstone {
 		if time.Since(began) > 60*time.Second {
-			t.Fatalf("the cleaner did not clean past offset %d in a minute (checkpoint at %d)", lastTombstone, cleanedTo(t, b.DataDir(), topic))
+			t.Fatalf("the cleaner did not clean past offset %d in a minute (checkpoint at %d)", lastTombstone, testkit.CleanerCheckpoint(b.DataDir(), topic, 0))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -208,22 +208,6 @@ func readJava(t *testing.T, k *testkit.Kafka, addr, topic string, n int) []rec {
 		t.Fatalf("console consumer printed %d records, kcat read %d\n%s", len(recs), n, testkit.LastLines(out, 20))
 	}
 	return recs
-}
-
-// cleanedTo is the log's cleaner-offset-checkpoint entry, -1 if none.
-func cleanedTo(t *testing.T, dataDir, topic string) int64 {
-	b, err := os.ReadFile(filepath.Join(dataDir, "cleaner-offset-checkpoint"))
-	if err != nil {
-		return -1
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) == 3 && f[0] == topic && f[1] == "0" {
-			v, _ := strconv.ParseInt(f[2], 10, 64)
-			return v
-		}
-	}
-	return -1
 }
 
 func logBytes(t *testing.T, dir string) int64 {
