@@ -64,7 +64,7 @@ func CompareCleaning(ctx context.Context, c Config, w CleanWorkload) (CleanResul
 	if err != nil {
 		return res, err
 	}
-	defer r.Stop()
+	defer func() { _ = r.Stop() }() // a cleaning error is the one worth reporting
 	res.IdleRSS = r.IdleRSS
 	cl, err := kgo.NewClient(kgo.SeedBrokers(r.Addr), kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.ProducerBatchMaxBytes(1<<20), kgo.ProducerLinger(5*time.Millisecond))
