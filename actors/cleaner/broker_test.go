@@ -378,7 +378,8 @@ func TestConsumerOffsetsCompacted(t *testing.T) {
 // them either), committed ones are compacted like any, and a
 // read_committed consumer reads each key's latest committed value.
 func TestCleanerTransactions(t *testing.T) {
-	b := testkit.StartInProcess(t, "log.cleaner.backoff.ms", "100", "samsa.transactions.enable", "true")
+	b := testkit.StartInProcess(t, "log.cleaner.backoff.ms", "100", "samsa.transactions.enable", "true",
+		"transaction.state.log.num.partitions", "1", "transaction.state.log.segment.bytes", "2048")
 	adm, _ := b.Admin(t)
 	ctx := context.Background()
 	const topic = "txn-compacted"
@@ -473,5 +474,27 @@ func TestCleanerTransactions(t *testing.T) {
 		cancel()
 		c.Close()
 		checkCompacted(t, recs, committed, dirty, mode.name)
+	}
+	// __transaction_state is compacted too, and the coordinator reloads
+	// the transactional id from it: after a restart the same id starts
+	// and commits a new transaction.
+	waitFor(t, "__transaction_state to be cleaned", 60*time.Second, func() bool {
+		return testkit.CleanerCheckpoint(b.Dir, "__transaction_state", 0) > 0
+	})
+	tx.Close()
+	b.Restart()
+	tx2, err := kgo.NewClient(kgo.SeedBrokers(b.Addr), kgo.TransactionalID("cleaner-test"), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx2.Close()
+	if err := tx2.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx2.ProduceSync(ctx, &kgo.Record{Key: []byte("k-0"), Value: []byte("after restart")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx2.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatalf("committing with the transactional id reloaded from a compacted __transaction_state: %v", err)
 	}
 }
