@@ -84,7 +84,13 @@ type CleanOptions struct {
 	// Throttle, if set, is called with each count of bytes read or
 	// written and may block (log.cleaner.io.max.bytes.per.second).
 	Throttle func(bytes int64)
+	// Stop, if set, abandons the cleaning (ErrCleanStopped) when it is
+	// closed: a broker shutting down does not wait for a long cleaning.
+	Stop <-chan struct{}
 }
+
+// ErrCleanStopped: CleanOptions.Stop was closed during CleanJob.Run.
+var ErrCleanStopped = errors.New("segment: cleaning stopped")
 
 // CleanStats says what a cleaning did.
 type CleanStats struct {
@@ -220,6 +226,11 @@ func (j *CleanJob) eachBatch(i int, buf []byte, fn func(pos int64, h *wire.Batch
 		}
 		if j.opts.Throttle != nil {
 			j.opts.Throttle(n)
+		}
+		select {
+		case <-j.opts.Stop: // a nil Stop never fires
+			return buf, ErrCleanStopped
+		default:
 		}
 		j.Stats.BytesRead += n
 		chunk := buf[:n]

@@ -779,3 +779,31 @@ func TestAppendReplicatedCompactedBatch(t *testing.T) {
 		t.Fatal("a leader's append took a batch with fewer records than its offset range")
 	}
 }
+
+// TestCleanStop: a closed Stop abandons the cleaning, leaving the log and
+// no file behind.
+func TestCleanStop(t *testing.T) {
+	mem := vfs.NewMemFS()
+	d := testDir(t, mem)
+	l, _ := openLog(t, d, cleanCfg)
+	m := newCleanModel()
+	m.rounds(t, l, 5, 40, 5, 1)
+	if err := l.Roll(1); err != nil {
+		t.Fatal(err)
+	}
+	before := m.checkAgainst(t, l, "before")
+	stop := make(chan struct{})
+	close(stop)
+	if _, err := l.Clean(CleanOptions{Now: 1, FirstDirty: -1, UpTo: -1, MapBytes: 1 << 20, Stop: stop}); err != ErrCleanStopped {
+		t.Fatalf("cleaning with Stop closed: %v, want ErrCleanStopped", err)
+	}
+	if got := m.checkAgainst(t, l, "after"); !sameSet(got, before) {
+		t.Fatal("a stopped cleaning changed the log")
+	}
+	names, _ := mem.List(l.Path())
+	for _, n := range names {
+		if bytes.HasSuffix([]byte(n), []byte(CleanedSuffix)) {
+			t.Fatalf("%s left behind", n)
+		}
+	}
+}

@@ -262,7 +262,7 @@ func (c *Cleaner) clean(cand *candidate, now time.Time) bool {
 	attrs := []any{"topic", cand.tp.Topic, "partition", cand.tp.Partition}
 	prep, ok := ask(c, cand.pid, func(r chan<- partition.CleanPrepared) any {
 		return &partition.CleanPrepare{Now: now, MapBytes: c.cfg.DedupeBufferSize / int64(c.cfg.Threads),
-			LoadFactor: c.cfg.LoadFactor, Throttle: c.thr.take, Reply: r}
+			LoadFactor: c.cfg.LoadFactor, Throttle: c.thr.take, Stop: c.stopped(), Reply: r}
 	})
 	if !ok || prep.Job == nil {
 		c.log.Debug("log cleaner: nothing to clean after all", append(attrs, "err", prep.Err)...)
@@ -272,7 +272,9 @@ func (c *Cleaner) clean(cand *candidate, now time.Time) bool {
 		return false
 	}
 	if err := prep.Job.Run(); err != nil {
-		c.fail(attrs, err)
+		if !errors.Is(err, segment.ErrCleanStopped) {
+			c.fail(attrs, err)
+		}
 		// The actor's snapshot references go with CommitClean or here.
 		prep.Job.Abort()
 		return false

@@ -41,6 +41,7 @@ type (
 		MapBytes   int64
 		LoadFactor float64
 		Throttle   func(bytes int64)
+		Stop       <-chan struct{} // closed: the cleaning is abandoned (the broker stops)
 		Reply      chan<- CleanPrepared
 	}
 
@@ -138,7 +139,7 @@ func (p *partitionActor) cleanPrepare(m *CleanPrepare) {
 	}
 	job, err := p.plog.PrepareClean(segment.CleanOptions{
 		Now: m.Now.UnixMilli(), DeleteRetentionMs: p.spec.Config.DeleteRetention.Milliseconds(),
-		FirstDirty: firstDirty, UpTo: upTo, MapBytes: m.MapBytes, LoadFactor: m.LoadFactor, Throttle: m.Throttle,
+		FirstDirty: firstDirty, UpTo: upTo, MapBytes: m.MapBytes, LoadFactor: m.LoadFactor, Throttle: m.Throttle, Stop: m.Stop,
 	})
 	m.Reply <- CleanPrepared{Job: job, Err: err}
 }
