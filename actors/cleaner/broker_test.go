@@ -87,7 +87,8 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 // each live key's latest value at its original offset.
 func TestCompactedTopicShrinks(t *testing.T) {
 	b := testkit.StartInProcess(t, "log.cleaner.backoff.ms", "200")
-	adm, cl := b.Admin(t)
+	// Uncompressed, so the filler below fills segments at a known rate.
+	adm, cl := b.Admin(t, kgo.ProducerBatchCompression(kgo.NoCompression()))
 	ctx := context.Background()
 	const topic = "compacted"
 	res, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{
