@@ -69,3 +69,25 @@ func (d *Dir) SetCleanerCheckpoint(tp TopicPartition, offset int64) error {
 	}
 	return vfs.WriteFileAtomic(d.fs, d.path+"/"+CleanerCheckpointFile, encodeOffsetCheckpoint(m))
 }
+
+// truncateCleanerCheckpoint lowers the log's cleaner checkpoint to end
+// after a truncation (as Kafka does), so records appended again there
+// count as dirty. A failure to write it is logged: it only leaves the
+// new records' older duplicates for a later cleaning.
+func (l *Log) truncateCleanerCheckpoint(end int64) {
+	v, ok, err := l.d.CleanerCheckpoint(l.tp)
+	if err == nil && ok && v > end {
+		err = l.d.SetCleanerCheckpoint(l.tp, end)
+	}
+	if err != nil {
+		l.d.logger.Warn("segment: cleaner checkpoint not lowered after a truncation", "partition", l.tp.String(), "err", err)
+	}
+}
+
+// forgetCleanerCheckpoint drops a deleted log's entry (logged on failure:
+// a log created under the same name resets an entry past its end).
+func (d *Dir) forgetCleanerCheckpoint(tp TopicPartition) {
+	if err := d.SetCleanerCheckpoint(tp, -1); err != nil {
+		d.logger.Warn("segment: cleaner checkpoint entry of a deleted log not removed", "partition", tp.String(), "err", err)
+	}
+}

@@ -807,3 +807,28 @@ func TestCleanStop(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanerCheckpointFollowsTruncationAndRemoval: a truncation lowers
+// the log's entry to the new end; removing the log drops it.
+func TestCleanerCheckpointFollowsTruncationAndRemoval(t *testing.T) {
+	d := testDir(t, nil)
+	l, _ := openLog(t, d, cleanCfg)
+	m := newCleanModel()
+	m.rounds(t, l, 4, 20, 5, 1)
+	tp := l.TopicPartition()
+	if err := d.SetCleanerCheckpoint(tp, 70); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.TruncateTo(50); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, _ := d.CleanerCheckpoint(tp); !ok || v > 50 {
+		t.Fatalf("cleaner checkpoint %d (%v) after truncating to 50", v, ok)
+	}
+	if err := d.Remove(tp.Topic, tp.Partition); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := d.CleanerCheckpoint(tp); ok {
+		t.Fatal("a removed log keeps its cleaner checkpoint entry")
+	}
+}

@@ -370,6 +370,7 @@ func (d *Dir) Remove(topic string, partition int32) error {
 		d.logger.Warn("segment: checkpoints not rewritten after deleting a partition; its entries stay until the next checkpoint",
 			"partition", tp.String(), "err", err)
 	}
+	d.forgetCleanerCheckpoint(tp) // clean_checkpoint.go
 	return nil
 }
 
