@@ -328,8 +328,7 @@ func TestConsumerOffsetsCompacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	const group = "g"
-	var last kadm.Offsets
-	for i := range 20000 {
+	commit := func(i int) (kadm.Offsets, error) {
 		offs := kadm.Offsets{}
 		for p := int32(0); p < 4; p++ {
 			offs.Add(kadm.Offset{Topic: "data", Partition: p, At: int64(i), LeaderEpoch: -1})
@@ -338,10 +337,31 @@ func TestConsumerOffsetsCompacted(t *testing.T) {
 		if err == nil {
 			err = r.Error()
 		}
-		if err != nil {
-			t.Fatalf("commit %d: %v", i, err)
+		return offs, err
+	}
+	// 20,000 commits from 8 goroutines (one group: the coordinator
+	// serialises them), then one more whose offsets are the ones to find.
+	const writers, total = 8, 20000
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for i := w; i < total; i += writers {
+				if _, err := commit(i); err != nil {
+					errs <- fmt.Errorf("commit %d: %w", i, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
 		}
-		last = offs
+	}
+	last, err := commit(total)
+	if err != nil {
+		t.Fatal(err)
 	}
 	dir := filepath.Join(b.Dir, "__consumer_offsets-0")
 	segments := func() int {
