@@ -472,6 +472,13 @@ func (j *CleanJob) writeGroup(g *cleanGroup, st *filterState, buf []byte) ([]byt
 		return nil
 	}
 	var entries []AbortedTxn
+	// The group's last batch, kept at least as an empty batch: the
+	// cleaned segment then ends where the group did, so a recovery that
+	// finishes the swap removes every old segment of the group (see
+	// clean_swap.go), and a reader's next offset steps over the gap.
+	var lastHdr [wire.BatchHeaderSize]byte
+	var last wire.BatchHeader
+	haveLast, lastKept := false, false
 	for i := g.first; i < g.first+g.n; i++ {
 		j.Stats.Segments++
 		buf, err = j.eachBatch(i, buf, func(_ int64, h *wire.BatchHeader, batch []byte) error {
@@ -482,6 +489,8 @@ func (j *CleanJob) writeGroup(g *cleanGroup, st *filterState, buf []byte) ([]byt
 			if ferr != nil {
 				return &CorruptionError{Path: j.segs[i].logPath, Position: -1, Offset: h.BaseOffset, Err: ferr}
 			}
+			copy(lastHdr[:], batch)
+			last, haveLast, lastKept = *h, true, kept != nil
 			if kept == nil {
 				return nil
 			}
@@ -502,6 +511,12 @@ func (j *CleanJob) writeGroup(g *cleanGroup, st *filterState, buf []byte) ([]byt
 				entries = append(entries, e)
 			}
 		}
+	}
+	if haveLast && !lastKept {
+		e := st.empty(&last, lastHdr[:])
+		at := pos + int64(len(out))
+		out = append(out, e...)
+		g.ns.track(last.LastOffset(), last.MaxTimestamp, at, int64(len(e)), j.interval)
 	}
 	if err := flush(); err != nil {
 		return buf, err

@@ -26,10 +26,13 @@ import (
 // was committed: the ".cleaned" and ".swap" files are deleted as
 // leftovers and the old segments, untouched until step c, stay.
 //
-// An old segment of the group whose base is past the cleaned segment's
-// last batch (its records all went) is not recognisable as part of the
-// group after a crash in step c: it stays, as Kafka leaves it, holding only
-// records that later ones supersede, and the next cleaning removes it.
+// The cleaned segment always holds the group's last batch (as an empty
+// batch when its records all went), so its batches end where the group's
+// last old segment's did and that range covers every old segment of the
+// group: a finished swap leaves none of them. (Only an old segment with
+// no batch at all, the empty leftover of an earlier cleaning, can lie
+// past it, and it holds nothing.) Old segments are removed oldest first,
+// so a tombstone never goes before the records it deletes.
 
 // CommitClean swaps a job's cleaned segments into the log (see CleanJob)
 // and returns the job's stats. If the log's segments are no longer those

@@ -72,7 +72,7 @@ func TestCleanerKilled(t *testing.T) {
 	latest, lastTombstone := writeCompacted(t, kcat, b.Addr(), topic)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
 	for i := range 6 {
-		delay := time.Duration(200+rng.IntN(1500)) * time.Millisecond
+		delay := time.Duration(200+rng.IntN(3000)) * time.Millisecond
 		time.Sleep(delay)
 		b.Kill()
 		if err := b.Start(); err != nil {
