@@ -49,7 +49,9 @@ import (
 //     producer id, epoch and base sequence, so a producer's state rebuilt
 //     from the log is the same; a batch that loses all its records is
 //     dropped, unless it is its producer's last batch in the cleaned
-//     range, which stays as an empty batch (Kafka keeps these too).
+//     range (Kafka keeps these too) or its group's last batch (so the
+//     cleaned segment ends where the group did: clean_swap.go), which
+//     stay as empty batches.
 //
 // Segments are cleaned in groups whose total size fits segment.bytes (and
 // whose offsets fit the indexes' 32-bit relative offsets); each group
