@@ -291,7 +291,7 @@ func checkCompacted(t *testing.T, recs []*kgo.Record, latest map[string]latestWr
 		}
 	}
 	if len(recs) > len(latest)+100 {
-		t.Fatalf("%s: %d records for %d keys", what, len(recs), len(latest))
+		t.Fatalf("%s: %d records for %d keys: too many left (more than 100 past the keys)", what, len(recs), len(latest))
 	}
 	t.Logf("%s: %d records for %d keys", what, len(recs), len(latest))
 }
