@@ -195,7 +195,7 @@ func check(t *testing.T, who string, recs []rec, latest map[string]write, partia
 		}
 	}
 	if !partial && len(recs) > len(latest)+100 {
-		t.Fatalf("%s: %d records for %d keys", who, len(recs), len(latest))
+		t.Fatalf("%s: %d records for %d keys: too many left (more than 100 past the keys)", who, len(recs), len(latest))
 	}
 	t.Logf("%s: %d records for %d keys, every live key at its latest write", who, len(recs), len(latest))
 }
