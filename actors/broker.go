@@ -16,6 +16,7 @@ import (
 
 	"github.com/samsa-io/samsa/actors/api"
 	"github.com/samsa-io/samsa/actors/catalog"
+	"github.com/samsa-io/samsa/actors/cleaner"
 	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/coordinator"
@@ -105,7 +106,8 @@ type Broker struct {
 	peers    *interbroker.Client  // cluster mode: replication's link to the other brokers
 	fetchers *replica.Fetchers
 
-	housekeepingStop chan struct{} // closed by Close (housekeeping.go)
+	housekeepingStop chan struct{}    // closed by Close (housekeeping.go)
+	cleaner          *cleaner.Cleaner // the log cleaner (cleaning.go); nil when disabled
 	housekeepingDone chan struct{}
 }
 
@@ -252,6 +254,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		b.services.Controller = o.Cluster.Controller
 	}
 	b.startHousekeeping()
+	b.startCleaner()
 	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(e.Routes.Load().Topics))
 	return b, nil
 }
@@ -334,6 +337,7 @@ func (b *Broker) Drain() { b.fetch.Drain() }
 func (b *Broker) Close(ctx context.Context) error {
 	err := ErrClosed
 	b.closeOnce.Do(func() {
+		b.stopCleaner()
 		b.stopHousekeeping()
 		b.stopReplication()
 		if b.txns != nil {

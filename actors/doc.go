@@ -34,7 +34,10 @@
 //   - routing, gather, env: the routing table, the answer gather, the
 //     shared environment.
 //   - config: the broker and topic configuration registry.
-//   - replica, controller, txn, cleaner, plugin: rooms for what comes
+//   - cleaner: the log cleaner's workers (compaction of
+//     cleanup.policy=compact logs; the partition actors snapshot and swap,
+//     partition/actor_clean.go).
+//   - replica, controller, txn, plugin: rooms for what comes
 //     next (empty).
 //
 // # Threading

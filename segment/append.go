@@ -46,7 +46,7 @@ func (l *Log) append(b []byte, assign bool, epoch int32, now int64) (AppendResul
 	if err := l.fl.failure(); err != nil {
 		return AppendResult{}, err
 	}
-	hdrs, err := splitBatches(b, l.cfg.MaxMessageBytes, l.scratch[:0])
+	hdrs, err := splitBatches(b, l.cfg.MaxMessageBytes, !assign, l.scratch[:0])
 	l.scratch = hdrs[:0]
 	if err != nil {
 		return AppendResult{}, err

@@ -26,8 +26,10 @@ func (m *batchMeta) lastOffset() int64 { return m.baseOffset + int64(m.lastDelta
 // RecordBatch v2) and returns what the append needs of their headers, in
 // order. Nothing is modified. Each batch must be whole, magic 2, with a
 // correct CRC-32C, a known codec, a record count matching
-// lastOffsetDelta, and no larger than maxBytes.
-func splitBatches(b []byte, maxBytes int32, dst []batchMeta) ([]batchMeta, error) {
+// lastOffsetDelta (with stored, batches replicated from a leader: at
+// most lastOffsetDelta+1, as the log cleaner leaves them), and no larger
+// than maxBytes.
+func splitBatches(b []byte, maxBytes int32, stored bool, dst []batchMeta) ([]batchMeta, error) {
 	if len(b) == 0 {
 		return dst, ErrNoBatches
 	}
@@ -46,7 +48,13 @@ func splitBatches(b []byte, maxBytes int32, dst []batchMeta) ([]batchMeta, error
 		batch := rest[:size]
 		if !wire.BatchValid(batch) {
 			// The cheap yes/no said no: ValidateBatch names the fault.
-			if _, err := wire.ValidateBatch(batch); err != nil {
+			// Replicated (stored) batches may be compacted ones, with
+			// fewer records than their offset range: ValidateStoredBatch.
+			validate := wire.ValidateBatch
+			if stored {
+				validate = wire.ValidateStoredBatch
+			}
+			if _, err := validate(batch); err != nil {
 				return dst, &BatchError{Index: i, Position: pos, Err: err}
 			}
 		}

@@ -44,7 +44,7 @@ func findBatches(f vfs.File, from, end, maxSize int64, buf []byte) (found int, l
 				}
 				break // refill from the candidate
 			}
-			if h, verr := wire.ValidateBatch(w[i : i+int(size)]); verr == nil {
+			if h, verr := wire.ValidateStoredBatch(w[i : i+int(size)]); verr == nil {
 				found++
 				last = max(last, h.LastOffset())
 				i += int(size)

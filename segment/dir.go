@@ -61,6 +61,8 @@ type Dir struct {
 	checkpointed map[TopicPartition]int64 // recovery points in the file
 
 	ckMu sync.Mutex // one checkpoint write at a time
+
+	cleanerCk cleanerCheckpoints // cleaner-offset-checkpoint (clean_checkpoint.go)
 }
 
 // OpenDir opens (creating it if needed) the log directory at path. If the
@@ -368,6 +370,7 @@ func (d *Dir) Remove(topic string, partition int32) error {
 		d.logger.Warn("segment: checkpoints not rewritten after deleting a partition; its entries stay until the next checkpoint",
 			"partition", tp.String(), "err", err)
 	}
+	d.forgetCleanerCheckpoint(tp) // clean_checkpoint.go
 	return nil
 }
 

@@ -11,6 +11,7 @@
 //	  log-start-offset-checkpoint        each log's first readable offset
 //	  replication-offset-checkpoint      each log's high watermark, as its partition last set it
 //	  .kafka_cleanshutdown               present only after a clean Close
+//	  cleaner-offset-checkpoint          each compacted log's first dirty offset
 //	  <topic>-<partition>/
 //	    00000000000000000000.log         record batches, exactly as on the wire
 //	    00000000000000000000.index       sparse offset index
@@ -59,7 +60,17 @@
 // rolled and when the log is closed; a closed segment's indexes are read
 // into memory on first use.
 //
-// Offset checkpoints (recovery-point, log-start-offset) are text:
+// While a compacted log is cleaned, a cleaned segment group is written as
+// <base>.log.cleaned (and .index/.timeindex/.txnindex.cleaned), renamed to
+// .swap when whole and to its final names once the segments it replaces
+// are gone (clean.go: what a cleaning keeps; clean_swap.go: the swap and
+// how recovery finishes it). A compacted batch keeps its base offset,
+// last offset delta and producer fields and may hold fewer records than
+// its offset range, or none (KIP-534's delete horizon may be in its base
+// timestamp, attribute bit 0x40): recovery and replicated appends accept
+// such batches (wire.ValidateStoredBatch); a leader's appends do not.
+//
+// Offset checkpoints (recovery-point, log-start-offset, cleaner) are text:
 //
 //	0                  version
 //	2                  number of entries
@@ -124,7 +135,9 @@
 //
 // # Recovery rules (Dir.Open)
 //
-//  1. Temporary files and index files without a .log are deleted.
+//  1. A cleaned segment's swap past its commit point (a <base>.log.swap)
+//     is finished; then temporary files (.cleaned, .swap, .deleted,
+//     .tmp) and index files without a .log are deleted.
 //  2. After a clean shutdown (marker present), nothing is scanned but the
 //     active segment's tail after its last index entry; any invalid byte
 //     there is a CorruptionError.

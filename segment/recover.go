@@ -57,6 +57,11 @@ var leftoverSuffixes = []string{".tmp", ".deleted", ".cleaned", ".swap"}
 func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, recoveryPoint, logStart int64) (*Log, RecoveryReport, error) {
 	rep := RecoveryReport{Clean: clean, LostFromOffset: -1, LostToOffset: -1}
 	l := &Log{d: d, tp: tp, path: dir, cfg: cfg.withDefaults()}
+	// A cleaning's swap a crash interrupted after its commit point is
+	// finished first (clean_swap.go); uncommitted ones are leftovers.
+	if err := d.completeSwaps(dir); err != nil {
+		return nil, rep, err
+	}
 	names, err := d.fs.List(dir)
 	if err != nil {
 		return nil, rep, err

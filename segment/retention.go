@@ -203,6 +203,7 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 	if err := l.epochs.truncateFromEnd(newEnd); err != nil {
 		return 0, fl.finish(-1, err, -1)
 	}
+	l.truncateCleanerCheckpoint(newEnd) // clean_checkpoint.go
 	if err := h.f.Sync(); err != nil {
 		return 0, fl.finish(-1, err, -1)
 	}

@@ -228,7 +228,7 @@ func (s *segment) scan(f vfs.File, from, fileSize int64, interval int32, buf []b
 				}
 				break // refill from this batch
 			}
-			if _, err := wire.ValidateBatch(rest[:size]); err != nil {
+			if _, err := wire.ValidateStoredBatch(rest[:size]); err != nil {
 				res.stopErr, res.stopHdr = err, &h
 				return res, buf
 			}

@@ -198,9 +198,16 @@ var brokerDefs = []Def{
 	{Name: "log.flush.offset.checkpoint.interval.ms", Type: Int, Default: "60000", Check: AtLeast(0),
 		Doc: "How often each data directory writes its recovery-point and log-start-offset checkpoints; 0: only at shutdown."},
 
-	// Log cleaner (compaction comes later).
-	{Name: "log.cleaner.enable", Type: Boolean, Default: "true", Ignored: true, Doc: "The log cleaner comes later."},
-	{Name: "log.cleaner.threads", Type: Int, Default: "1", Check: AtLeast(0), Ignored: true, Dynamic: true, Doc: "The log cleaner comes later."},
+	// Log cleaner (actors/cleaner).
+	{Name: "log.cleaner.enable", Type: Boolean, Default: "true", Doc: "Run the log cleaner, which compacts cleanup.policy=compact topics (and __consumer_offsets, __transaction_state); off, they only grow."},
+	{Name: "log.cleaner.threads", Type: Int, Default: "1", Check: AtLeast(0), Dynamic: true, Inert: true, Doc: "Cleaner threads: logs cleaned at the same time."},
+	{Name: "log.cleaner.dedupe.buffer.size", Type: Long, Default: "134217728", Dynamic: true, Inert: true,
+		Doc: "Memory of the cleaners' offset maps (24 bytes per key), shared among log.cleaner.threads."},
+	{Name: "log.cleaner.io.buffer.load.factor", Type: Double, Default: "0.9", Dynamic: true, Inert: true, Doc: "How full a cleaner's offset map may get."},
+	{Name: "log.cleaner.io.max.bytes.per.second", Type: Double, Default: "1.7976931348623157E308", Dynamic: true, Inert: true,
+		Doc: "Bytes per second the cleaners read and write together, at most."},
+	{Name: "log.cleaner.backoff.ms", Type: Long, Default: "15000", Check: AtLeast(0), Dynamic: true, Inert: true,
+		Doc: "How long the cleaners sleep when no log needs cleaning."},
 	{Name: "log.cleaner.delete.retention.ms", Type: Long, Default: "86400000", Check: AtLeast(0), Dynamic: true,
 		Doc: "Default tombstone retention."},
 	{Name: "log.cleaner.min.cleanable.ratio", Type: Double, Default: "0.5", Check: FractionBetween(0, 1), Dynamic: true,

@@ -57,12 +57,8 @@ var kafkaDynamicDefs = append(dynamicIgnored([]Def{
 	// Connections.
 	{Name: "max.connection.creation.rate", Type: Int, Default: intMax, Check: AtLeast(0), Doc: "Accepted; connection rate limits come later."},
 
-	// Log cleaner (compaction comes later).
-	{Name: "log.cleaner.dedupe.buffer.size", Type: Long, Default: "134217728", Doc: cleanerDoc},
-	{Name: "log.cleaner.io.buffer.load.factor", Type: Double, Default: "0.9", Doc: cleanerDoc},
+	// Log cleaner: the keys the cleaner reads are in brokerDefs.
 	{Name: "log.cleaner.io.buffer.size", Type: Int, Default: "524288", Check: AtLeast(0), Doc: cleanerDoc},
-	{Name: "log.cleaner.io.max.bytes.per.second", Type: Double, Default: "1.7976931348623157E308", Doc: cleanerDoc},
-	{Name: "log.cleaner.backoff.ms", Type: Long, Default: "15000", Check: AtLeast(0), Doc: cleanerDoc},
 
 	// Topic defaults samsa's topics do not have.
 	{Name: "compression.gzip.level", Type: Int, Default: "-1", Check: oneOrRange(-1, 1, 9), Doc: "Accepted; samsa does not recompress batches, so compression levels have no use yet."},
@@ -111,7 +107,7 @@ const (
 	sslDoc      = "Accepted; samsa serves PLAINTEXT listeners only so far."
 	saslDoc     = "Accepted; SASL authentication comes later."
 	securityDoc = "Accepted; authentication and ACLs come later."
-	cleanerDoc  = "The log cleaner comes later."
+	cleanerDoc  = "Accepted; the cleaner sizes its own read buffers."
 	tieredDoc   = "Accepted; samsa has no tiered storage."
 	quotaDoc    = "Accepted; samsa does not move replicas between log directories."
 )

@@ -29,7 +29,7 @@ var topicDefs = []Def{
 	{Name: "cleanup.policy", Type: List, Default: "delete",
 		Check:    ListOf(true, "delete", "compact"),
 		Synonyms: []Synonym{{Name: "log.cleanup.policy"}},
-		Doc:      "delete: old segments are removed by retention; compact: keep the latest record per key (the cleaner comes later)."},
+		Doc:      "delete: old segments are removed by retention; compact: the log cleaner keeps the latest record per key; both: compaction and retention."},
 	{Name: "compression.type", Type: String, Default: "producer",
 		Check:    OneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"),
 		Synonyms: []Synonym{{Name: "compression.type"}},

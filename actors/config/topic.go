@@ -28,6 +28,11 @@ type Topic struct {
 	TimestampAfterMax  time.Duration
 	MinInsyncReplicas  int
 	CompressionType    string
+	// The log cleaner's (cleanup.policy=compact).
+	DeleteRetention   time.Duration // delete.retention.ms: tombstones and markers after their first cleaning
+	MinCleanableRatio float64       // min.cleanable.dirty.ratio
+	MinCompactionLag  time.Duration // min.compaction.lag.ms
+	MaxCompactionLag  time.Duration // max.compaction.lag.ms
 }
 
 // ParseTopic types an effective topic config map (EffectiveTopic's
@@ -66,5 +71,9 @@ func ParseTopic(v map[string]string) Topic {
 		TimestampAfterMax:  ms("message.timestamp.after.max.ms"),
 		MinInsyncReplicas:  int(ParseInt(v["min.insync.replicas"])),
 		CompressionType:    v["compression.type"],
+		DeleteRetention:    ms("delete.retention.ms"),
+		MinCleanableRatio:  ParseFloat(v["min.cleanable.dirty.ratio"]),
+		MinCompactionLag:   ms("min.compaction.lag.ms"),
+		MaxCompactionLag:   ms("max.compaction.lag.ms"),
 	}
 }

@@ -40,6 +40,8 @@
 //   - A panic while serving a request answers it COORDINATOR_NOT_AVAILABLE
 //     and restarts the actor, which reloads from the log.
 //
-// Log compaction is not implemented yet: __consumer_offsets only grows
-// until the log cleaner lands.
+// __consumer_offsets (and __transaction_state) are compacted by the log
+// cleaner (actors/cleaner): a load replays only each key's latest record
+// (and tombstones within delete.retention.ms), which gives the same
+// groups and offsets as the uncompacted log.
 package coordinator

@@ -170,6 +170,12 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 	case *ApplyRetention:
 		p.retain(m.Now)
 		p.expireProducers(m.Now)
+	case *CleanQuery: // actor_clean.go
+		p.cleanQuery(m)
+	case *CleanPrepare:
+		p.cleanPrepare(m)
+	case *CleanCommit:
+		p.cleanCommit(m)
 	case *ReportSize:
 		var size int64
 		if p.plog != nil {

@@ -32,11 +32,17 @@ func SegmentConfig(t config.Topic) segment.Config {
 	if err != nil {
 		policy = segment.FlushGroup // the registry validated it; keep the durable default anyway
 	}
+	retentionMs, retentionBytes := nonZero(ms(t.Retention)), nonZero(t.RetentionBytes)
+	if t.Compact && !t.Delete {
+		// cleanup.policy=compact alone: the cleaner, not retention,
+		// removes records (as in Kafka); compact,delete has both.
+		retentionMs, retentionBytes = segment.Unlimited, segment.Unlimited
+	}
 	return segment.Config{
 		SegmentBytes:       t.SegmentBytes,
 		SegmentMs:          ms(t.SegmentAge),
-		RetentionMs:        nonZero(ms(t.Retention)),
-		RetentionBytes:     nonZero(t.RetentionBytes),
+		RetentionMs:        retentionMs,
+		RetentionBytes:     retentionBytes,
 		IndexIntervalBytes: int32(max(t.IndexIntervalBytes, 1)),
 		SegmentIndexBytes:  int32(t.SegmentIndexBytes),
 		MaxMessageBytes:    max(t.MaxMessageBytes, 1),
