@@ -24,14 +24,17 @@ const streamsKeys = 1000
 // counted per key into COUNTS through a state store and its changelog)
 // over recordCount records (1,000,000 by default), with the broker
 // killed with SIGKILL about a third of the way through and started
-// again. Afterwards a read_committed consumer must find in OUT every
+// again, and the application itself killed with SIGKILL two thirds of
+// the way and started again on its state directory. Afterwards a read_committed consumer must find in OUT every
 // input exactly once and nothing else, and in COUNTS each key's counts
 // rising and ending at the number of inputs with that key: whatever
 // transactions the crash cut short were aborted (their records invisible)
 // and redone, none applied twice.
 func TestStreamsExactlyOnceBrokerKilled(t *testing.T) {
 	cp := javaClasspath(t)
-	b := testkit.StartBroker(t, testkit.BrokerConfig{})
+	// The crashed application's open transaction is aborted once its
+	// timeout has passed, looked for every second rather than Kafka's 10.
+	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: []string{"--transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"}})
 	b.LogOnFailure(t)
 	requireDataPath(t, b.Addr())
 	n := recordCount(t)
@@ -65,16 +68,22 @@ func TestStreamsExactlyOnceBrokerKilled(t *testing.T) {
 	}
 	t.Logf("%d input records produced in %v", n, time.Since(began).Round(time.Millisecond))
 
-	app := startStreams(t, cp, b.Addr(), in, out, counts)
+	stateDir := t.TempDir()
+	app := startStreams(t, cp, b.Addr(), in, out, counts, stateDir)
 
 	// Watch the committed output; kill the broker a third of the way.
 	watch := newClient(t, b.Addr(), kgo.ConsumeTopics(out, counts), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.RetryTimeout(time.Minute))
 	seen, last := 0, map[string]int{}
 	finals := 0 // keys whose count has reached n/streamsKeys
-	killed := false
+	killed, appKilled := false, false
 	began = time.Now()
+	lastLog := began
 	for seen < n || finals < streamsKeys {
+		if time.Since(lastLog) >= 10*time.Second {
+			lastLog = time.Now()
+			t.Logf("%v: %d committed outputs, %d counts final", time.Since(began).Round(time.Second), seen, finals)
+		}
 		if ctx.Err() != nil || !app.running() {
 			t.Fatalf("after %v: %d of %d outputs, %d of %d counts final; Streams running %v; its output:\n%s",
 				time.Since(began).Round(time.Second), seen, n, finals, streamsKeys, app.running(), testkit.LastLines(app.output(), 80))
@@ -102,10 +111,21 @@ func TestStreamsExactlyOnceBrokerKilled(t *testing.T) {
 				t.Fatalf("restarting the broker: %v", err)
 			}
 		}
+		if killed && !appKilled && seen >= 2*n/3 {
+			// The application crashes in its turn, a transaction open:
+			// the new instance's producers have new transactional ids,
+			// so only the coordinator's timeout (Streams' 10 s
+			// transaction.timeout.ms) aborts the old one, which holds
+			// the last stable offset until then.
+			appKilled = true
+			app.kill()
+			t.Logf("Streams killed after %d committed outputs (%v into the run)", seen, time.Since(began).Round(time.Millisecond))
+			app = startStreams(t, cp, b.Addr(), in, out, counts, stateDir)
+		}
 	}
 	t.Logf("all %d outputs committed %v into the run", n, time.Since(began).Round(time.Millisecond))
-	if !killed {
-		t.Fatal("the broker was never killed")
+	if !killed || !appKilled {
+		t.Fatalf("the broker killed %v, Streams killed %v; want both", killed, appKilled)
 	}
 	// Let Streams commit anything more it would (it must not), then stop
 	// it and check from the start.
@@ -204,10 +224,10 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	return w.b.Write(p)
 }
 
-func startStreams(t *testing.T, cp, addr, in, out, counts string) *streamsApp {
+func startStreams(t *testing.T, cp, addr, in, out, counts, stateDir string) *streamsApp {
 	t.Helper()
 	a := &streamsApp{out: &syncWriter{}, done: make(chan struct{})}
-	a.cmd = exec.Command("java", "-cp", cp, "io.samsa.interop.Main", "streams-eos", addr, "samsa-eos-"+in, in, out, counts, t.TempDir())
+	a.cmd = exec.Command("java", "-cp", cp, "io.samsa.interop.Main", "streams-eos", addr, "samsa-eos-"+in, in, out, counts, stateDir)
 	a.cmd.Stdout, a.cmd.Stderr = a.out, a.out
 	if err := a.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -236,6 +256,12 @@ func (a *streamsApp) output() string {
 	a.out.mu.Lock()
 	defer a.out.mu.Unlock()
 	return a.out.b.String()
+}
+
+// kill ends the application with SIGKILL, as a crash would.
+func (a *streamsApp) kill() {
+	a.cmd.Process.Kill()
+	<-a.done
 }
 
 // stop ends the application with SIGTERM (it closes its Streams cleanly).
