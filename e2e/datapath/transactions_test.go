@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/testkit"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
 // With samsa.transactions.enable=false a transactional producer fails
@@ -53,6 +55,24 @@ func TestTransactionsOff(t *testing.T) {
 	}
 	if code != kerr.TransactionalIDAuthorizationFailed.Code || msg == nil || !strings.Contains(*msg, "samsa.transactions.enable=false") {
 		t.Fatalf("FindCoordinator for a transactional id: code %d, message %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED saying why", code, msg)
+	}
+
+	// A transactional batch sent anyway is refused, and not appended.
+	txnBatch := batchtest.Plain(1, time.Now().UnixMilli(), batchtest.Producer(1, 0, 0), batchtest.Attributes(wire.AttrTransactional))
+	preq := kmsg.NewPtrProduceRequest()
+	preq.Version, preq.Acks, preq.TimeoutMillis = 9, 1, 10000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition, rp.Records = 0, txnBatch
+	rt.Partitions = append(rt.Partitions, rp)
+	preq.Topics = append(preq.Topics, rt)
+	presp, err := preq.RequestWith(deadline(t, 10*time.Second), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr := presp.Topics[0].Partitions[0]; pr.ErrorCode != kerr.InvalidRequest.Code {
+		t.Errorf("a transactional batch with transactions off: %+v, want INVALID_REQUEST", pr)
 	}
 
 	// A real transactional producer: generous client timeouts, so only
