@@ -233,11 +233,11 @@ func startStreams(t *testing.T, cp, addr, in, out, counts, stateDir string) *str
 		t.Fatal(err)
 	}
 	go func() {
-		a.cmd.Wait()
+		_ = a.cmd.Wait() // the exit is reported by running() and stop
 		close(a.done)
 	}()
 	t.Cleanup(func() {
-		a.cmd.Process.Kill()
+		_ = a.cmd.Process.Kill() // fails only when it has exited
 		<-a.done
 	})
 	return a
@@ -260,13 +260,15 @@ func (a *streamsApp) output() string {
 
 // kill ends the application with SIGKILL, as a crash would.
 func (a *streamsApp) kill() {
-	a.cmd.Process.Kill()
+	_ = a.cmd.Process.Kill() // fails only when it has exited
 	<-a.done
 }
 
 // stop ends the application with SIGTERM (it closes its Streams cleanly).
 func (a *streamsApp) stop(t *testing.T) {
-	a.cmd.Process.Signal(syscall.SIGTERM)
+	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Errorf("Streams exited before SIGTERM: %v\n%s", err, testkit.LastLines(a.output(), 40))
+	}
 	select {
 	case <-a.done:
 	case <-time.After(time.Minute):
