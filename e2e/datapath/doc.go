@@ -33,6 +33,16 @@
 //     limits (KIP-74).
 //   - codec_test.go: a raw Fetch shows that batches are stored with the
 //     codec the producer used.
+//   - transactions_test.go, transactions_sarama_test.go,
+//     transactions_streams_test.go: exactly-once. Java's transactional
+//     producer (commit and abort, offsets in the transactions) with
+//     read_committed and read_uncommitted consumers; franz-go commit and
+//     abort; sarama consume-transform-produce with AddOffsetsToTxn; a
+//     Kafka Streams exactly_once_v2 application over recordCount records
+//     with the broker, then the application, kill -9'd mid-run (output
+//     checked exactly: every input once, counts right); and one broker
+//     with samsa.transactions.enable=false refusing transactional
+//     producers at once.
 //
 // # The record model
 //
