@@ -40,7 +40,9 @@
 //     abort; sarama consume-transform-produce with AddOffsetsToTxn; a
 //     Kafka Streams exactly_once_v2 application over recordCount records
 //     with the broker, then the application, kill -9'd mid-run (output
-//     checked exactly: every input once, counts right); and one broker
+//     checked exactly: every input once, counts right), and the same on a
+//     3-broker cluster (testkit.StartCluster, real ZooKeeper) with one
+//     broker kill -9'd; and one broker
 //     with samsa.transactions.enable=false refusing transactional
 //     producers at once.
 //

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/samsa-io/samsa/testkit"
@@ -134,6 +135,61 @@ func TestStreamsExactlyOnceBrokerKilled(t *testing.T) {
 	checkStreamsOutput(t, b.Addr(), out, counts, n)
 }
 
+// The same application on a 3-broker cluster (every topic, its own
+// included, of replication factor 3), one broker kill -9'd a third of the
+// way through and started again five seconds later: partition leaders,
+// group and transaction coordinators move, and the output must still be
+// exact. recordCount/5 records (200,000 by default).
+func TestStreamsExactlyOnceClusterBrokerKilled(t *testing.T) {
+	cp := javaClasspath(t)
+	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Samsa,
+		Properties: map[string]string{"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000"}})
+	seed := c.Addrs()[0]
+	n := recordCount(t) / 5
+	n -= n % streamsKeys
+	in, out, counts := topicName(t, "in"), topicName(t, "out"), topicName(t, "counts")
+	ctx := deadline(t, 10*time.Minute)
+	adm := kadm.NewClient(newClient(t, seed))
+	if r, err := adm.CreateTopics(ctx, 4, 3, nil, in, out, counts); err != nil || r.Error() != nil {
+		t.Fatalf("creating the topics: %v %v", err, r.Error())
+	}
+	p := newClient(t, seed, kgo.DefaultProduceTopic(in), kgo.RetryTimeout(time.Minute))
+	for i := range n {
+		p.Produce(ctx, &kgo.Record{Key: fmt.Appendf(nil, "k%d", i%streamsKeys), Value: strconv.AppendInt(nil, int64(i), 10)}, nil)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	app := startStreams(t, cp, c.Bootstrap(), in, out, counts, t.TempDir(), "-Dsamsa.rf=3")
+	watch := newClient(t, seed, kgo.ConsumeTopics(out), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.RetryTimeout(time.Minute))
+	seen, killed := 0, false
+	began := time.Now()
+	for seen < n {
+		if ctx.Err() != nil || !app.running() {
+			t.Fatalf("after %v: %d of %d outputs; Streams running %v; its output:\n%s",
+				time.Since(began).Round(time.Second), seen, n, app.running(), testkit.LastLines(app.output(), 80))
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		seen += watch.PollFetches(pctx).NumRecords()
+		cancel()
+		if !killed && seen >= n/3 {
+			killed = true
+			b := c.Broker(1)
+			b.Kill()
+			t.Logf("broker %d killed after %d committed outputs (%v into the run)", b.ID(), seen, time.Since(began).Round(time.Millisecond))
+			time.Sleep(5 * time.Second) // leaders and coordinators move meanwhile
+			if err := b.Start(); err != nil {
+				t.Fatalf("restarting broker %d: %v", b.ID(), err)
+			}
+		}
+	}
+	t.Logf("all %d outputs committed %v into the run", n, time.Since(began).Round(time.Millisecond))
+	time.Sleep(3 * time.Second) // anything more Streams would commit (it must not)
+	app.stop(t)
+	checkStreamsOutput(t, seed, out, counts, n)
+}
+
 // checkStreamsOutput reads OUT and COUNTS from the start under
 // read_committed: OUT must hold each value "<i>|done" for i in [0, n)
 // exactly once and nothing else, each COUNTS key's counts must rise
@@ -224,10 +280,13 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	return w.b.Write(p)
 }
 
-func startStreams(t *testing.T, cp, addr, in, out, counts, stateDir string) *streamsApp {
+// startStreams starts StreamsEos on addr (a bootstrap list) with the JVM
+// options jvm (-Dsamsa.rf=N: the replication factor of its own topics).
+func startStreams(t *testing.T, cp, addr, in, out, counts, stateDir string, jvm ...string) *streamsApp {
 	t.Helper()
 	a := &streamsApp{out: &syncWriter{}, done: make(chan struct{})}
-	a.cmd = exec.Command("java", "-cp", cp, "io.samsa.interop.Main", "streams-eos", addr, "samsa-eos-"+in, in, out, counts, stateDir)
+	args := append(append(jvm, "-cp", cp, "io.samsa.interop.Main", "streams-eos"), addr, "samsa-eos-"+in, in, out, counts, stateDir)
+	a.cmd = exec.Command("java", args...)
 	a.cmd.Stdout, a.cmd.Stderr = a.out, a.out
 	if err := a.cmd.Start(); err != nil {
 		t.Fatal(err)

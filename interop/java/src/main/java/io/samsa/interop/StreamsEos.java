@@ -44,7 +44,7 @@ final class StreamsEos {
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "2");
-        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "1");
+        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, System.getProperty("samsa.rf", "1"));
         p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
         p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
         // The broker is down for some seconds: clients keep retrying
