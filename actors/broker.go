@@ -102,9 +102,12 @@ type Broker struct {
 	groups   *coordinator.Coordinators
 	txns     *txn.Coordinators // nil unless samsa.transactions.enable
 
-	cluster  *catalog.ClusterMode // cluster mode only
-	peers    *interbroker.Client  // cluster mode: replication's link to the other brokers
-	fetchers *replica.Fetchers
+	cluster *catalog.ClusterMode // cluster mode only
+	peers   *interbroker.Client  // cluster mode: replication's link to the other brokers
+	// markerPeers: the transaction coordinators' WriteTxnMarkers link
+	// (cluster mode with transactions), apart from replication's.
+	markerPeers *interbroker.Client
+	fetchers    *replica.Fetchers
 
 	housekeepingStop chan struct{}    // closed by Close (housekeeping.go)
 	cleaner          *cleaner.Cleaner // the log cleaner (cleaning.go); nil when disabled

@@ -3,12 +3,13 @@ package actors_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -199,10 +200,11 @@ func TestGroupConsumeCommitRestart(t *testing.T) {
 	}
 }
 
-// FindCoordinator for transactions is refused, fatally for clients, and
-// says why;
+// FindCoordinator for a transactional id names this broker (the first
+// such request makes __transaction_state, internal and compacted);
 // __consumer_offsets is an internal, compacted topic. (Every version of
-// FindCoordinator: TestFindCoordinatorVersions.)
+// FindCoordinator: TestFindCoordinatorVersions; with transactions off:
+// e2e/datapath TestTransactionsOff.)
 func TestFindCoordinatorAndOffsetsTopic(t *testing.T) {
 	n := groupNode(t, t.TempDir())
 	adm, cl := n.Admin(t)
@@ -211,13 +213,38 @@ func TestFindCoordinatorAndOffsetsTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	txn := kmsg.NewPtrFindCoordinatorRequest()
-	txn.Version, txn.CoordinatorType, txn.CoordinatorKeys = 4, 1, []string{"tx"}
+	txn.Version, txn.CoordinatorType, txn.CoordinatorKeys = 4, 1, []string{"tx", "tx2"}
 	resp, err := txn.RequestWith(ctx, cl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := resp.Coordinators[0]; c.ErrorCode != kerr.TransactionalIDAuthorizationFailed.Code || c.ErrorMessage == nil {
-		t.Errorf("transaction coordinator: %+v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED with a message", c)
+	if len(resp.Coordinators) != 2 {
+		t.Fatalf("%d transaction coordinators for 2 keys", len(resp.Coordinators))
+	}
+	for i, c := range resp.Coordinators {
+		if c.ErrorCode != 0 || c.Key != txn.CoordinatorKeys[i] || c.NodeID != 0 || net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port))) != n.Addr {
+			t.Errorf("transaction coordinator of %s: %+v, want this broker (0 at %s)", txn.CoordinatorKeys[i], c, n.Addr)
+		}
+	}
+	states, err := adm.ListTopicsWithInternal(ctx, "__transaction_state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := states["__transaction_state"]; !d.IsInternal || len(d.Partitions) != 50 {
+		t.Errorf("__transaction_state: internal=%v with %d partitions, want internal with 50 (transaction.state.log.num.partitions)", d.IsInternal, len(d.Partitions))
+	}
+	tcfgs, err := adm.DescribeTopicConfigs(ctx, "__transaction_state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc, err := tcfgs.On("__transaction_state", nil); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, c := range rc.Configs {
+			if c.Key == "cleanup.policy" && c.MaybeValue() != "compact" {
+				t.Errorf("__transaction_state cleanup.policy=%s, want compact", c.MaybeValue())
+			}
+		}
 	}
 
 	topics, err := adm.ListTopicsWithInternal(ctx, "__consumer_offsets")

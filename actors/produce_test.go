@@ -235,8 +235,9 @@ func TestProduceErrors(t *testing.T) {
 	magic1[wire.BatchMagicPos] = 1
 	check("magic 1", produce(t, b, 1, "t", 0, magic1), kerr.UnsupportedForMessageFormat)
 	check("timestamp two hours ahead", produce(t, b, 1, "t", 0, batchtest.Plain(1, now+2*3600_000)), kerr.InvalidTimestamp)
-	txn := batchtest.Plain(1, now, batchtest.Producer(1, 0, 0), batchtest.Attributes(wire.AttrTransactional))
-	check("transactional", produce(t, b, 1, "t", 0, txn), kerr.InvalidRequest)
+	// A transactional batch is refused only with transactions off
+	// (e2e/datapath TestTransactionsOff); on, its checks are the
+	// transaction tests'.
 
 	// Nothing rejected was appended.
 	if got := listOffset(t, b, "t", 0, -1); got.Offset != 0 {
@@ -357,10 +358,11 @@ func TestInitProducerIDUniqueAcrossRestarts(t *testing.T) {
 	initPID := func(b *Broker, txn *string) *kmsg.InitProducerIDResponse {
 		req := kmsg.NewPtrInitProducerIDRequest()
 		req.Version, req.TransactionalID, req.ProducerID, req.ProducerEpoch = 4, txn, -1, -1
+		req.TransactionTimeoutMillis = 60000
 		return call(t, b, req).(*kmsg.InitProducerIDResponse)
 	}
 	seen := map[int64]bool{}
-	last := int64(-1)
+	last, txnPID := int64(-1), int64(-1)
 	for round := range 3 {
 		b := startBroker(t, dir)
 		for range 5 {
@@ -373,9 +375,27 @@ func TestInitProducerIDUniqueAcrossRestarts(t *testing.T) {
 			}
 			seen[r.ProducerID], last = true, r.ProducerID
 		}
+		// A transactional id keeps its producer id across restarts (its
+		// __transaction_state record), one epoch higher each time, and
+		// that id is none of the idempotent producers'.
 		txn := "tx"
-		if r := initPID(b, &txn); r.ErrorCode != int16(kerr.TransactionalIDAuthorizationFailed) || r.ProducerID != -1 {
-			t.Fatalf("transactional: %+v", r)
+		find := kmsg.NewPtrFindCoordinatorRequest() // as clients do: it makes and loads the coordinators
+		find.Version, find.CoordinatorType, find.CoordinatorKeys = 4, 1, []string{txn}
+		if c := call(t, b, find).(*kmsg.FindCoordinatorResponse).Coordinators[0]; c.ErrorCode != 0 {
+			t.Fatalf("round %d: FindCoordinator for a transactional id: %+v", round, c)
+		}
+		r := initPID(b, &txn)
+		for i := 0; i < 1000 && retriableInit(r.ErrorCode); i++ {
+			r = initPID(b, &txn)
+		}
+		if r.ErrorCode != 0 || int(r.ProducerEpoch) != round || (round > 0 && r.ProducerID != txnPID) {
+			t.Fatalf("round %d: transactional: %+v, want producer %d at epoch %d", round, r, txnPID, round)
+		}
+		if round == 0 {
+			if seen[r.ProducerID] {
+				t.Fatalf("the transactional id got idempotent producer %d's id", r.ProducerID)
+			}
+			txnPID = r.ProducerID
 		}
 		if err := b.Close(t.Context()); err != nil {
 			t.Fatal(err)
@@ -385,6 +405,16 @@ func TestInitProducerIDUniqueAcrossRestarts(t *testing.T) {
 	if err != nil || string(data) != "samsa-producer-ids 1 3000\n" {
 		t.Fatalf("producer id file: %q, %v", data, err)
 	}
+}
+
+// retriableInit: the answers a transactional InitProducerId gets while
+// the broker's first transaction coordinator loads.
+func retriableInit(code int16) bool {
+	switch kerr.Code(code) {
+	case kerr.CoordinatorLoadInProgress, kerr.CoordinatorNotAvailable, kerr.NotCoordinator, kerr.ConcurrentTransactions:
+		return true
+	}
+	return false
 }
 
 // Inside compressed batches ListOffsets names the exact record, as Kafka

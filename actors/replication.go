@@ -75,6 +75,9 @@ func (b *Broker) stopReplication() {
 	if b.peers != nil {
 		b.peers.Close()
 	}
+	if b.markerPeers != nil {
+		b.markerPeers.Close()
+	}
 }
 
 // followers adapts replica.Fetchers to the metadata actor.
@@ -94,6 +97,13 @@ func (b *Broker) remoteMarkers() func(ctx context.Context, broker int32, req *km
 		return nil
 	}
 	listener := b.cfg.Cluster.InterBrokerListener
+	// Markers have connections of their own, as Kafka's marker channel
+	// does: a leader answers WriteTxnMarkers once its followers have the
+	// markers, and a follower on this broker fetching over the same
+	// connection would get its Fetch answer only after that one (answers
+	// go in request order): the two waited for each other until the 30 s
+	// request timeout cut the connection.
+	b.markerPeers = interbroker.New(interbroker.Config{ClientID: "samsa-txn-markers-" + strconv.Itoa(int(b.cfg.BrokerID)), Log: b.log})
 	return func(ctx context.Context, broker int32, req *kmsg.WriteTxnMarkersRequest) (*kmsg.WriteTxnMarkersResponse, error) {
 		v := b.cluster.View.Load()
 		if v == nil {
@@ -103,7 +113,7 @@ func (b *Broker) remoteMarkers() func(ctx context.Context, broker int32, req *km
 		if !ok {
 			return nil, fmt.Errorf("actors: broker %d has no %s endpoint in the cluster view", broker, listener)
 		}
-		resp, err := b.peers.Send(ctx, addr, req)
+		resp, err := b.markerPeers.Send(ctx, addr, req)
 		if err != nil {
 			return nil, err
 		}

@@ -27,8 +27,9 @@ var findCoordinator = API{Key: kmsg.FindCoordinator, Handle: handleFindCoordinat
 // PartitionFor(group): in single-node mode this broker, once the topic
 // exists.
 //
-// Transactions have no coordinator yet, and a transactional producer
-// must fail at once rather than wait for one: its first request is this
+// With transactions turned off (samsa.transactions.enable=false: no
+// coordinators, s.Txns nil) a transactional producer must fail at once
+// rather than wait for a coordinator: its first request is this
 // one (InitProducerId goes to the coordinator it names), so the refusal
 // is here. COORDINATOR_NOT_AVAILABLE is retriable, and every client
 // retries it for ever (librdkafka) or until its own timeout; the one code
@@ -111,8 +112,8 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 
 // txnRefusalMessage is the error message of a refused transaction
 // coordinator lookup.
-const txnRefusalMessage = "transactions are not supported by this broker yet: " +
-	"use a producer without transactional.id (idempotent producers are supported)"
+const txnRefusalMessage = "transactions are not supported by this broker: they are turned off (samsa.transactions.enable=false); " +
+	"turn them on or use a producer without transactional.id (idempotent producers are supported)"
 
 // txnRefusals logs a refused transactional client once: per client id and
 // host (a client reconnects from new ports). It remembers at most
@@ -152,7 +153,7 @@ func (l *refusalLog) note(s *Services, req *wire.Request, key string) {
 	l.mu.Unlock()
 	switch {
 	case !seen && room:
-		s.Env.Log.Warn("transactional producer refused: transactions are not supported yet; "+
+		s.Env.Log.Warn("transactional producer refused: transactions are turned off (samsa.transactions.enable=false); "+
 			"answering its FindCoordinator TRANSACTIONAL_ID_AUTHORIZATION_FAILED so it fails at once (logged once per client)",
 			"client_id", req.Header.ClientID, "client", req.ClientAddr, "transactional_id", key)
 	case last:

@@ -60,10 +60,12 @@ func callFindCoordinator(t *testing.T, s *Services, body *kmsg.FindCoordinatorRe
 	return resp
 }
 
-// A transaction coordinator lookup is refused with the code every client
+// With transactions turned off (samsa.transactions.enable=false: the
+// handler has no coordinators), a transaction coordinator lookup is
+// refused with the code every client
 // treats as fatal, at every version, with a message from v1 on; the
 // refusal is logged once per client.
-func TestFindCoordinatorRefusesTransactions(t *testing.T) {
+func TestFindCoordinatorRefusesTransactionsWhenOff(t *testing.T) {
 	var out syncBuffer
 	s := &Services{Env: &env.Env{Log: slog.New(slog.NewTextHandler(&out, nil))}}
 	txnRefusals = refusalLog{seen: map[refusedClient]struct{}{}}

@@ -14,8 +14,7 @@ var listOffsets = API{Key: kmsg.ListOffsets, Handle: handleListOffsets}
 
 // handleListOffsets answers ListOffsets v1+ from the partition actors.
 // Consumers (replica id -1) see offsets below the high watermark; with
-// read_committed the bound is the last stable offset, which equals the
-// high watermark while transactions are not implemented.
+// read_committed (v2+) the bound is the last stable offset.
 func handleListOffsets(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.ListOffsetsRequest)
 	resp := body.ResponseKind().(*kmsg.ListOffsetsResponse)

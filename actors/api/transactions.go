@@ -197,7 +197,26 @@ func handleAddOffsetsToTxn(s *Services, req *wire.Request) {
 	}
 	n := offsetsPartitions(s)
 	if n <= 0 {
-		answer(txn.Reply{Err: kerr.CoordinatorNotAvailable})
+		// No __consumer_offsets yet. Java's producer sends this before it
+		// looks the group's coordinator up (the lookup that would make
+		// the topic), and retries COORDINATOR_NOT_AVAILABLE here for
+		// ever: make the topic, as a group's first request does, and
+		// (alone) answer once it exists; in a cluster the client's retry
+		// finds it once the controller has made it (as FindCoordinator).
+		if s.Groups == nil || s.Env.Cluster != nil {
+			if s.Groups != nil {
+				s.Groups.WhenStarted(func(bool) {})
+			}
+			answer(txn.Reply{Err: kerr.CoordinatorNotAvailable})
+			return
+		}
+		s.Groups.WhenStarted(func(ok bool) {
+			if ok && offsetsPartitions(s) > 0 {
+				handleAddOffsetsToTxn(s, req)
+				return
+			}
+			answer(txn.Reply{Err: kerr.CoordinatorNotAvailable})
+		})
 		return
 	}
 	tp := txn.TopicPartition{Topic: coordinator.OffsetsTopic, Partition: txn.PartitionFor(body.Group, n)}

@@ -193,7 +193,8 @@ func diskUsage(dir string) metadata.DirUsage {
 // Kafka hands idempotent producers a fresh id then too). It runs in the
 // metadata actor because a new block of ids is persisted to disk.
 //
-// Transactions are not implemented: a transactional id is answered
+// With transactions turned off (samsa.transactions.enable=false; on, the
+// transaction coordinators answer transactional ids) a transactional id is answered
 // TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which every client treats as
 // fatal and non-retriable, so a transactional producer fails at once with
 // a clear error instead of retrying until a timeout (the broker logs why).
@@ -205,7 +206,7 @@ func (a *metadataActor) handleInitProducerID(req *wire.Request, body *kmsg.InitP
 	resp := body.ResponseKind().(*kmsg.InitProducerIDResponse)
 	resp.ProducerID, resp.ProducerEpoch = -1, -1
 	if body.TransactionalID != nil {
-		a.env.Log.Warn("transactional producer refused: transactions are not implemented yet",
+		a.env.Log.Warn("transactional producer refused: transactions are turned off (samsa.transactions.enable=false)",
 			"transactional_id", *body.TransactionalID, "client", req.ClientAddr, "client_id", req.Header.ClientID)
 		resp.ErrorCode = int16(kerr.TransactionalIDAuthorizationFailed)
 		env.Reply(req, resp)

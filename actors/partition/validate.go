@@ -164,7 +164,7 @@ func validateProduce(records []byte, version int16, r Rules, now int64, verifyCR
 		return rejected(kerr.InvalidRecord, "clients may not write control batches")
 	}
 	if h.IsTransactional() && !r.Transactions {
-		return rejected(kerr.InvalidRequest, "transactions are not supported by this broker yet")
+		return rejected(kerr.InvalidRequest, "transactions are turned off on this broker (samsa.transactions.enable=false)")
 	}
 	if h.ProducerID >= 0 && (h.BaseSequence < 0 || h.ProducerEpoch < 0) && !coordinatorTxnBatch(&h, r) {
 		return rejected(kerr.InvalidRecord, "idempotent batch of producer %d without a sequence or epoch", h.ProducerID)

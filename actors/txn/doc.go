@@ -57,8 +57,7 @@
 // partition's leader (shards.Table.SetRole), its coordinator epoch the
 // partition's leader epoch.
 //
-// The broker serves transactions only with samsa.transactions.enable
-// (off by default while the rest of Kafka's transaction story, in
-// issue #18, is finished); off, a transactional producer is refused at
-// once (actors/api/find_coordinator.go).
+// The broker serves transactions unless samsa.transactions.enable is
+// false; off, a transactional producer is refused at once
+// (actors/api/find_coordinator.go).
 package txn

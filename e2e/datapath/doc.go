@@ -33,6 +33,18 @@
 //     limits (KIP-74).
 //   - codec_test.go: a raw Fetch shows that batches are stored with the
 //     codec the producer used.
+//   - transactions_test.go, transactions_sarama_test.go,
+//     transactions_streams_test.go: exactly-once. Java's transactional
+//     producer (commit and abort, offsets in the transactions) with
+//     read_committed and read_uncommitted consumers; franz-go commit and
+//     abort; sarama consume-transform-produce with AddOffsetsToTxn; a
+//     Kafka Streams exactly_once_v2 application over recordCount records
+//     with the broker, then the application, kill -9'd mid-run (output
+//     checked exactly: every input once, counts right), and the same on a
+//     3-broker cluster (testkit.StartCluster, real ZooKeeper) with one
+//     broker kill -9'd; and one broker
+//     with samsa.transactions.enable=false refusing transactional
+//     producers at once.
 //   - txn_tools_test.go: Kafka 3.9.1's kafka-transactions.sh (list,
 //     describe, describe-producers, find-hanging, abort) against a broker
 //     serving transactions, down to aborting a hanging transaction and

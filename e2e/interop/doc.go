@@ -44,7 +44,11 @@
 // 2-partition topic of replication factor 1, which in a cluster lives on
 // some brokers only; the describe waits, up to 15 s, until the topic shows
 // in Metadata, since brokers learn of a new topic from the controller
-// after CreateTopics answers, in Kafka too).
+// after CreateTopics answers, in Kafka too). Clients with a transactional
+// producer then run the transactions scenario on prefix-txn
+// (transactions.go): commit, abort, commit, and their own read_committed
+// consumer must read exactly the committed records; the runner reads the
+// topic again with franz-go under both isolation levels.
 //
 // # The checker contract
 //
@@ -54,10 +58,11 @@
 //	RESULT <feature> PASS|FAIL|LIMIT <detail>
 //
 // one RESULT line per feature of the matrix (results.go: produce, consume,
-// group, commit, admin, codec:<name>, idempotence, headers). FAIL's detail
-// is the client's own error; LIMIT marks what the client lacks against
-// Apache Kafka too (kafkajs has no built-in lz4/zstd, kafka-go no
-// idempotent producer). Anything else a checker prints is log, shown when
+// group, commit, admin, codec:<name>, idempotence, headers, transactions).
+// FAIL's detail is the client's own error; LIMIT marks what the client
+// lacks against Apache Kafka too (kafkajs has no built-in lz4/zstd,
+// kafka-go no idempotent or transactional producer); kcat and the CLI
+// tools are not asked about transactions (—). Anything else a checker prints is log, shown when
 // a feature fails.
 //
 // # Installing the clients

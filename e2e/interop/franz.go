@@ -211,3 +211,34 @@ func franzAdmin(bootstrap string) *kadm.Client {
 	}
 	return kadm.NewClient(cl)
 }
+
+// transactions: kgo's transactional producer (ProduceSync in a
+// transaction, then EndTransaction) and a read_committed consumer.
+func (f franz) transactions(ctx context.Context, topic string, k int) ([][]byte, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds(f.bootstrap)...), kgo.DefaultProduceTopic(topic),
+		kgo.TransactionalID(topic+"-id"), kgo.RequiredAcks(kgo.AllISRAcks()))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	for t := range 3 {
+		if err := cl.BeginTransaction(); err != nil {
+			return nil, fmt.Errorf("transaction %d: begin: %w", t, err)
+		}
+		var rs []*kgo.Record
+		for i := t * k; i < (t+1)*k; i++ {
+			r := &kgo.Record{Key: keyOf(i), Value: valueOf(i), Timestamp: time.UnixMilli(ts0 + int64(i))}
+			for _, h := range headersOf(i, "franz-go") {
+				r.Headers = append(r.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+			}
+			rs = append(rs, r)
+		}
+		if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+			return nil, fmt.Errorf("transaction %d: produce: %w", t, err)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(t != 1)); err != nil {
+			return nil, fmt.Errorf("transaction %d: end (commit %v): %w", t, t != 1, err)
+		}
+	}
+	return readTxnTopic(ctx, f.bootstrap, topic, kgo.ReadCommitted(), 2*k)
+}

@@ -186,3 +186,8 @@ func (k kafkaGo) admin(ctx context.Context, topic string) error {
 	}
 	return nil
 }
+
+// transactions: kafka-go has no transactional producer.
+func (kafkaGo) transactions(context.Context, string, int) ([][]byte, error) {
+	return nil, errLimit{"kafka-go has no transactional producer"}
+}

@@ -265,6 +265,7 @@ func runClients(ctx context.Context, root string, t target, want map[string]bool
 		} else {
 			rep = c.run(ctx, root, t.bootstrap, prefix, mr.count)
 			checkStoredCodecs(ctx, t.bootstrap, prefix, rep)
+			verifyStoredTxn(ctx, t.bootstrap, prefix, mr.count, rep)
 		}
 		rep.Took = time.Since(t0)
 		mr.reports = append(mr.reports, rep)
@@ -279,7 +280,7 @@ func runClients(ctx context.Context, root string, t target, want map[string]bool
 	return failed, nil
 }
 
-// createTopics makes prefix-<codec> and prefix-idem with 3 partitions
+// createTopics makes prefix-<codec>, prefix-idem and prefix-txn with 3 partitions
 // and replication factor rf.
 func createTopics(ctx context.Context, bootstrap, prefix string, rf int16) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds(bootstrap)...))
@@ -291,7 +292,7 @@ func createTopics(ctx context.Context, bootstrap, prefix string, rf int16) error
 	for _, c := range codecs {
 		names = append(names, prefix+"-"+c)
 	}
-	names = append(names, prefix+"-idem")
+	names = append(names, prefix+"-idem", prefix+"-txn")
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	res, err := kadm.NewClient(cl).CreateTopics(cctx, partitions, rf, nil, names...)

@@ -106,3 +106,29 @@ func TestParseCheckerAndMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// checkCommitted passes exactly the committed records of the
+// transactions scenario, in any order, and names each other fault.
+func TestCheckCommitted(t *testing.T) {
+	const k = 4
+	var committed [][]byte
+	for i := 3*k - 1; i >= 0; i-- {
+		if !txnAborted(i, k) {
+			committed = append(committed, valueOf(i))
+		}
+	}
+	if err := checkCommitted(committed, k); err != nil {
+		t.Fatalf("the committed records: %v", err)
+	}
+	cases := map[string][][]byte{
+		"aborted":  append(committed[:len(committed):len(committed)], valueOf(k)),
+		"twice":    append(committed[:len(committed):len(committed)], valueOf(0)),
+		"missing":  committed[1:],
+		"not sent": append(committed[:len(committed):len(committed)], valueOf(3*k)),
+	}
+	for want, values := range cases {
+		if err := checkCommitted(values, k); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", want, err)
+		}
+	}
+}

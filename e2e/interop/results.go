@@ -23,7 +23,7 @@ const (
 
 // features are the matrix's columns, in order.
 var features = []string{"produce", "consume", "group", "commit", "admin",
-	"codec:none", "codec:gzip", "codec:snappy", "codec:lz4", "codec:zstd", "idempotence", "headers"}
+	"codec:none", "codec:gzip", "codec:snappy", "codec:lz4", "codec:zstd", "idempotence", "headers", "transactions"}
 
 // Result is one cell of the matrix.
 type Result struct {
@@ -135,7 +135,10 @@ func writeMarkdown(w io.Writer, runs []*matrixRun, when time.Time, total time.Du
 		"each poll, and had every record's key, value, headers, timestamp and offset checked against "+
 		"what was sent and where the broker acknowledged it; then the group's committed offsets are "+
 		"compared with the partitions' ends, and the admin calls (create, describe, list, describe "+
-		"configs, delete topics) run. The whole run took %s.\n\n", total.Round(time.Second))
+		"configs, delete topics) run. A client with a transactional producer then commits, aborts and commits "+
+		"a transaction of a tenth of the count each, and its read_committed consumer must read exactly the "+
+		"committed records (the runner checks the topic again with franz-go under both isolation levels). "+
+		"The whole run took %s.\n\n", total.Round(time.Second))
 	fmt.Fprintf(w, "pass: works; **FAIL**: a samsa fault (details below); limit: the client lacks "+
 		"the feature against Apache Kafka too; —: not checked for this client.\n")
 	head := []string{"client", "version"}

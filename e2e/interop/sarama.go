@@ -268,3 +268,85 @@ func (s saramaClient) admin(ctx context.Context, topic string) error {
 	}
 	return nil
 }
+
+// transactions: sarama's transactional SyncProducer (BeginTxn,
+// SendMessages, CommitTxn / AbortTxn) and a read_committed consumer of
+// every partition.
+func (s saramaClient) transactions(ctx context.Context, topic string, k int) ([][]byte, error) {
+	cfg := saramaConfig()
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	cfg.Producer.Return.Successes = true
+	cfg.Producer.Idempotent = true
+	cfg.Producer.Transaction.ID = topic + "-id"
+	cfg.Net.MaxOpenRequests = 1
+	p, err := sarama.NewSyncProducer(seeds(s.bootstrap), cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	for t := range 3 {
+		if err := p.BeginTxn(); err != nil {
+			return nil, fmt.Errorf("transaction %d: BeginTxn: %w", t, err)
+		}
+		var ms []*sarama.ProducerMessage
+		for i := t * k; i < (t+1)*k; i++ {
+			m := &sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(valueOf(i)), Timestamp: time.UnixMilli(ts0 + int64(i))}
+			if key := keyOf(i); key != nil {
+				m.Key = sarama.ByteEncoder(key)
+			}
+			for _, h := range headersOf(i, "sarama") {
+				m.Headers = append(m.Headers, sarama.RecordHeader{Key: []byte(h.Key), Value: h.Value})
+			}
+			ms = append(ms, m)
+		}
+		if err := p.SendMessages(ms); err != nil {
+			return nil, fmt.Errorf("transaction %d: SendMessages: %w", t, err)
+		}
+		end, what := p.CommitTxn, "CommitTxn"
+		if t == 1 {
+			end, what = p.AbortTxn, "AbortTxn"
+		}
+		if err := end(); err != nil {
+			return nil, fmt.Errorf("transaction %d: %s: %w", t, what, err)
+		}
+	}
+
+	ccfg := saramaConfig()
+	ccfg.Consumer.IsolationLevel = sarama.ReadCommitted
+	c, err := sarama.NewConsumer(seeds(s.bootstrap), ccfg)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	msgs := make(chan []byte, 3*k)
+	for part := range int32(partitions) {
+		pc, err := c.ConsumePartition(topic, part, sarama.OffsetOldest)
+		if err != nil {
+			return nil, fmt.Errorf("read_committed consumer of partition %d: %w", part, err)
+		}
+		defer pc.AsyncClose()
+		go func() {
+			for m := range pc.Messages() {
+				msgs <- m.Value
+			}
+		}()
+	}
+	var values [][]byte
+	for {
+		wait := 20 * time.Second
+		if len(values) >= 2*k {
+			wait = 500 * time.Millisecond // extra records would show
+		}
+		select {
+		case v := <-msgs:
+			values = append(values, v)
+		case <-time.After(wait):
+			if len(values) < 2*k {
+				return values, fmt.Errorf("read_committed: %d of %d records read", len(values), 2*k)
+			}
+			return values, nil
+		case <-ctx.Done():
+			return values, ctx.Err()
+		}
+	}
+}

@@ -23,6 +23,10 @@ type goClient interface {
 	consume(ctx context.Context, group string, v *verifier) (assigned bool, commitErr, err error)
 	// admin creates, describes, lists, describes configs of, and deletes topic.
 	admin(ctx context.Context, topic string) error
+	// transactions runs the transactions scenario (transactions.go) on
+	// topic with k records per transaction and returns the values its
+	// read_committed consumer read.
+	transactions(ctx context.Context, topic string, k int) ([][]byte, error)
 }
 
 // errLimit marks a feature the library lacks against Apache Kafka too.
@@ -104,6 +108,11 @@ func runScenario(ctx context.Context, c goClient, prefix string, count int) *Rep
 	} else {
 		rep.set("admin", Pass, "create, describe, list, describe configs, delete")
 	}
+	k := txnPerTxn(count)
+	tctx, cancel := context.WithTimeout(ctx, consumeTimeout)
+	values, err := c.transactions(tctx, prefix+"-txn", k)
+	cancel()
+	transactionsCell(rep, k, values, err)
 	return rep
 }
 

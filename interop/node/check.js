@@ -4,9 +4,10 @@
 // Usage: node check.js BOOTSTRAP PREFIX COUNT
 //
 // Same contract as interop/python/check.py: the runner has created
-// PREFIX-<codec> and PREFIX-idem with 3 partitions; this script produces,
+// PREFIX-<codec>, PREFIX-idem and PREFIX-txn with 3 partitions; this script produces,
 // consumes in a group with commits, checks every record (key, value,
-// headers, timestamp, offset) and runs the admin calls, then prints
+// headers, timestamp, offset), runs the admin calls and the transactions
+// scenario (transactions() below), then prints
 // "VERSION ..." and "RESULT <feature> PASS|FAIL|LIMIT <detail>" lines.
 //
 // Record i: key "key-<i>" when i is even, null when odd; value
@@ -298,6 +299,75 @@ async function main() {
   else result('idempotence', 'PASS', `${idemCount} records`);
   const err = await adminCheck(kafka, `${prefix}-admin`);
   result('admin', err ? 'FAIL' : 'PASS', err || 'create, describe, list, describe configs, delete');
+  const k = Math.max(Math.floor(count / 10), 1);
+  let terr;
+  try {
+    terr = await transactions(kafka, `${prefix}-txn`, k);
+  } catch (e) {
+    terr = errText(e);
+  }
+  result('transactions', terr ? 'FAIL' : 'PASS', terr || `commit, abort, commit of ${k} records each; read_committed read the committed ones`);
+}
+
+// The transactions scenario (e2e/interop/transactions.go): on
+// PREFIX-txn, transactionalId PREFIX-txn-id, three transactions of k
+// records (records 0..3k-1), the middle one aborted after its sends were
+// acknowledged; then a read_committed consumer (kafkajs has no assign: a
+// group of its own, from the beginning) must read exactly records [0,k)
+// and [2k,3k). Returns null or what went wrong.
+async function transactions(kafka, topic, k) {
+  const producer = kafka.producer({ transactionalId: `${topic}-id`, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    for (let t = 0; t < 3; t++) {
+      const tx = await producer.transaction();
+      const messages = [];
+      for (let i = t * k; i < (t + 1) * k; i++) {
+        messages.push({ key: keyOf(i), value: valueOf(i), headers: headersOf(i), timestamp: String(TS0 + i) });
+      }
+      for (let b = 0; b < messages.length; b += SEND_BATCH) {
+        await tx.send({ topic, messages: messages.slice(b, b + SEND_BATCH) });
+      }
+      if (t === 1) await tx.abort();
+      else await tx.commit();
+    }
+  } finally {
+    await producer.disconnect();
+  }
+  const want = new Map();
+  for (let i = 0; i < 3 * k; i++) want.set(valueOf(i).toString('latin1'), i);
+  const seen = new Set();
+  const errs = [];
+  const consumer = kafka.consumer({ groupId: `${topic}-reader`, readUncommitted: false });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    let finish;
+    const finished = new Promise((resolve) => { finish = resolve; });
+    const timer = setTimeout(() => finish('timeout'), 60000);
+    let quiet = null;
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        const i = want.get(message.value ? message.value.toString('latin1') : '');
+        if (i === undefined) errs.push(`a record not sent at ${partition}/${message.offset}`);
+        else if (Math.floor(i / k) === 1) errs.push(`record ${i} of the aborted transaction`);
+        else if (seen.has(i)) errs.push(`record ${i} twice`);
+        else seen.add(i);
+        if (seen.size >= 2 * k) {
+          // Two seconds more, so extra records show.
+          clearTimeout(quiet);
+          quiet = setTimeout(() => finish('done'), 2000);
+        }
+      },
+    });
+    await finished;
+    clearTimeout(timer);
+    clearTimeout(quiet);
+  } finally {
+    await consumer.disconnect();
+  }
+  if (seen.size !== 2 * k) errs.push(`${seen.size} of the ${2 * k} committed records read`);
+  return errs.length ? `read_committed: ${errs.slice(0, 3).join('; ')}` : null;
 }
 
 main().then(() => process.exit(0), (e) => {

@@ -5,7 +5,7 @@ Usage:
     check.py kafka-python|confluent-kafka BOOTSTRAP PREFIX COUNT
 
 The runner (interop/runner) has created the topics PREFIX-<codec> for
-every codec and PREFIX-idem, each with 3 partitions. This script:
+every codec, PREFIX-idem and PREFIX-txn, each with 3 partitions. This script:
 
   1. produces COUNT records to each codec topic with that compression, and
      COUNT/10 records to PREFIX-idem with an idempotent producer;
@@ -13,7 +13,8 @@ every codec and PREFIX-idem, each with 3 partitions. This script:
      poll, and checks each record against what was sent and where the
      producer was told it landed: key, value, headers, timestamp, offset;
   3. checks the group's committed offsets equal the partitions' ends;
-  4. runs the admin calls: create, describe, describe configs, delete.
+  4. runs the admin calls: create, describe, describe configs, delete;
+  5. runs the transactions scenario on PREFIX-txn (see "transactions").
 
 Record i (the same in every checker of the matrix):
   key       b"key-<i>" when i is even, no key (null) when odd
@@ -321,6 +322,101 @@ def ck_admin(bootstrap, topic):
         return "%s: %r" % (step, e)
 
 
+# ---------------------------------------------------------------- transactions
+#
+# The transactions scenario (e2e/interop/transactions.go): on PREFIX-txn,
+# transactional.id PREFIX-txn-id, three transactions of k records
+# (records 0..3k-1), the middle one aborted after a flush (its records are
+# in the log); then a read_committed consumer of every partition, from the
+# start, must read exactly records [0,k) and [2k,3k).
+
+def txn_check(values, k):
+    want = {value_of(i): i for i in range(3 * k)}
+    seen, errs = set(), []
+    for val in values:
+        i = want.get(val)
+        if i is None:
+            errs.append("a record not sent: %r" % val[:30])
+        elif i // k == 1:
+            errs.append("record %d of the aborted transaction" % i)
+        elif i in seen:
+            errs.append("record %d twice" % i)
+        else:
+            seen.add(i)
+    if len(seen) != 2 * k:
+        errs.append("%d of the %d committed records read" % (len(seen), 2 * k))
+    return "read_committed: " + "; ".join(errs[:3]) if errs else None
+
+
+def kp_transactions(bootstrap, topic, k, client="kafka-python"):
+    from kafka import KafkaProducer, KafkaConsumer, TopicPartition
+    p = KafkaProducer(bootstrap_servers=bootstrap, transactional_id=topic + "-id")
+    try:
+        p.init_transactions()
+        for t in range(3):
+            p.begin_transaction()
+            for i in range(t * k, (t + 1) * k):
+                p.send(topic, key=key_of(i), value=value_of(i), headers=headers_of(i, client), timestamp_ms=TS0 + i)
+            p.flush()
+            if t == 1:
+                p.abort_transaction()
+            else:
+                p.commit_transaction()
+    finally:
+        p.close()
+    c = KafkaConsumer(bootstrap_servers=bootstrap, isolation_level="read_committed", enable_auto_commit=False)
+    try:
+        tps = [TopicPartition(topic, i) for i in range(PARTITIONS)]
+        c.assign(tps)
+        c.seek_to_beginning(*tps)
+        return txn_read(lambda: [r.value for recs in c.poll(timeout_ms=500).values() for r in recs], k)
+    finally:
+        c.close()
+
+
+def ck_transactions(bootstrap, topic, k, client="confluent-kafka"):
+    from confluent_kafka import Producer, Consumer, TopicPartition, OFFSET_BEGINNING
+    p = Producer({"bootstrap.servers": bootstrap, "transactional.id": topic + "-id"})
+    p.init_transactions(30)
+    for t in range(3):
+        p.begin_transaction()
+        for i in range(t * k, (t + 1) * k):
+            p.produce(topic, key=key_of(i), value=value_of(i), headers=headers_of(i, client), timestamp=TS0 + i)
+        if p.flush(30) != 0:
+            raise RuntimeError("transaction %d: records left unsent after flush" % t)
+        if t == 1:
+            p.abort_transaction(30)
+        else:
+            p.commit_transaction(30)
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": topic + "-reader", "isolation.level": "read_committed",
+                  "enable.auto.commit": False})
+    try:
+        c.assign([TopicPartition(topic, i, OFFSET_BEGINNING) for i in range(PARTITIONS)])
+
+        def poll():
+            out = []
+            for m in c.consume(num_messages=1000, timeout=0.5):
+                if m.error():
+                    raise RuntimeError("read_committed consumer: %s" % m.error())
+                out.append(m.value())
+            return out
+        return txn_read(poll, k)
+    finally:
+        c.close()
+
+
+def txn_read(poll, k):
+    """Polls until 2k records came and then two quiet polls (so extra
+    records show), or 60 s; returns the values read."""
+    values, quiet, deadline = [], 0, time.time() + 60
+    while quiet < 2 and time.time() < deadline:
+        got = poll()
+        values.extend(got)
+        if not got and len(values) >= 2 * k:
+            quiet += 1
+    return values
+
+
 # ---------------------------------------------------------------- driver
 
 def main():
@@ -331,12 +427,12 @@ def main():
     if client == "kafka-python":
         import kafka
         print("VERSION kafka-python %s" % kafka.__version__, flush=True)
-        produce, consume, admin = kp_produce, kp_consume, kp_admin
+        produce, consume, admin, transactions = kp_produce, kp_consume, kp_admin, kp_transactions
     else:
         import confluent_kafka
         print("VERSION confluent-kafka %s (librdkafka %s)"
               % (confluent_kafka.version(), confluent_kafka.libversion()[0]), flush=True)
-        produce, consume, admin = ck_produce, ck_consume, ck_admin
+        produce, consume, admin, transactions = ck_produce, ck_consume, ck_admin, ck_transactions
 
     placed, counts, produce_err = {}, {}, {}
     for codec in CODECS:
@@ -417,6 +513,14 @@ def main():
     err = admin(bootstrap, prefix + "-admin")
     result("admin", "FAIL" if err else "PASS",
            err or "create, describe, list, describe configs, delete")
+    k = max(count // 10, 1)
+    try:
+        err = txn_check(transactions(bootstrap, prefix + "-txn", k), k)
+    except Exception as e:
+        err = repr(e)
+        print("# transactions: %s" % traceback.format_exc(), flush=True)
+    result("transactions", "FAIL" if err else "PASS",
+           err or "commit, abort, commit of %d records each; read_committed read the committed ones" % k)
 
 
 if __name__ == "__main__":

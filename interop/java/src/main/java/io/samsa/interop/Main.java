@@ -39,6 +39,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   consume BOOTSTRAP TOPICS COUNT GROUP|- TIMEOUT_MS [FETCH_BYTES]
  *   admin   BOOTSTRAP TOPIC PARTITIONS
  *   matrix  BOOTSTRAP PREFIX COUNT   (the interop matrix scenario, see Matrix)
+ *   txn     BOOTSTRAP TOPIC TXNS PER_TXN GROUP   (transactions, see Txn)
+ *   streams-eos BOOTSTRAP APP_ID IN OUT COUNTS STATE_DIR   (Kafka Streams, see StreamsEos)
  * TOPICS is a comma list; produce writes COUNT records to each topic, with
  * the matching entry of the comma list COMPRESSIONS (or its only entry).
  * consume reads COUNT records from each topic, all partitions from the
@@ -61,6 +63,8 @@ public final class Main {
             case "consume" -> consume(args);
             case "admin" -> admin(args);
             case "matrix" -> Matrix.run(args[1], args[2], Integer.parseInt(args[3]));
+            case "txn" -> Txn.run(args);
+            case "streams-eos" -> StreamsEos.run(args);
             default -> usage();
         }
     }

@@ -36,7 +36,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * The interop matrix scenario for kafka-clients (Main's "matrix" command):
  * the same contract as interop/python/check.py. The runner has created
- * PREFIX-&lt;codec&gt; and PREFIX-idem with 3 partitions. Record i: key
+ * PREFIX-&lt;codec&gt;, PREFIX-idem and PREFIX-txn with 3 partitions. Record i: key
  * "key-i" when i is even, null when odd; value "value-i-" padded with
  * 'a'+(i+j)%26 to 100 bytes; headers seq=i, client=java, pad="x"*(i%3);
  * timestamp 1700000000000+i. Codec topics use the client's default
@@ -245,6 +245,89 @@ final class Matrix {
         }
         String a = admin(bootstrap, prefix + "-admin");
         result("admin", a == null ? "PASS" : "FAIL", a == null ? "create, describe, list, describe configs, delete" : a);
+        int k = Math.max(count / 10, 1);
+        String t = transactions(bootstrap, prefix + "-txn", k);
+        result("transactions", t == null ? "PASS" : "FAIL", t == null
+            ? "commit, abort, commit of " + k + " records each; read_committed read the committed ones" : t);
+    }
+
+    /**
+     * The transactions scenario (e2e/interop/transactions.go): three
+     * transactions of k records (records 0..3k-1), the middle one aborted
+     * after a flush, then a read_committed consumer of every partition
+     * must read exactly records [0,k) and [2k,3k). Returns null or what
+     * went wrong.
+     */
+    static String transactions(String bootstrap, String topic, int k) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-id");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            producer.initTransactions();
+            for (int t = 0; t < 3; t++) {
+                producer.beginTransaction();
+                for (int i = t * k; i < (t + 1) * k; i++) {
+                    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, null, TS0 + i, key(i), value(i));
+                    for (String[] h : headers(i)) {
+                        r.headers().add(h[0], h[1].getBytes(StandardCharsets.UTF_8));
+                    }
+                    producer.send(r);
+                }
+                producer.flush();
+                if (t == 1) {
+                    producer.abortTransaction();
+                } else {
+                    producer.commitTransaction();
+                }
+            }
+        } catch (Exception e) {
+            return "producer: " + err(e);
+        }
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Map<String, Integer> want = new HashMap<>();
+        for (int i = 0; i < 3 * k; i++) {
+            want.put(new String(value(i), StandardCharsets.UTF_8), i);
+        }
+        Set<Integer> seen = new HashSet<>();
+        List<String> errs = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cp)) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int i = 0; i < PARTITIONS; i++) {
+                tps.add(new TopicPartition(topic, i));
+            }
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            long deadline = System.currentTimeMillis() + 60_000;
+            int quiet = 0;
+            while (quiet < 2 && System.currentTimeMillis() < deadline) {
+                ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
+                if (rs.isEmpty() && seen.size() >= 2 * k) {
+                    quiet++;
+                }
+                for (ConsumerRecord<byte[], byte[]> r : rs) {
+                    Integer i = want.get(new String(r.value(), StandardCharsets.UTF_8));
+                    if (i == null) {
+                        errs.add("a record not sent at " + r.partition() + "/" + r.offset());
+                    } else if (i / k == 1) {
+                        errs.add("record " + i + " of the aborted transaction");
+                    } else if (!seen.add(i)) {
+                        errs.add("record " + i + " twice");
+                    }
+                }
+            }
+        } catch (Exception e) {
+            return "read_committed consumer: " + err(e);
+        }
+        if (seen.size() != 2 * k) {
+            errs.add(seen.size() + " of the " + 2 * k + " committed records read");
+        }
+        return errs.isEmpty() ? null : "read_committed: " + String.join("; ", errs.subList(0, Math.min(3, errs.size())));
     }
 
     static boolean done(Map<String, Set<Integer>> seen, Map<String, Integer> counts) {
