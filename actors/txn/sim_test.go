@@ -8,8 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/group"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/txn"
 	"github.com/samsa-io/samsa/segment"
@@ -32,6 +36,11 @@ import (
 //     aborted transactions the index names) never shows a record of a
 //     transaction that was aborted, nor one not yet decided;
 //   - the last stable offset never goes back;
+//   - the group's committed offsets (TxnOffsetCommit through the real
+//     group core, its batch verified on the group's partition, completed
+//     by that partition's marker) are never an uncommitted transaction's,
+//     and once everything settles each producer's is its last committed
+//     transaction's: offsets and records become visible together;
 //   - once everything settles, every transaction a producer was told is
 //     committed is visible whole on every partition it wrote, and no
 //     other transaction's records are, and no partition is left with a
@@ -94,9 +103,10 @@ type tsim struct {
 	markers  []delayed    // marker deliveries to partitions
 	network  []delayed    // produces, their verifications and strays on their way
 
-	parts []*simPartition
+	parts []*simPartition // the data partitions, then the group's __consumer_offsets partition
 	prods []*simProducer
 	pids  int64
+	group *group.Group // the group whose offsets the transactions commit (TxnOffsetCommit)
 
 	// Ground truth from the producers' side.
 	committed map[string]bool // txn key -> told committed (true) or aborted (false)
@@ -134,12 +144,17 @@ type simProducer struct {
 	written   map[int]int         // records written per partition in the open transaction
 	txnKey    string              // the open transaction's key
 	expected  map[string][]string // txn key -> the values written, for the final check
-	gen       int                 // the instance: answers to an earlier one are dropped
-	ending    *bool               // the EndTxn out (or to retry), commit or abort
-	inst      int                 // the instance, for its produces (gen also moves on coordinator restarts)
-	producing bool                // a produce is out: the next request waits for its answer
-	mustAbort bool                // a produce failed or went astray: abort, then bump the epoch
-	bump      bool                // re-init with the current producer id and epoch (KIP-360)
+	offsets   map[string]int64    // txn key -> the offset its TxnOffsetCommit committed for this producer's input
+	offsetsIn bool                // the open transaction's offsets are committed (pending its marker)
+	// awaitingGroup: a TxnOffsetCommit is out to the group coordinator;
+	// like a real client, the producer sends nothing else meanwhile.
+	awaitingGroup bool
+	gen           int   // the instance: answers to an earlier one are dropped
+	ending        *bool // the EndTxn out (or to retry), commit or abort
+	inst          int   // the instance, for its produces (gen also moves on coordinator restarts)
+	producing     bool  // a produce is out: the next request waits for its answer
+	mustAbort     bool  // a produce failed or went astray: abort, then bump the epoch
+	bump          bool  // re-init with the current producer id and epoch (KIP-360)
 }
 
 func newTSim(t *testing.T, seed uint64) *tsim {
@@ -149,10 +164,11 @@ func newTSim(t *testing.T, seed uint64) *tsim {
 	s.apply(s.coord.Loaded(s.now))
 	rules := partition.RulesOf(config.ParseTopic(config.EffectiveTopic(nil, config.Layers{})))
 	rules.Transactions = true
-	for range simPartitions {
+	for range simPartitions + 1 { // the last: __consumer_offsets
 		c, _ := partition.NewCore(rules, nil, -1, 0, s.now, simLogState(0))
 		s.parts = append(s.parts, &simPartition{core: c})
 	}
+	s.group = group.NewGroup(simGroup, group.Config{})
 	for i := range simProducers {
 		s.prods = append(s.prods, newSimProducer(fmt.Sprintf("tx-%d", i)))
 	}
@@ -160,7 +176,26 @@ func newTSim(t *testing.T, seed uint64) *tsim {
 }
 
 func newSimProducer(id string) *simProducer {
-	return &simProducer{id: id, pid: -1, epoch: -1, expected: map[string][]string{}}
+	return &simProducer{id: id, pid: -1, epoch: -1, expected: map[string][]string{}, offsets: map[string]int64{}}
+}
+
+// The group and its offsets partition: each producer commits, in some
+// of its transactions, the offset of "its" input partition (its index),
+// as consume-transform-produce does.
+const (
+	simGroup       = "g"
+	simInputTopic  = "in"
+	simOffsetsPart = simPartitions // index in tsim.parts
+)
+
+var simOffsetsTP = txn.TopicPartition{Topic: "__consumer_offsets", Partition: 0}
+
+// tpOf is partition i's name in the coordinator's transactions.
+func tpOf(i int) txn.TopicPartition {
+	if i == simOffsetsPart {
+		return simOffsetsTP
+	}
+	return txn.TopicPartition{Topic: "t", Partition: int32(i)}
 }
 
 func simLogState(end int64) partition.LogState {
@@ -211,7 +246,11 @@ func (s *tsim) sendMarkers(m txn.Markers) {
 	for _, tp := range m.Partitions {
 		p := s.partOf(tp)
 		s.markers = append(s.markers, delayed{at: s.now + s.rng.Int64N(50), run: func() {
-			s.writeMarker(p, m)
+			if s.writeMarker(p, m) && p == s.parts[simOffsetsPart] {
+				// As the broker does: the group coordinator completes
+				// the transaction's offsets once the marker is written.
+				s.group.CompleteTxn(m.ProducerID, m.Commit)
+			}
 			job.left--
 			if job.left == 0 && s.coord == coord {
 				s.apply(s.coord.MarkersWritten(m.TransactionalID, m.ProducerID, m.ProducerEpoch, s.now))
@@ -220,14 +259,19 @@ func (s *tsim) sendMarkers(m txn.Markers) {
 	}
 }
 
-func (s *tsim) partOf(tp txn.TopicPartition) *simPartition { return s.parts[tp.Partition] }
+func (s *tsim) partOf(tp txn.TopicPartition) *simPartition {
+	if tp == simOffsetsTP {
+		return s.parts[simOffsetsPart]
+	}
+	return s.parts[tp.Partition]
+}
 
-func (s *tsim) writeMarker(p *simPartition, m txn.Markers) {
+func (s *tsim) writeMarker(p *simPartition, m txn.Markers) bool {
 	a, entry, fx := p.core.Marker(partition.MarkerWrite{ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
 		Commit: m.Commit, CoordinatorEpoch: m.CoordinatorEpoch, Ticket: "m"}, s.now, simLogState(p.end))
 	if a == nil {
 		s.note("marker refused: %+v", fx.Acks)
-		return
+		return false
 	}
 	if entry != nil {
 		p.aborted = append(p.aborted, *entry)
@@ -235,6 +279,7 @@ func (s *tsim) writeMarker(p *simPartition, m txn.Markers) {
 	s.appendTo(p, a.Records, func(res segment.AppendResult) partition.Effects {
 		return p.core.Appended(a, res, nil, s.now, simLogState(p.end))
 	})
+	return true
 }
 
 // appendTo writes batch at p's end and hands the result to the core.
@@ -293,10 +338,10 @@ func (s *tsim) produce(pr *simProducer, i int) {
 func (s *tsim) offer(i int, id string, batch []byte, guard uint64, done func(bool)) {
 	p := s.parts[i]
 	a, fx := p.core.Produce(partition.Produce{Records: batch, Version: 11, Acks: -1, Ticket: "p",
-		TransactionalID: id, Verify: true, Guard: guard}, s.now, simLogState(p.end))
+		TransactionalID: id, Verify: true, Guard: guard, Coordinator: i == simOffsetsPart}, s.now, simLogState(p.end))
 	if need := fx.Verify; need != nil {
 		s.network = append(s.network, delayed{at: s.now + s.rng.Int64N(40), run: func() {
-			tp := txn.TopicPartition{Topic: "t", Partition: int32(i)}
+			tp := tpOf(i)
 			code := s.coord.Verify(id, need.ProducerID, need.ProducerEpoch, []txn.TopicPartition{tp})[0]
 			if code != kerr.None {
 				s.note("verification of %s pid %d epoch %d on %d: %v", id, need.ProducerID, need.ProducerEpoch, i, code)
@@ -350,7 +395,7 @@ func (s *tsim) act(pr *simProducer) {
 	case !pr.inTxn:
 		pr.k++
 		pr.txnKey = fmt.Sprintf("%s/%d/%d/%d", pr.id, pr.pid, pr.epoch, pr.k)
-		pr.inTxn, pr.parts, pr.written, pr.mustAbort = true, map[int]bool{}, map[int]int{}, false
+		pr.inTxn, pr.parts, pr.written, pr.mustAbort, pr.offsetsIn = true, map[int]bool{}, map[int]int{}, false, false
 		s.note("%s begins %s", pr.id, pr.txnKey)
 	case pr.ending == nil && !pr.mustAbort && s.rng.IntN(3) > 0 && len(pr.written) < simPartitions:
 		i := s.rng.IntN(simPartitions)
@@ -371,6 +416,8 @@ func (s *tsim) act(pr *simProducer) {
 			}
 		}, TransactionalID: pr.id, ProducerID: pr.pid, ProducerEpoch: pr.epoch,
 			Partitions: []txn.TopicPartition{{Topic: "t", Partition: int32(i)}}}, s.now))
+	case pr.ending == nil && !pr.mustAbort && !pr.offsetsIn && s.rng.IntN(2) == 0:
+		s.commitOffsets(pr)
 	default:
 		if pr.ending == nil {
 			commit := s.rng.IntN(3) > 0 && !pr.mustAbort
@@ -404,6 +451,103 @@ func (s *tsim) act(pr *simProducer) {
 	}
 }
 
+// commitOffsets is the client's sendOffsetsToTransaction: AddOffsetsToTxn
+// (the group's partition joins the transaction), then TxnOffsetCommit to
+// the group coordinator, which appends the offset as a transactional
+// batch of the producer to the group's partition (verified there like a
+// client's batch) and keeps it pending until the marker.
+func (s *tsim) commitOffsets(pr *simProducer) {
+	pr.busy = true
+	key, gen, pid, epoch := pr.txnKey, pr.gen, pr.pid, pr.epoch
+	s.apply(s.coord.AddPartitions(txn.AddPartitions{Ref: func(r txn.Reply) {
+		if pr.gen != gen {
+			return
+		}
+		if r.Err != kerr.None || pr.txnKey != key {
+			pr.busy = false
+			return
+		}
+		offset := int64(pr.k)
+		req := kmsg.NewPtrTxnOffsetCommitRequest()
+		req.Version, req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = 2, pr.id, simGroup, pid, epoch
+		rt := kmsg.NewTxnOffsetCommitRequestTopic()
+		rt.Topic = simInputTopic
+		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset, rp.Metadata = int32(s.indexOf(pr)), offset, kmsg.StringPtr(key)
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		// The group coordinator answers whatever the transaction
+		// coordinator does meanwhile (a restart of it does not end this
+		// request): only a crash of the producer drops the answer.
+		inst := pr.inst
+		pr.awaitingGroup = true
+		answered := func(resp kmsg.Response) {
+			if pr.inst != inst {
+				return
+			}
+			pr.busy, pr.awaitingGroup = false, false
+			code := kerr.Code(resp.(*kmsg.TxnOffsetCommitResponse).Topics[0].Partitions[0].ErrorCode)
+			if code != kerr.None || pr.txnKey != key {
+				if pr.txnKey == key {
+					pr.mustAbort = true
+				}
+				return
+			}
+			pr.offsetsIn = true
+			s.note("%s committed offset %d in %s", pr.id, offset, key)
+		}
+		s.applyGroup(s.group.TxnOffsetCommit("t", req, time.UnixMilli(s.now)), pr.id, key, offset, answered)
+	}, TransactionalID: pr.id, ProducerID: pid, ProducerEpoch: epoch, Partitions: []txn.TopicPartition{simOffsetsTP}}, s.now))
+}
+
+// applyGroup carries out the group's effects: each append becomes a
+// transactional batch of the producer on the group's partition, after
+// a delay and through its verification; its outcome goes back to the
+// group, whose replies go to answered.
+func (s *tsim) applyGroup(fx group.Effects, id, key string, offset int64, answered func(kmsg.Response)) {
+	for _, r := range fx.Replies {
+		answered(r.Response)
+	}
+	for _, a := range fx.Appends {
+		if a.Txn == nil {
+			s.fail("the group appended a non-transactional batch: %+v", a)
+		}
+		v := fmt.Sprintf("%s#offsets.%d", key, a.Token)
+		batch := batchtest.Build([]batchtest.Record{{Value: []byte(v), Timestamp: s.now}},
+			batchtest.Producer(a.Txn.ProducerID, a.Txn.ProducerEpoch, -1), batchtest.Attributes(wire.AttrTransactional))
+		token := a.Token
+		s.network = append(s.network, delayed{at: s.now + s.rng.Int64N(40), run: func() {
+			s.offer(simOffsetsPart, id, batch, 0, func(ok bool) {
+				code := kerr.None
+				if !ok {
+					code = kerr.InvalidTxnState
+				} else {
+					s.expectOffsetsRecord(id, key, v, offset)
+				}
+				s.applyGroup(s.group.OnAppended(token, code, time.UnixMilli(s.now)), id, key, offset, answered)
+			})
+		}})
+	}
+}
+
+// expectOffsetsRecord notes an offsets batch in the group's partition:
+// its record is one more the final check expects of the transaction
+// (visible whole if committed), and its offset is the group's if the
+// transaction commits, whether or not its producer heard back (it may
+// have crashed, or the coordinator moved, with the transaction going on).
+func (s *tsim) expectOffsetsRecord(id, key, v string, offset int64) {
+	for _, pr := range s.prods {
+		if pr.id == id {
+			pr.expected[key] = append(pr.expected[key], v)
+			pr.offsets[key] = offset
+		}
+	}
+}
+
+func (s *tsim) indexOf(pr *simProducer) int {
+	return slices.Index(s.prods, pr)
+}
+
 // crash replaces pr by a new instance with the same id (its open
 // transaction, if any, is never ended by it: the next init or the
 // timeout aborts it).
@@ -417,7 +561,7 @@ func (s *tsim) crash(pr *simProducer) {
 		}
 	}
 	fresh := newSimProducer(pr.id)
-	fresh.expected, fresh.k, fresh.gen, fresh.inst = pr.expected, pr.k, pr.gen+1, pr.inst+1
+	fresh.expected, fresh.offsets, fresh.k, fresh.gen, fresh.inst = pr.expected, pr.offsets, pr.k, pr.gen+1, pr.inst+1
 	*pr = *fresh
 }
 
@@ -442,8 +586,10 @@ func (s *tsim) restartCoordinator() {
 		}
 	}
 	for _, pr := range s.prods {
-		pr.busy = false // the requests out were answered NOT_COORDINATOR; the client retries
-		pr.gen++        // and answers from the old core are not for it
+		if !pr.awaitingGroup {
+			pr.busy = false // the requests out were answered NOT_COORDINATOR; the client retries
+		}
+		pr.gen++ // and answers from the old core are not for it
 	}
 	s.apply(s.coord.Loaded(s.now))
 }
@@ -537,6 +683,38 @@ func (s *tsim) settle() {
 			}
 		}
 	}
+	s.checkSettledOffsets(visible)
+}
+
+// checkSettledOffsets: once everything settled, each producer's committed
+// input offset is the one of its last committed transaction that
+// committed one (none if none did), so committed offsets and committed
+// records became visible together, and no aborted transaction's offset
+// is the group's.
+func (s *tsim) checkSettledOffsets(visible map[string]int) {
+	got := map[int32]group.FetchedOffset{}
+	for _, f := range s.group.FetchOffsets(nil, false) {
+		got[f.Partition] = f
+	}
+	for i, pr := range s.prods {
+		want, wantKey := int64(-1), ""
+		for key, off := range pr.offsets {
+			committed := s.committed[key]
+			if values := pr.expected[key]; s.unknown[key] {
+				committed = len(values) > 0 && visible[values[0]] == 1
+			}
+			if committed && off > want {
+				want, wantKey = off, key
+			}
+		}
+		f, ok := got[int32(i)]
+		switch {
+		case want < 0 && ok:
+			s.fail("%s committed no offsets, but the group has %d (%s)", pr.id, f.Offset, f.Metadata)
+		case want >= 0 && (!ok || f.Offset != want || f.Metadata != wantKey):
+			s.fail("%s: the group's offset is %+v (present %v), want %d of %s", pr.id, f, ok, want, wantKey)
+		}
+	}
 }
 
 func (s *tsim) open() bool {
@@ -562,6 +740,11 @@ func (s *tsim) check() {
 			if !s.committed[key] && !s.unknown[key] {
 				s.fail("partition %d: read_committed shows %s of %s, which was not committed", i, v, key)
 			}
+		}
+	}
+	for _, f := range s.group.FetchOffsets(nil, false) {
+		if !s.committed[f.Metadata] && !s.unknown[f.Metadata] {
+			s.fail("the group's offset %d for %s-%d is %s's, which was not committed", f.Offset, f.Topic, f.Partition, f.Metadata)
 		}
 	}
 }
