@@ -314,10 +314,10 @@ func TestTimeoutClosesTheConnection(t *testing.T) {
 	}
 }
 
-func TestCancelledSendKeepsTheConnection(t *testing.T) {
-	noLeaks(t)
-	p := startPeer(t)
-	release := make(chan struct{})
+// holdingPeer is a peer that holds its answer to a Metadata request for
+// the one topic "abandoned" until release is closed.
+func holdingPeer(t *testing.T) (p *fakePeer, release chan struct{}) {
+	p, release = startPeer(t), make(chan struct{})
 	p.set(func(p *fakePeer) {
 		p.handle = func(r received) kmsg.Response {
 			if m, ok := r.body.(*kmsg.MetadataRequest); ok && len(m.Topics) == 1 && *m.Topics[0].Topic == "abandoned" {
@@ -326,6 +326,12 @@ func TestCancelledSendKeepsTheConnection(t *testing.T) {
 			return echo(r)
 		}
 	})
+	return p, release
+}
+
+func TestCancelledSendKeepsTheConnection(t *testing.T) {
+	noLeaks(t)
+	p, release := holdingPeer(t)
 	c := newClient(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

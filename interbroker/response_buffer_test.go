@@ -52,16 +52,7 @@ func TestSendReusingReusesTheFrame(t *testing.T) {
 // the buffer it was lent: the buffer must not lend that memory again.
 func TestAbandonedSendReusingLetsTheMemoryGo(t *testing.T) {
 	noLeaks(t)
-	p := startPeer(t)
-	release := make(chan struct{})
-	p.set(func(p *fakePeer) {
-		p.handle = func(r received) kmsg.Response {
-			if m, ok := r.body.(*kmsg.MetadataRequest); ok && len(m.Topics) == 1 && *m.Topics[0].Topic == "abandoned" {
-				<-release
-			}
-			return echo(r)
-		}
-	})
+	p, release := holdingPeer(t)
 	c := newClient(t, Config{})
 	var rb ResponseBuffer
 	if _, err := c.SendReusing(context.Background(), p.addr, metadataReq("warm"), &rb); err != nil {

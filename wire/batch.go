@@ -136,13 +136,12 @@ func ParseBatchHeader(b []byte) (BatchHeader, error) {
 	}, nil
 }
 
-// ValidateBatch checks that b holds exactly one well-formed RecordBatch v2:
-// the header fits, the length field matches len(b), magic is 2, the codec is
-// known, the record count agrees with lastOffsetDelta (a batch must hold at
-// least one record) and the CRC-32C over bytes [21:] matches. It returns the
-// decoded header. The error is one of the ErrBatch* values, wrapped with
-// detail.
-func ValidateBatch(b []byte) (BatchHeader, error) {
+// validateBatchFrame is what every batch must pass, whoever wrote it:
+// the header fits, magic is 2, the length field matches len(b), the
+// CRC-32C over bytes [21:] matches and the codec is known. The record
+// count is checked by the callers (a producer's batch and a stored one
+// differ there).
+func validateBatchFrame(b []byte) (BatchHeader, error) {
 	h, err := ParseBatchHeader(b)
 	if err != nil {
 		return h, err
@@ -158,6 +157,20 @@ func ValidateBatch(b []byte) (BatchHeader, error) {
 	}
 	if h.Codec() > CodecZstd {
 		return h, fmt.Errorf("%w (%d)", ErrBatchCodec, h.Codec())
+	}
+	return h, nil
+}
+
+// ValidateBatch checks that b holds exactly one well-formed RecordBatch v2:
+// the header fits, the length field matches len(b), magic is 2, the codec is
+// known, the record count agrees with lastOffsetDelta (a batch must hold at
+// least one record) and the CRC-32C over bytes [21:] matches. It returns the
+// decoded header. The error is one of the ErrBatch* values, wrapped with
+// detail.
+func ValidateBatch(b []byte) (BatchHeader, error) {
+	h, err := validateBatchFrame(b)
+	if err != nil {
+		return h, err
 	}
 	if h.NumRecords <= 0 {
 		return h, ErrBatchEmpty

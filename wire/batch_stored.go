@@ -10,21 +10,9 @@ import "fmt"
 // empty batch kept so a producer's sequence survives compaction; Kafka
 // writes them too). Everything else is checked as in ValidateBatch.
 func ValidateStoredBatch(b []byte) (BatchHeader, error) {
-	h, err := ParseBatchHeader(b)
+	h, err := validateBatchFrame(b)
 	if err != nil {
 		return h, err
-	}
-	if h.Magic != 2 {
-		return h, fmt.Errorf("%w (magic %d)", ErrBatchMagic, h.Magic)
-	}
-	if h.Length < BatchHeaderSize-BatchLogOverhead || h.Size() != int64(len(b)) {
-		return h, fmt.Errorf("%w (length field %d, bytes %d)", ErrBatchLength, h.Length, len(b)-BatchLogOverhead)
-	}
-	if got := CRC32C(b[BatchAttributesPos:]); got != h.CRC {
-		return h, fmt.Errorf("%w (stored %08x, computed %08x)", ErrBatchCRC, h.CRC, got)
-	}
-	if h.Codec() > CodecZstd {
-		return h, fmt.Errorf("%w (%d)", ErrBatchCodec, h.Codec())
 	}
 	if h.NumRecords < 0 || h.LastOffsetDelta < 0 || int64(h.NumRecords) > int64(h.LastOffsetDelta)+1 {
 		return h, fmt.Errorf("%w (lastOffsetDelta %d, records %d)", ErrBatchRecordCount, h.LastOffsetDelta, h.NumRecords)
