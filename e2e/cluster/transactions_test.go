@@ -202,7 +202,14 @@ func TestTransactionCoordinatorFailover(t *testing.T) {
 		racing = "unknown"
 		t.Logf("commit while the coordinator died: %v; aborting as franz-go asks", err)
 		if err := cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
-			t.Fatalf("abort after the unconfirmed commit: %v", err)
+			// franz-go's abort can end fenced (its recovery's epoch bump
+			// raced the new coordinator's completion of the prepared
+			// commit); the client is then done for, as a real
+			// application's would be: a new producer of the id takes
+			// over, fencing what is left, and the check below still
+			// holds the transaction to all or nothing.
+			t.Logf("abort after the unconfirmed commit: %v; a new producer of %s takes over", err, id)
+			cl = client(t, liveAddrs(c), txnOpts...)
 		}
 	}
 	waitTxnCoordinator(t, c, id, next)
