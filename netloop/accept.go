@@ -37,7 +37,9 @@ const (
 )
 
 // acceptLoop accepts connections on ln until it is closed.
-func (s *Server) acceptLoop(ln *net.TCPListener) {
+// Each connection is enrolled with its listener's name (enrollment), which
+// OnOpen puts in the connection's wire.Session.
+func (s *Server) acceptLoop(ln *net.TCPListener, name string) {
 	defer s.acceptors.Done()
 	backoff := time.Duration(0)
 	var lastLog time.Time
@@ -45,7 +47,7 @@ func (s *Server) acceptLoop(ln *net.TCPListener) {
 	for {
 		tc, err := ln.AcceptTCP()
 		if err == nil {
-			err = s.enroll(tc)
+			err = s.enroll(tc, name)
 		} else if errors.Is(err, net.ErrClosed) {
 			return // Shutdown closed the listener
 		} else if isDescriptorLimit(err) {
@@ -80,9 +82,9 @@ func (s *Server) acceptLoop(ln *net.TCPListener) {
 // on it. gnet dups the socket and this copy is closed either way; a
 // connection gnet could not take (no descriptor for the dup, typically)
 // is closed and the error returned.
-func (s *Server) enroll(tc *net.TCPConn) error {
+func (s *Server) enroll(tc *net.TCPConn, listener string) error {
 	s.enrolling.Store(time.Now().UnixNano())
-	_, err := s.cli.EnrollContext(tc, nil)
+	_, err := s.cli.EnrollContext(tc, enrollment{listener: listener})
 	s.enrolling.Store(0)
 	if err != nil {
 		_ = tc.Close()
@@ -90,6 +92,10 @@ func (s *Server) enroll(tc *net.TCPConn) error {
 	}
 	return err
 }
+
+// enrollment is the context a connection is enrolled with: what OnOpen
+// needs to know of the listener that accepted it.
+type enrollment struct{ listener string }
 
 // shedOne is the answer to EMFILE: the pending connection cannot be
 // accepted, and left in the backlog its client would wait for nothing.

@@ -52,6 +52,10 @@ type Config struct {
 	// Listeners are "host:port" PLAINTEXT listeners; default
 	// [DefaultListener]. Port 0 picks a free port; Server.Addrs reports it.
 	Listeners []string
+	// ListenerNames, when set, names each of Listeners (same order and
+	// length): the listener names of Kafka's listeners key, handed to the
+	// broker with every request as wire.Session.Listener.
+	ListenerNames []string
 	// MaxRequestBytes is socket.request.max.bytes: a frame whose size
 	// prefix is above it (or negative) closes the connection before any
 	// of it is buffered. Default DefaultMaxRequestBytes.
@@ -115,6 +119,9 @@ func (cfg Config) withDefaults() (Config, error) {
 			return cfg, fmt.Errorf("%w: listener %q given twice", ErrConfig, l)
 		}
 		seen[l] = true
+	}
+	if cfg.ListenerNames != nil && len(cfg.ListenerNames) != len(cfg.Listeners) {
+		return cfg, fmt.Errorf("%w: %d listener names for %d listeners", ErrConfig, len(cfg.ListenerNames), len(cfg.Listeners))
 	}
 	switch {
 	case cfg.MaxRequestBytes == 0:

@@ -36,6 +36,9 @@ type conn struct {
 	fd     int    // gnet's descriptor: open and this connection's until OnClose has run
 	remote string // "ip:port", for logs and Request.ClientAddr
 	ip     string // for max.connections.per.ip
+	// session is handed with every request; its Listener is set in
+	// OnOpen, its principal by the broker.
+	session wire.Session
 
 	lastActive     atomic.Int64           // unix nanoseconds of the last read or write
 	frameSince     atomic.Int64           // unix nanoseconds since the frame being received began, or 0

@@ -30,6 +30,9 @@ func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		return nil, gnet.Close
 	}
 	c := newConn(s, gc, ip)
+	if e, ok := gc.Context().(enrollment); ok { // set by enroll
+		c.session.Listener = e.listener
+	}
 	gc.SetContext(c)
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
@@ -255,6 +258,7 @@ func (s *Server) dispatch(c *conn, seq uint64, frame []byte) gnet.Action {
 	}
 	c.setClientID(req.Header.ClientID)
 	req.ClientAddr = c.remote
+	req.Session = &c.session
 	r := &reply{c: c, seq: seq, apiKey: req.Header.APIKey, corr: req.Header.CorrelationID}
 	req.Reply = r.send
 	if assembles(int32(len(frame))) {

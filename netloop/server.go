@@ -164,13 +164,21 @@ func (s *Server) Start() error {
 	s.cli = cli
 	s.spare, _ = os.Open(os.DevNull) // held for shedOne; without it, EMFILE only backs off
 	go s.sweep()
-	for _, ln := range s.lns {
+	for i, ln := range s.lns {
 		s.acceptors.Add(1)
-		go s.acceptLoop(ln)
+		go s.acceptLoop(ln, s.listenerName(i))
 	}
 	s.log.Info("netloop: listening", "addrs", s.addrs, "max_request_bytes", s.cfg.MaxRequestBytes,
 		"max_in_flight_per_conn", s.cfg.MaxInFlightPerConn, "max_connections", s.cfg.MaxConnections)
 	return nil
+}
+
+// listenerName is the name of the i-th listener, "" when unnamed.
+func (s *Server) listenerName(i int) string {
+	if i < len(s.cfg.ListenerNames) {
+		return s.cfg.ListenerNames[i]
+	}
+	return ""
 }
 
 // closeListeners closes every listener: new connections are refused.

@@ -24,6 +24,10 @@ type Request struct {
 	Body       kmsg.Request
 	Frame      []byte // the whole request frame without its size prefix
 	ClientAddr string // "ip:port" of the client, for logs
+	// Session is the connection's: its listener and principal, shared by
+	// every request of the connection. nil (an anonymous client) where
+	// no connection stands behind the request (tests, in-process calls).
+	Session *Session
 
 	// Reply delivers the response. It must be called exactly once per
 	// request, from any goroutine; a nil *Response means "no response"

@@ -145,6 +145,7 @@ func NetloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 	}
 	for _, l := range cfg.Listeners {
 		nc.Listeners = append(nc.Listeners, l.Address())
+		nc.ListenerNames = append(nc.ListenerNames, l.Name)
 	}
 	return nc
 }
