@@ -18,6 +18,9 @@ type Session struct {
 	// listeners are unnamed.
 	Listener  string
 	principal atomic.Pointer[string]
+	// auth is the broker's authentication progress on the connection
+	// (session_auth.go).
+	auth atomic.Value
 }
 
 // Principal is the connection's authenticated principal ("User:alice"),

@@ -129,6 +129,9 @@ func Load(inputs ...Input) (*Broker, error) {
 			v := strings.TrimSpace(in.Values[k])
 			def, known := BrokerDef(k)
 			if !known {
+				def, known = listenerSASLDef(k)
+			}
+			if !known {
 				if _, isTopic := TopicDef(k); isTopic {
 					warnings = append(warnings, fmt.Sprintf("%s (from %s) is a topic config; set a broker default such as its log.* synonym instead; ignored", k, in.Origin))
 				} else {
@@ -151,7 +154,7 @@ func Load(inputs ...Input) (*Broker, error) {
 	}
 	var notes []string
 	for _, k := range slices.Sorted(maps.Keys(static)) {
-		if d, _ := BrokerDef(k); d.Ignored {
+		if d, ok := BrokerDef(k); ok && d.Ignored {
 			notes = append(notes, fmt.Sprintf("%s (from %s) is accepted but has no effect yet: %s", k, origin[k], d.Doc))
 		}
 	}
@@ -242,8 +245,12 @@ func (b *Broker) interBrokerListener() (string, error) {
 			return "", fmt.Errorf("%w: %s=%s: no listener uses that security protocol; set %s to one of the listeners", ErrInvalid, KeyInterBrokerProtocol, proto, KeyInterBrokerListener)
 		}
 	}
-	if !slices.ContainsFunc(b.Listeners, func(l Listener) bool { return l.Name == name }) {
+	i := slices.IndexFunc(b.Listeners, func(l Listener) bool { return l.Name == name })
+	if i < 0 {
 		return "", fmt.Errorf("%w: %s=%s names no listener in listeners", ErrInvalid, KeyInterBrokerListener, name)
+	}
+	if b.Listeners[i].Protocol != "PLAINTEXT" {
+		return "", fmt.Errorf("%w: %s=%s uses %s; brokers talk to each other over PLAINTEXT only so far: name a PLAINTEXT listener", ErrInvalid, KeyInterBrokerListener, name, b.Listeners[i].Protocol)
 	}
 	if b.Advertised != nil && !slices.ContainsFunc(b.Advertised, func(l Listener) bool { return l.Name == name }) {
 		return "", fmt.Errorf("%w: %s=%s is not in advertised.listeners: other brokers could not reach this one", ErrInvalid, KeyInterBrokerListener, name)
@@ -282,13 +289,13 @@ func (b *Broker) build(origin map[string]string) error {
 			b.Warnings = append(b.Warnings, fmt.Sprintf("listener %s is a KRaft controller listener (controller.listener.names); samsa does not serve it", ln))
 			continue
 		}
-		if ln.Protocol != "PLAINTEXT" {
-			return fail(KeyListeners, get(KeyListeners), fmt.Sprintf("listener %s uses %s; only PLAINTEXT listeners are supported so far", ln.Name, ln.Protocol))
+		if !servedProtocol(ln.Protocol) {
+			return fail(KeyListeners, get(KeyListeners), fmt.Sprintf("listener %s uses %s; samsa serves PLAINTEXT and SASL_PLAINTEXT listeners (TLS, and so SSL and SASL_SSL, is not available in this build)", ln.Name, ln.Protocol))
 		}
 		b.Listeners = append(b.Listeners, ln)
 	}
 	if len(b.Listeners) == 0 {
-		return fail(KeyListeners, get(KeyListeners), "no PLAINTEXT listener left to serve")
+		return fail(KeyListeners, get(KeyListeners), "no PLAINTEXT or SASL_PLAINTEXT listener left to serve")
 	}
 	if v := get(KeyAdvertisedListeners); v != "" {
 		adv, err := parseListeners(v, protocols)

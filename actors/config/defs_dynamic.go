@@ -41,8 +41,6 @@ var kafkaDynamicDefs = append(dynamicIgnored([]Def{
 
 	// SASL, per broker.
 	{Name: "sasl.mechanism.inter.broker.protocol", Type: String, Default: "GSSAPI", PerBroker: true, Doc: saslDoc},
-	{Name: "sasl.jaas.config", Type: Password, Nullable: true, Sensitive: true, PerBroker: true, Doc: saslDoc},
-	{Name: "sasl.enabled.mechanisms", Type: List, Default: "GSSAPI", PerBroker: true, Doc: saslDoc},
 	{Name: "sasl.kerberos.service.name", Type: String, Nullable: true, PerBroker: true, Doc: saslDoc},
 	{Name: "sasl.kerberos.kinit.cmd", Type: String, Default: "/usr/bin/kinit", PerBroker: true, Doc: saslDoc},
 	{Name: "sasl.kerberos.ticket.renew.window.factor", Type: Double, Default: "0.8", PerBroker: true, Doc: saslDoc},

@@ -1,0 +1,47 @@
+package config
+
+import "strings"
+
+// SASL keys samsa acts on (actors/sasl reads them): read at start, kept
+// dynamic as in Kafka so DescribeConfigs reports them as Kafka does.
+// Kafka's default mechanism is GSSAPI, which samsa does not implement; a
+// SASL listener therefore needs sasl.enabled.mechanisms set, and says so
+// at start.
+var saslDefs = []Def{
+	{Name: "sasl.enabled.mechanisms", Type: List, Default: "GSSAPI", Dynamic: true, Inert: true, PerBroker: true,
+		Doc: "The SASL mechanisms a SASL listener enables: PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are implemented. Per listener: listener.name.<listener>.sasl.enabled.mechanisms."},
+	{Name: "sasl.jaas.config", Type: Password, Nullable: true, Sensitive: true, Dynamic: true, Inert: true, PerBroker: true,
+		Doc: "JAAS login module entry; PLAIN reads its users from a PlainLoginModule entry's user_<name>=\"<password>\" options. Per listener and mechanism: listener.name.<listener>.<mechanism>.sasl.jaas.config."},
+	{Name: "connections.max.reauth.ms", Type: Long, Default: "0", Check: AtLeast(0), Dynamic: true, Inert: true, PerBroker: true,
+		Doc: "How long a SASL session lasts before the client must re-authenticate (KIP-368); 0: for ever."},
+}
+
+// listenerSASLDef validates Kafka's listener-prefixed SASL keys as their
+// base key when a file or flag sets them (actors/sasl reads them from
+// Static): the per-listener keys
+// listener.name.<listener>.sasl.enabled.mechanisms,
+// listener.name.<listener>.<mechanism>.sasl.jaas.config and
+// listener.name.<listener>.connections.max.reauth.ms.
+func listenerSASLDef(name string) (*Def, bool) {
+	rest, ok := strings.CutPrefix(name, "listener.name.")
+	if !ok {
+		return nil, false
+	}
+	_, key, ok := strings.Cut(rest, ".")
+	if !ok {
+		return nil, false
+	}
+	switch {
+	case key == "sasl.enabled.mechanisms", key == "connections.max.reauth.ms":
+	case strings.HasSuffix(key, ".sasl.jaas.config") && !strings.Contains(strings.TrimSuffix(key, ".sasl.jaas.config"), "."):
+		key = "sasl.jaas.config"
+	default:
+		return nil, false
+	}
+	d, ok := brokerIndex[key]
+	return d, ok
+}
+
+// servedProtocol reports whether samsa serves listeners of a security
+// protocol.
+func servedProtocol(p string) bool { return p == "PLAINTEXT" || p == "SASL_PLAINTEXT" }
