@@ -96,7 +96,10 @@ type Broker struct {
 	closeOnce   sync.Once
 	closeErr    error
 
-	apis     map[int16]api.API // the registry, by key (router.go)
+	apis map[int16]api.API // the registry, by key (router.go)
+	// saslGate: some listener uses SASL, so the router checks that each
+	// request's client has authenticated (api.Admit).
+	saslGate bool
 	services *api.Services
 	fetch    *fetch.Service
 	groups   *coordinator.Coordinators
@@ -172,6 +175,11 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	}
 	ep := state.Endpoint()
 	e.Endpoint.Store(&ep)
+	saslSvc, err := newSASL(cfg, o.FS, o.Cluster)
+	if err != nil {
+		b.unlock()
+		return nil, err
+	}
 	for _, path := range cfg.LogDirs {
 		d, err := o.openDir(path, dirOptions(cfg, logger, o.FS))
 		if err != nil {
@@ -221,6 +229,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		metaCfg.Cluster = catalog.NewClusterMode(o.Cluster.Store, o.Cluster.ClusterID, ClientListener(cfg), seed)
 		b.cluster = metaCfg.Cluster
 		metaCfg.Cluster.OnConfigs = o.Cluster.OnConfigs
+		metaCfg.Cluster.OnUserConfigs = b.watchUsers(saslSvc)
 		e.Cluster, e.ClientListener = metaCfg.Cluster.View, ClientListener(cfg)
 		b.startReplication(metaCfg)
 	}
@@ -241,7 +250,8 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.groups = coordinator.New(e, b.meta)
 	groups.Store(b.groups)
 	b.groups.Start()
-	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups}
+	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups, SASL: saslSvc}
+	b.saslGate = len(saslSvc.Listeners) > 0
 	if transactions {
 		b.txns = txn.NewCoordinators(e, b.meta)
 		b.txns.Markers.Remote = b.remoteMarkers()

@@ -1,6 +1,9 @@
 package actors
 
-import "github.com/samsa-io/samsa/wire"
+import (
+	"github.com/samsa-io/samsa/actors/api"
+	"github.com/samsa-io/samsa/wire"
+)
 
 // Handle routes one decoded request. It is called on a gnet event loop and
 // never blocks: the API's handler (actors/api) answers directly or sends
@@ -14,6 +17,9 @@ func (b *Broker) Handle(req *wire.Request) {
 		// the client, so answer nothing and let netloop move on.
 		b.log.Error("no handler for API; the wire table and the api registry disagree", "api", wire.APIName(req.Header.APIKey), "client", req.ClientAddr)
 		req.Reply(nil)
+		return
+	}
+	if b.saslGate && !api.Admit(b.services, req) {
 		return
 	}
 	a.Handle(b.services, req)

@@ -86,6 +86,11 @@ var APIs = []APIRange{
 	{Key: 16, Min: 0, Max: 5, Accept: 0},
 	{Key: 42, Min: 0, Max: 2, Accept: 0}, // DeleteGroups
 	{Key: 47, Min: 0, Max: 0, Accept: 0}, // OffsetDelete
+	// SASL: v0 handshakes are answered and refused (unframed tokens).
+	{Key: 17, Min: 0, Max: 1, Accept: 0}, // SaslHandshake
+	{Key: 36, Min: 0, Max: 2, Accept: 0}, // SaslAuthenticate
+	{Key: 50, Min: 0, Max: 0, Accept: 0}, // DescribeUserScramCredentials
+	{Key: 51, Min: 0, Max: 0, Accept: 0}, // AlterUserScramCredentials
 }
 
 // plannedAPIs holds the recommended ranges of the APIs the broker will
@@ -93,10 +98,7 @@ var APIs = []APIRange{
 // work enables one by moving its row into APIs, together with its handler.
 // The test suite checks these ranges too, so the client guarantees hold the
 // day a row moves.
-var plannedAPIs = []APIRange{
-	{Key: 17, Min: 0, Max: 1, Accept: 0}, // SaslHandshake
-	{Key: 36, Min: 0, Max: 2, Accept: 0}, // SaslAuthenticate
-}
+var plannedAPIs = []APIRange{}
 
 // TransactionAPIs are the transaction coordinator's APIs and the
 // markers' (WriteTxnMarkers, coordinator to partition leaders), served

@@ -10,6 +10,7 @@ import (
 	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/fetch"
+	"github.com/samsa-io/samsa/actors/sasl"
 	"github.com/samsa-io/samsa/actors/txn"
 	"github.com/samsa-io/samsa/wire"
 )
@@ -40,6 +41,9 @@ type Services struct {
 	// (ControlledShutdown, AlterPartition, AllocateProducerIds) in
 	// cluster mode; nil answers NOT_CONTROLLER.
 	Controller func(req *wire.Request)
+	// SASL authenticates the clients of SASL listeners and holds the
+	// SCRAM credentials; nil when no listener uses SASL.
+	SASL *sasl.Service
 }
 
 // All lists every API the broker serves, one entry per API; each entry is
@@ -52,6 +56,7 @@ func All() []API {
 		describeCluster, describeLogDirs, initProducerID,
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
 		findCoordinator, describeProducers,
+		saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
 	}, append(append(groupAPIs, interBrokerAPIs...), transactionAPIs...)...)
 }
 

@@ -68,6 +68,11 @@ type ClusterMode struct {
 	// unclean.leader.election.enable turns on, as Kafka's config handlers
 	// tell its controller. Called from the watch's goroutine.
 	OnConfigs func(msg any)
+	// OnUserConfigs, if set, hears every user's dynamic configs as the
+	// config watch reads them (/config/users/<user>, the name as in
+	// ZooKeeper): at start every user's, then each changed one's. The
+	// SCRAM credentials are there. Called from the watch's goroutine.
+	OnUserConfigs func(user string, configs map[string]string)
 
 	links clusterLinks // cluster_links.go
 }

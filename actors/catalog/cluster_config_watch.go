@@ -46,6 +46,11 @@ type configWatch struct {
 	pending []string      // topics to read again (refresh)
 	kick    chan struct{} // cap 1: pending has topics
 
+	// onUsers, when set, hears every user's configs as read
+	// (/config/users/<user>: SCRAM credentials, quotas), from the
+	// watch's goroutine.
+	onUsers func(user string, configs map[string]string)
+
 	last    int64                // sequence of the newest notification processed; -1 none
 	created map[string]time.Time // notifications seen, by name: when made
 }
@@ -140,7 +145,27 @@ func (w *configWatch) syncAll() error {
 	if err := w.apply(entityBrokers, defaultEntity); err != nil {
 		return err
 	}
+	if err := w.syncUsers(); err != nil {
+		return err
+	}
 	return w.apply(entityBrokers, w.brokerID)
+}
+
+// syncUsers reads every user's configs, when someone listens.
+func (w *configWatch) syncUsers() error {
+	if w.onUsers == nil {
+		return nil
+	}
+	users, err := w.store.EntitiesWithConfig(entityUsers)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if err := w.apply(entityUsers, u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // process handles the notifications newer than the last processed, in
@@ -167,8 +192,9 @@ func (w *configWatch) process(nodes []string) error {
 }
 
 // apply reads one entity's configs and sends them to the actor, if they
-// concern this broker (topics, its own id, the cluster default); quotas
-// (users, clients, ips) and other brokers' configs are not.
+// concern this broker (topics, its own id, the cluster default); users
+// go to onUsers (their SCRAM credentials); quotas (clients, ips) and
+// other brokers' configs concern no one here.
 func (w *configWatch) apply(entityType, name string) error {
 	var msg any
 	switch {
@@ -184,6 +210,14 @@ func (w *configWatch) apply(entityType, name string) error {
 			return err
 		}
 		msg = &BrokerConfigsChanged{ClusterDefault: name == defaultEntity, Configs: cfg}
+	case entityType == entityUsers && w.onUsers != nil && !strings.Contains(name, "/"):
+		// users/<u>/clients/<c> are quota entities, not users.
+		cfg, err := w.store.EntityConfig(entityUsers, name)
+		if err != nil {
+			return err
+		}
+		w.onUsers(name, cfg)
+		return nil
 	default:
 		return nil
 	}

@@ -52,6 +52,7 @@ type ConfigStore interface {
 const (
 	entityTopics  = "topics"
 	entityBrokers = "brokers"
+	entityUsers   = "users"
 	defaultEntity = "<default>"
 )
 

@@ -168,3 +168,14 @@ func (c *Conn) SessionLifetime(now time.Time) time.Duration {
 	}
 	return c.expires.Sub(now)
 }
+
+// Listener is the SASL listener the connection came in on.
+func (c *Conn) Listener() *Listener { return c.listener }
+
+// WasAuthenticated reports whether the connection ever authenticated
+// (its session may since have expired).
+func (c *Conn) WasAuthenticated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.authenticated
+}
