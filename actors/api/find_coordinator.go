@@ -69,14 +69,14 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 	if body.Version < 4 {
 		keys = []string{body.CoordinatorKey}
 	}
-	ep := s.Env.Endpoint.Load()
+	ep, found := s.Env.ClientEndpoint(req.Session)
 	for _, key := range keys {
 		c := kmsg.NewFindCoordinatorResponseCoordinator()
 		c.Key, c.NodeID, c.Port = key, -1, -1
 		var msg string
 		switch body.CoordinatorType {
 		case coordinatorKeyGroup:
-			if _, ok := s.Groups.Of(key); !ok || ep == nil {
+			if _, ok := s.Groups.Of(key); !ok || !found {
 				c.ErrorCode, msg = kerr.CoordinatorNotAvailable.Int16(), "the group coordinator could not start; see the broker log"
 				break
 			}
@@ -86,7 +86,7 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 				c.ErrorCode, msg = kerr.TransactionalIDAuthorizationFailed.Int16(), txnRefusalMessage
 				break
 			}
-			if _, _, ok := s.Txns.Of(key); !ok || ep == nil {
+			if _, _, ok := s.Txns.Of(key); !ok || !found {
 				c.ErrorCode, msg = kerr.CoordinatorNotAvailable.Int16(), "the transaction coordinator could not start; see the broker log"
 				break
 			}
@@ -192,7 +192,7 @@ func answerClusterFindCoordinator(s *Services, req *wire.Request, body *kmsg.Fin
 			p := t.Partition(group.PartitionFor(key, int32(len(t.Partitions))))
 			if p != nil {
 				if b, ok := v.Brokers[p.Leader]; ok {
-					if e, ok := b.Endpoint(s.Env.ClientListener); ok {
+					if e, ok := b.Endpoint(s.Env.ClientListenerOf(req.Session)); ok {
 						c.ErrorCode, c.NodeID, c.Host, c.Port = 0, b.ID, e.Host, e.Port
 					}
 				}

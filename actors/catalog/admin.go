@@ -58,7 +58,9 @@ func (a *metadataActor) serve(req *wire.Request) {
 		a.apply(eff, nil)
 		env.Reply(req, resp)
 	case *kmsg.DescribeClusterRequest:
-		env.Reply(req, a.state.DescribeCluster(body))
+		resp := a.state.DescribeCluster(body)
+		a.describeClusterAtListener(req, resp)
+		env.Reply(req, resp)
 	case *kmsg.DescribeLogDirsRequest:
 		a.handleDescribeLogDirs(req, body)
 	case *kmsg.InitProducerIDRequest:
@@ -77,6 +79,7 @@ func (a *metadataActor) serve(req *wire.Request) {
 // (v4+) both say so.
 func (a *metadataActor) handleMetadata(req *wire.Request, body *kmsg.MetadataRequest) {
 	resp, eff := a.state.Metadata(body, a.now())
+	a.metadataAtListener(req, resp)
 	for _, t := range resp.Topics {
 		if t.ErrorCode == 0 && t.Topic != nil && a.startsTopic(eff.Start, *t.Topic) {
 			a.env.Log.Info("topic auto-created", "topic", *t.Topic, "partitions", len(t.Partitions), "client", req.ClientAddr)

@@ -31,7 +31,7 @@ func (a *metadataActor) serveCluster(req *wire.Request) bool {
 	case *kmsg.MetadataRequest:
 		a.clusterMetadata(req, body)
 	case *kmsg.DescribeClusterRequest:
-		env.Reply(req, a.cl.view.DescribeCluster(body, a.cfg.Cluster.Listener))
+		env.Reply(req, a.cl.view.DescribeCluster(body, a.env.ClientListenerOf(req.Session)))
 	case *kmsg.CreateTopicsRequest:
 		a.clusterCreateTopics(req, body)
 	case *kmsg.DeleteTopicsRequest:
@@ -64,7 +64,7 @@ func (a *metadataActor) brokerValue(key string) string {
 // created when auto.create.topics.enable and the request allow it, and
 // answered LEADER_NOT_AVAILABLE meanwhile, as Kafka does.
 func (a *metadataActor) clusterMetadata(req *wire.Request, body *kmsg.MetadataRequest) {
-	resp, missing := a.cl.view.Metadata(body, a.cfg.Cluster.Listener)
+	resp, missing := a.cl.view.Metadata(body, a.env.ClientListenerOf(req.Session))
 	if body.Version >= 8 && body.IncludeTopicAuthorizedOperations {
 		for i := range resp.Topics {
 			if resp.Topics[i].Topic != nil && resp.Topics[i].ErrorCode == 0 {

@@ -30,6 +30,9 @@ type Env struct {
 	// Endpoint is the host and port clients are given (set once the
 	// listeners are bound).
 	Endpoint atomic.Pointer[metadata.Endpoint]
+	// ListenerEndpoints are this broker's advertised endpoints by
+	// listener name (set with Endpoint); see ClientEndpoint.
+	ListenerEndpoints atomic.Pointer[map[string]metadata.Endpoint]
 	// Cluster is the cluster view in cluster mode (nil alone); the
 	// metadata actor publishes it.
 	Cluster *cluster.Table

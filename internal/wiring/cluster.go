@@ -93,6 +93,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 		return fail(errors.Join(fmt.Errorf("listen: %w", err), closeBroker(broker, cfg)))
 	}
 	host, port := Advertised(cfg, server.Addrs())
+	broker.SetListenerEndpoints(ListenerEndpoints(cfg, server.Addrs()))
 	broker.SetAdvertised(host, port)
 	node := &Node{Broker: broker, Server: server, Host: host, Port: port}
 	cn := &clusterNode{zk: zc, cfg: cc, log: logger, broker: broker, stop: make(chan struct{}), done: make(chan struct{}),

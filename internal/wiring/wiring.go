@@ -60,6 +60,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeBroker(broker, cfg))
 	}
 	host, port := Advertised(cfg, server.Addrs())
+	broker.SetListenerEndpoints(ListenerEndpoints(cfg, server.Addrs()))
 	broker.SetAdvertised(host, port)
 	return &Node{Broker: broker, Server: server, Host: host, Port: port}, nil
 }
