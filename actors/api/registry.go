@@ -56,7 +56,7 @@ func All() []API {
 		describeCluster, describeLogDirs, initProducerID,
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
 		findCoordinator, describeProducers,
-		saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials,
+		saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials, describeClientQuotas,
 	}, append(append(groupAPIs, interBrokerAPIs...), transactionAPIs...)...)
 }
 
