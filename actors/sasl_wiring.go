@@ -41,7 +41,7 @@ func newSASL(cfg *config.Broker, fsys vfs.FS, cluster *ClusterOptions) (*sasl.Se
 		}
 		store = sasl.NewStore(users, sasl.FilePersist(fsys, cfg.LogDirs[0]))
 	}
-	return sasl.NewService(listeners, store, reauth)
+	return sasl.NewService(listeners, store, reauth), nil
 }
 
 // watchUsers keeps the store in step with ZooKeeper's /config/users: the

@@ -1,12 +1,9 @@
 package sasl
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/xdg-go/scram"
 )
 
 // Conn is one connection's SASL exchange: the mechanism its handshake
@@ -20,7 +17,7 @@ type Conn struct {
 
 	mu            sync.Mutex
 	mech          string // chosen by the last handshake; "" before one
-	scram         *scram.ServerConversation
+	scram         *scramConv
 	authenticated bool
 	user          string
 	expires       time.Time // zero: never (connections.max.reauth.ms unset)
@@ -99,27 +96,20 @@ func (c *Conn) Step(token []byte, now time.Time) (out []byte, done bool, user st
 }
 
 func (c *Conn) scramStep(token []byte, now time.Time) ([]byte, bool, string, *Failure) {
-	first := c.scram == nil
-	if first {
-		c.scram = c.svc.scramServers[c.mech].NewConversation()
+	if c.scram == nil {
+		mech, store := c.mech, c.svc.Store
+		c.scram = &scramConv{mech: mech, nonce: c.svc.nonce,
+			lookup: func(user string) (Credential, bool) { return store.Lookup(user, mech) }}
 	}
-	out, err := c.scram.Step(string(token))
-	user := c.scram.Username()
+	out, done, err := c.scram.Step(string(token))
+	user := c.scram.user
 	if err != nil {
+		f := c.scramFailure(err)
 		c.mech, c.scram = "", nil
-		return nil, false, user, c.scramFailure(err)
+		return nil, false, user, f
 	}
-	if !c.scram.Done() {
+	if !done {
 		return []byte(out), false, user, nil
-	}
-	if !c.scram.Valid() {
-		c.mech, c.scram = "", nil
-		return nil, false, user, c.scramFailure(errors.New("conversation ended without a valid proof"))
-	}
-	if authz := c.scram.AuthzID(); authz != "" && authz != user {
-		c.mech, c.scram = "", nil
-		return nil, false, user, &Failure{Code: codeAuthFailed, Message: "Authentication failed: Invalid user credentials",
-			Reason: "authorization id differs from the user name"}
 	}
 	c.scram = nil
 	if f := c.succeed(user, now); f != nil {

@@ -13,11 +13,7 @@ import (
 func newTestConn(t *testing.T, store *Store, reauth time.Duration) *Conn {
 	t.Helper()
 	l := &Listener{Name: "SASL", Mechanisms: Supported, PlainUsers: map[string]string{"alice": "alice-secret"}}
-	svc, err := NewService(map[string]*Listener{"SASL": l}, store, reauth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Conn{svc: svc, listener: l}
+	return &Conn{svc: NewService(map[string]*Listener{"SASL": l}, store, reauth), listener: l}
 }
 
 // RFC 7677's SCRAM-SHA-256 example, byte for byte, with the server's
@@ -30,7 +26,7 @@ func TestScramRFC7677(t *testing.T) {
 	}
 	store := NewStore(Users{"user": {ScramSHA256: NewCredential(ScramSHA256, salt, salted, 4096)}}, nil)
 	c := newTestConn(t, store, 0)
-	c.svc.scramServers[ScramSHA256] = c.svc.scramServers[ScramSHA256].WithNonceGenerator(func() string { return "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0" })
+	c.svc.nonce = func() string { return "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0" }
 	if f := c.Handshake(ScramSHA256); f != nil {
 		t.Fatal(f)
 	}
@@ -62,7 +58,7 @@ func TestScramWrongProofAndUnknownUser(t *testing.T) {
 	salted, _ := pbkdf2.Key(sha256.New, "other-password", salt, 4096, sha256.Size)
 	store := NewStore(Users{"user": {ScramSHA256: NewCredential(ScramSHA256, salt, salted, 4096)}}, nil)
 	c := newTestConn(t, store, 0)
-	c.svc.scramServers[ScramSHA256] = c.svc.scramServers[ScramSHA256].WithNonceGenerator(func() string { return "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0" })
+	c.svc.nonce = func() string { return "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0" }
 	mustHandshake(t, c, ScramSHA256)
 	now := time.Unix(1000, 0)
 	if _, _, _, f := c.Step([]byte("n,,n=user,r=rOprNGfwEbeRWgbNEkqO"), now); f != nil {

@@ -19,7 +19,8 @@
 //
 //   - PLAIN (RFC 4616): authzid NUL authcid NUL password, UTF-8.
 //   - SCRAM (RFC 5802, 7677): client-first, server-first, client-final,
-//     server-final, served by github.com/xdg-go/scram.
+//     server-final (scram.go; Kafka accepts a client-final nonce that
+//     merely ends with the server's, and so does samsa).
 //   - A stored SCRAM credential, as Kafka writes it in ZooKeeper:
 //     "salt=<base64>,stored_key=<base64>,server_key=<base64>,iterations=<n>".
 package sasl

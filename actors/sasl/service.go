@@ -1,16 +1,13 @@
 package sasl
 
 import (
-	"errors"
 	"time"
-
-	"github.com/xdg-go/scram"
 
 	"github.com/samsa-io/samsa/wire"
 )
 
-// Service is the broker's SASL side: its SASL listeners, the SCRAM
-// credentials, and the SCRAM servers that read them.
+// Service is the broker's SASL side: its SASL listeners and the SCRAM
+// credentials.
 type Service struct {
 	Listeners map[string]*Listener // by listener name
 	Store     *Store
@@ -19,36 +16,13 @@ type Service struct {
 	// ever).
 	Reauth time.Duration
 
-	scramServers map[string]*scram.Server
+	nonce func() string // the server's part of SCRAM nonces
 }
-
-// errNoCredential keeps the reason an unknown user failed out of the
-// client's answer (the same as a wrong password's).
-var errNoCredential = errors.New("no SCRAM credential for the user and mechanism")
 
 // NewService is a service for listeners, reading SCRAM credentials from
 // store.
-func NewService(listeners map[string]*Listener, store *Store, reauth time.Duration) (*Service, error) {
-	s := &Service{Listeners: listeners, Store: store, Reauth: reauth, scramServers: map[string]*scram.Server{}}
-	for mech, gen := range map[string]scram.HashGeneratorFcn{ScramSHA256: scram.SHA256, ScramSHA512: scram.SHA512} {
-		srv, err := gen.NewServer(s.lookup(mech))
-		if err != nil {
-			return nil, err
-		}
-		s.scramServers[mech] = srv
-	}
-	return s, nil
-}
-
-func (s *Service) lookup(mech string) scram.CredentialLookup {
-	return func(user string) (scram.StoredCredentials, error) {
-		c, ok := s.Store.Lookup(user, mech)
-		if !ok {
-			return scram.StoredCredentials{}, errNoCredential
-		}
-		return scram.StoredCredentials{KeyFactors: scram.KeyFactors{Salt: string(c.Salt), Iters: c.Iterations},
-			StoredKey: c.StoredKey, ServerKey: c.ServerKey}, nil
-	}
+func NewService(listeners map[string]*Listener, store *Store, reauth time.Duration) *Service {
+	return &Service{Listeners: listeners, Store: store, Reauth: reauth, nonce: serverNonce}
 }
 
 // Conn is session's exchange, made on first use; nil when the session's
