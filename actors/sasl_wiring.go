@@ -2,7 +2,6 @@ package actors
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/sasl"
@@ -17,7 +16,6 @@ import (
 func newSASL(cfg *config.Broker, fsys vfs.FS, cluster *ClusterOptions) (*sasl.Service, error) {
 	get := func(key string) string { return cfg.Static[key] }
 	listeners := map[string]*sasl.Listener{}
-	var reauth time.Duration
 	for _, ln := range cfg.Listeners {
 		if ln.Protocol != "SASL_PLAINTEXT" {
 			continue
@@ -27,9 +25,6 @@ func newSASL(cfg *config.Broker, fsys vfs.FS, cluster *ClusterOptions) (*sasl.Se
 			return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 		}
 		listeners[ln.Name] = l
-	}
-	if v := get(sasl.KeyReauth); v != "" {
-		reauth = time.Duration(config.ParseInt(v)) * time.Millisecond
 	}
 	var store *sasl.Store
 	if cluster != nil {
@@ -41,7 +36,7 @@ func newSASL(cfg *config.Broker, fsys vfs.FS, cluster *ClusterOptions) (*sasl.Se
 		}
 		store = sasl.NewStore(users, sasl.FilePersist(fsys, cfg.LogDirs[0]))
 	}
-	return sasl.NewService(listeners, store, reauth), nil
+	return sasl.NewService(listeners, store), nil
 }
 
 // watchUsers keeps the store in step with ZooKeeper's /config/users: the

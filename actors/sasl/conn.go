@@ -134,8 +134,8 @@ func (c *Conn) succeed(user string, now time.Time) *Failure {
 			Reason: fmt.Sprintf("re-authentication as %q on a connection of %q", user, c.user)}
 	}
 	c.authenticated, c.user = true, user
-	if c.svc.Reauth > 0 {
-		c.expires = now.Add(c.svc.Reauth)
+	if c.listener.Reauth > 0 {
+		c.expires = now.Add(c.listener.Reauth)
 	}
 	return nil
 }

@@ -12,8 +12,8 @@ import (
 // with PLAIN user alice and store's SCRAM users.
 func newTestConn(t *testing.T, store *Store, reauth time.Duration) *Conn {
 	t.Helper()
-	l := &Listener{Name: "SASL", Mechanisms: Supported, PlainUsers: map[string]string{"alice": "alice-secret"}}
-	return &Conn{svc: NewService(map[string]*Listener{"SASL": l}, store, reauth), listener: l}
+	l := &Listener{Name: "SASL", Mechanisms: Supported, PlainUsers: map[string]string{"alice": "alice-secret"}, Reauth: reauth}
+	return &Conn{svc: NewService(map[string]*Listener{"SASL": l}, store), listener: l}
 }
 
 // RFC 7677's SCRAM-SHA-256 example, byte for byte, with the server's
@@ -108,7 +108,7 @@ func TestExchangeStates(t *testing.T) {
 	if _, _, _, f := c.Step([]byte("\x00alice\x00alice-secret"), now); f == nil || f.Code != codeIllegalState {
 		t.Fatalf("authenticate before handshake: %v", f)
 	}
-	c.listener = &Listener{Name: "SASL", Mechanisms: []string{ScramSHA256}}
+	c.listener = &Listener{Name: "SASL", Mechanisms: []string{ScramSHA256}, Reauth: time.Minute}
 	if f := c.Handshake(Plain); f == nil || f.Code != codeUnsupportedMechanism {
 		t.Fatalf("disabled mechanism: %v", f)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"testing"
+	"time"
 )
 
 func TestParseJAAS(t *testing.T) {
@@ -49,6 +50,8 @@ func TestNewListener(t *testing.T) {
 		"sasl.enabled.mechanisms":                        "SCRAM-SHA-512",
 		"listener.name.client.sasl.enabled.mechanisms":   "PLAIN, SCRAM-SHA-256",
 		"listener.name.client.plain.sasl.jaas.config":    `x.PlainLoginModule required user_bob="pw";`,
+		"connections.max.reauth.ms":                      "5000",
+		"listener.name.client.connections.max.reauth.ms": "1000",
 		"listener.name.other.sasl.enabled.mechanisms":    "GSSAPI",
 		"listener.name.nojaas.sasl.enabled.mechanisms":   "PLAIN",
 		"listener.name.wrongmod.sasl.enabled.mechanisms": "PLAIN",
@@ -59,11 +62,11 @@ func TestNewListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Mechanisms) != 2 || !l.Enabled(Plain) || !l.Enabled(ScramSHA256) || l.Enabled(ScramSHA512) || l.PlainUsers["bob"] != "pw" {
+	if len(l.Mechanisms) != 2 || !l.Enabled(Plain) || !l.Enabled(ScramSHA256) || l.Enabled(ScramSHA512) || l.PlainUsers["bob"] != "pw" || l.Reauth != time.Second {
 		t.Fatalf("listener %+v", l)
 	}
 	def, err := NewListener("DEFAULT", get)
-	if err != nil || len(def.Mechanisms) != 1 || !def.Enabled(ScramSHA512) {
+	if err != nil || len(def.Mechanisms) != 1 || !def.Enabled(ScramSHA512) || def.Reauth != 5*time.Second {
 		t.Fatalf("broker-wide mechanisms: %+v %v", def, err)
 	}
 	for _, name := range []string{"OTHER", "NOJAAS", "WRONGMOD"} {

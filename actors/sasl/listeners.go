@@ -3,7 +3,9 @@ package sasl
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Listener is how one SASL listener authenticates.
@@ -11,6 +13,10 @@ type Listener struct {
 	Name       string
 	Mechanisms []string          // enabled, in the configured order
 	PlainUsers map[string]string // PLAIN's users, from its JAAS entry
+	// Reauth is connections.max.reauth.ms: how long an authenticated
+	// session lasts before the client must re-authenticate (KIP-368;
+	// 0: for ever).
+	Reauth time.Duration
 }
 
 // Enabled reports whether mech is enabled on the listener.
@@ -62,6 +68,17 @@ func NewListener(name string, get Lookup) (*Listener, error) {
 	}
 	if len(l.Mechanisms) == 0 {
 		return nil, fmt.Errorf("SASL listener %s: no mechanism enabled; set %s to some of %s", name, KeyMechanisms, strings.Join(Supported, ", "))
+	}
+	reauth := get(ListenerKey(name, KeyReauth))
+	if reauth == "" {
+		reauth = get(KeyReauth)
+	}
+	if reauth != "" {
+		ms, err := strconv.ParseInt(reauth, 10, 64)
+		if err != nil || ms < 0 {
+			return nil, fmt.Errorf("SASL listener %s: %s=%q is not a number of milliseconds", name, KeyReauth, reauth)
+		}
+		l.Reauth = time.Duration(ms) * time.Millisecond
 	}
 	if l.Enabled(Plain) {
 		key := ListenerKey(name, strings.ToLower(Plain)+"."+KeyJAAS)

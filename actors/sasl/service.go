@@ -1,28 +1,20 @@
 package sasl
 
-import (
-	"time"
-
-	"github.com/samsa-io/samsa/wire"
-)
+import "github.com/samsa-io/samsa/wire"
 
 // Service is the broker's SASL side: its SASL listeners and the SCRAM
 // credentials.
 type Service struct {
 	Listeners map[string]*Listener // by listener name
 	Store     *Store
-	// Reauth is connections.max.reauth.ms: how long an authenticated
-	// session lasts before the client must re-authenticate (0: for
-	// ever).
-	Reauth time.Duration
 
 	nonce func() string // the server's part of SCRAM nonces
 }
 
 // NewService is a service for listeners, reading SCRAM credentials from
 // store.
-func NewService(listeners map[string]*Listener, store *Store, reauth time.Duration) *Service {
-	return &Service{Listeners: listeners, Store: store, Reauth: reauth, nonce: serverNonce}
+func NewService(listeners map[string]*Listener, store *Store) *Service {
+	return &Service{Listeners: listeners, Store: store, nonce: serverNonce}
 }
 
 // Conn is session's exchange, made on first use; nil when the session's
