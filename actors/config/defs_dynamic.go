@@ -103,7 +103,7 @@ var replicationQuotaDefs = []Def{
 
 const (
 	sslDoc      = "Accepted; samsa serves PLAINTEXT listeners only so far."
-	saslDoc     = "Accepted; SASL authentication comes later."
+	saslDoc     = "Accepted without effect: samsa authenticates with PLAIN and SCRAM (sasl.enabled.mechanisms), not Kerberos or OAUTHBEARER, and brokers talk to each other without SASL."
 	securityDoc = "Accepted; authentication and ACLs come later."
 	cleanerDoc  = "Accepted; the cleaner sizes its own read buffers."
 	tieredDoc   = "Accepted; samsa has no tiered storage."
