@@ -14,9 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// rawConn speaks Kafka's framing with non-flexible request versions
-// (request header v1, response header v0), for a client that does what
-// the real ones do not: let its session lapse.
+// rawConn sends requests of non-flexible versions (response header v0)
+// one at a time, for a client that does what the real ones do not: let
+// its session lapse.
 type rawConn struct {
 	t    *testing.T
 	conn net.Conn
@@ -38,17 +38,11 @@ func dialRaw(t *testing.T, addr string) *rawConn {
 // connection's (closed by the broker: io.EOF).
 func (c *rawConn) call(req kmsg.Request, resp kmsg.Response) error {
 	c.corr++
-	body := binary.BigEndian.AppendUint16(nil, uint16(req.Key()))
-	body = binary.BigEndian.AppendUint16(body, uint16(req.GetVersion()))
-	body = binary.BigEndian.AppendUint32(body, uint32(c.corr))
-	body = binary.BigEndian.AppendUint16(body, uint16(len("raw")))
-	body = append(body, "raw"...)
-	body = req.AppendTo(body)
-	frame := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+	frame := kmsg.NewRequestFormatter(kmsg.FormatterClientID("raw")).AppendRequest(nil, req, c.corr)
 	if err := c.conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
 		return err
 	}
-	if _, err := c.conn.Write(append(frame, body...)); err != nil {
+	if _, err := c.conn.Write(frame); err != nil {
 		return err
 	}
 	var size [4]byte
