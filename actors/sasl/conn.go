@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // Conn is one connection's SASL exchange: the mechanism its handshake
@@ -34,10 +36,10 @@ type Failure struct {
 func (f *Failure) Error() string { return f.Message + ": " + f.Reason }
 
 // Kafka's error codes the exchange answers.
-const (
-	codeUnsupportedMechanism = 33 // UNSUPPORTED_SASL_MECHANISM
-	codeIllegalState         = 34 // ILLEGAL_SASL_STATE
-	codeAuthFailed           = 58 // SASL_AUTHENTICATION_FAILED
+var (
+	codeUnsupportedMechanism = kerr.UnsupportedSaslMechanism.Int16()
+	codeIllegalState         = kerr.IllegalSaslState.Int16()
+	codeAuthFailed           = kerr.SaslAuthenticationFailed.Int16()
 )
 
 // Handshake picks the mechanism for the exchange that follows. A
