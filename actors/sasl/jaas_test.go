@@ -3,6 +3,7 @@ package sasl
 import (
 	"errors"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 )
@@ -73,6 +74,20 @@ func TestNewListener(t *testing.T) {
 		if _, err := NewListener(name, get); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	// Without sasl.enabled.mechanisms, the mechanisms with a JAAS entry.
+	jaasOnly := map[string]string{
+		"listener.name.j.scram-sha-512.sasl.jaas.config": "x.ScramLoginModule required;",
+		"listener.name.j.plain.sasl.jaas.config":         `x.PlainLoginModule required user_u="p";`,
+		"sasl.jaas.config":                               "x.ScramLoginModule required;",
+	}
+	j, err := NewListener("J", func(k string) string { return jaasOnly[k] })
+	if err != nil || !slices.Equal(j.Mechanisms, []string{Plain, ScramSHA512}) {
+		t.Fatalf("mechanisms from listener JAAS entries: %+v %v", j, err)
+	}
+	k, err := NewListener("K", func(k string) string { return jaasOnly[k] })
+	if err != nil || !slices.Equal(k.Mechanisms, ScramMechanisms) {
+		t.Fatalf("mechanisms from sasl.jaas.config: %+v %v", k, err)
 	}
 	if _, err := NewListener("NONE", func(string) string { return "" }); err == nil {
 		t.Error("a listener without mechanisms was accepted")

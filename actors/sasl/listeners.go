@@ -44,7 +44,8 @@ func ListenerKey(listener, key string) string {
 
 // NewListener reads a SASL listener's settings: its enabled mechanisms
 // (listener.name.<l>.sasl.enabled.mechanisms, else
-// sasl.enabled.mechanisms) and, when PLAIN is enabled, its users from the
+// sasl.enabled.mechanisms, else those with a JAAS entry, see
+// configuredMechanisms) and, when PLAIN is enabled, its users from the
 // PlainLoginModule entry (listener.name.<l>.plain.sasl.jaas.config, else
 // sasl.jaas.config). A mechanism samsa does not implement (GSSAPI,
 // OAUTHBEARER; GSSAPI is Kafka's default) is an error naming the ones it
@@ -55,6 +56,9 @@ func NewListener(name string, get Lookup) (*Listener, error) {
 	v := get(mechKey)
 	if v == "" {
 		mechKey, v = KeyMechanisms, get(KeyMechanisms)
+	}
+	if v == "" {
+		mechKey, v = "the JAAS entries", configuredMechanisms(name, get)
 	}
 	for _, m := range strings.Split(v, ",") {
 		if m = strings.TrimSpace(m); m == "" || slices.Contains(l.Mechanisms, m) {
@@ -67,7 +71,7 @@ func NewListener(name string, get Lookup) (*Listener, error) {
 		l.Mechanisms = append(l.Mechanisms, m)
 	}
 	if len(l.Mechanisms) == 0 {
-		return nil, fmt.Errorf("SASL listener %s: no mechanism enabled; set %s to some of %s", name, KeyMechanisms, strings.Join(Supported, ", "))
+		return nil, fmt.Errorf("SASL listener %s: no mechanism enabled; set %s to some of %s (Kafka's default, GSSAPI, is not implemented)", name, KeyMechanisms, strings.Join(Supported, ", "))
 	}
 	reauth := get(ListenerKey(name, KeyReauth))
 	if reauth == "" {
@@ -99,4 +103,30 @@ func NewListener(name string, get Lookup) (*Listener, error) {
 		l.PlainUsers = j.PlainUsers()
 	}
 	return l, nil
+}
+
+// configuredMechanisms are the mechanisms a listener has a login module
+// for, when no sasl.enabled.mechanisms says which: Kafka's default
+// (GSSAPI) is not implemented, and a JAAS entry per mechanism is how a
+// Kafka operator configures one (listener.name.<l>.<mechanism>.sasl.jaas.config,
+// or sasl.jaas.config's module: PlainLoginModule for PLAIN,
+// ScramLoginModule for both SCRAM mechanisms).
+func configuredMechanisms(listener string, get Lookup) string {
+	var out []string
+	for _, m := range Supported {
+		if get(ListenerKey(listener, strings.ToLower(m)+"."+KeyJAAS)) != "" {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		if j, err := ParseJAAS(get(KeyJAAS)); err == nil {
+			switch {
+			case strings.HasSuffix(j.Module, ".PlainLoginModule"):
+				out = append(out, Plain)
+			case strings.HasSuffix(j.Module, ".ScramLoginModule"):
+				out = append(out, ScramMechanisms...)
+			}
+		}
+	}
+	return strings.Join(out, ",")
 }
