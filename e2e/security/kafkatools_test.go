@@ -22,8 +22,14 @@ sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule require
 // PLAIN admin (the Java client's SASL) and returns its output.
 func kafkaConfigs(t *testing.T, k *testkit.Kafka, addr string, args ...string) string {
 	t.Helper()
-	cfg := filepath.Join(t.TempDir(), "admin.properties")
-	if err := os.WriteFile(cfg, []byte(adminCommandConfig), 0o600); err != nil {
+	return kafkaConfigsAs(t, k, addr, adminCommandConfig, args...)
+}
+
+// kafkaConfigsAs is kafkaConfigs with the client config clientConfig.
+func kafkaConfigsAs(t *testing.T, k *testkit.Kafka, addr, clientConfig string, args ...string) string {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "client.properties")
+	if err := os.WriteFile(cfg, []byte(clientConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -45,6 +51,12 @@ func TestKafkaConfigsCreatesScramUser(t *testing.T) {
 	out := kafkaConfigs(t, k, b.saslAddr(), "--describe", "--entity-type", "users", "--entity-name", "carol")
 	if !strings.Contains(out, "SCRAM-SHA-256=iterations=8192") || !strings.Contains(out, "SCRAM-SHA-512=iterations=4096") {
 		t.Fatalf("describe: %s", out)
+	}
+	// Java's SCRAM client logs in as carol too.
+	carolConfig := "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n" +
+		`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="carol" password="carol-512";` + "\n"
+	if out := kafkaConfigsAs(t, k, b.saslAddr(), carolConfig, "--describe", "--entity-type", "users", "--entity-name", "carol"); !strings.Contains(out, "SCRAM-SHA-512") {
+		t.Fatalf("describe as carol: %s", out)
 	}
 	m := scramMech("SCRAM-SHA-256", "carol", "carol-secret")
 	roundTrip(t, client(t, b.saslAddr(), m), b.saslAddr(), m, "carol-topic", 3)
