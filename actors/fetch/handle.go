@@ -295,7 +295,7 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 		}
 	}
 	chunks := make([]wire.Chunk, 0, nChunks) // one array for every partition's records
-	hints := leaderHints{svc: o.svc}
+	hints := leaderHints{svc: o.svc, req: o.req}
 	var starts []int // index in parts of each topic's first partition
 	var prev *fetchTarget
 	for i := range o.slots {
@@ -354,6 +354,7 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 // round trip. Alone there is no other leader to name.
 type leaderHints struct {
 	svc   *Service
+	req   *wire.Request // nil in tests; its listener's endpoints are given
 	view  *cluster.View
 	nodes []wire.NodeEndpoint
 }
@@ -378,7 +379,11 @@ func (h *leaderHints) leaderOf(t *fetchTarget) *wire.LeaderAndEpoch {
 		return &wire.LeaderAndEpoch{LeaderID: -1, LeaderEpoch: -1}
 	}
 	if b, ok := h.view.Brokers[cp.Leader]; ok && !slices.ContainsFunc(h.nodes, func(n wire.NodeEndpoint) bool { return n.NodeID == cp.Leader }) {
-		if e, ok := b.Endpoint(h.svc.env.ClientListener); ok {
+		var session *wire.Session
+		if h.req != nil {
+			session = h.req.Session
+		}
+		if e, ok := b.Endpoint(h.svc.env.ClientListenerOf(session)); ok {
 			n := wire.NodeEndpoint{NodeID: b.ID, Host: e.Host, Port: e.Port}
 			if b.Rack != "" {
 				rack := b.Rack
