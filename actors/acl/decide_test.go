@@ -6,8 +6,12 @@ func lit(typ ResourceType, name string) Resource {
 	return Resource{Type: typ, Name: name, Pattern: PatternLiteral}
 }
 
-func allow(p, host string, op Operation) Entry { return Entry{Principal: p, Host: host, Op: op, Perm: PermAllow} }
-func deny(p, host string, op Operation) Entry  { return Entry{Principal: p, Host: host, Op: op, Perm: PermDeny} }
+func allow(p, host string, op Operation) Entry {
+	return Entry{Principal: p, Host: host, Op: op, Perm: PermAllow}
+}
+func deny(p, host string, op Operation) Entry {
+	return Entry{Principal: p, Host: host, Op: op, Perm: PermDeny}
+}
 
 func TestAuthorizeRules(t *testing.T) {
 	alice, bob := "User:alice", "User:bob"

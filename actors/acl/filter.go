@@ -68,4 +68,6 @@ func (f Filter) MatchesEntry(e Entry) bool {
 }
 
 // Matches reports whether the filter selects the binding b.
-func (f Filter) Matches(b Binding) bool { return f.MatchesResource(b.Resource) && f.MatchesEntry(b.Entry) }
+func (f Filter) Matches(b Binding) bool {
+	return f.MatchesResource(b.Resource) && f.MatchesEntry(b.Entry)
+}
