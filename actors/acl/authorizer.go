@@ -141,6 +141,10 @@ func (a *Authorizer) Delete(filters []Filter) (matched [][]Binding, errs []error
 	return matched, errs
 }
 
+// ErrStore marks a change that failed because the store did (the disk,
+// ZooKeeper), not because the request was wrong.
+var ErrStore = errors.New("the ACLs could not be stored")
+
 func (a *Authorizer) update(changes map[Resource]func([]Entry) []Entry) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -150,7 +154,7 @@ func (a *Authorizer) update(changes map[Resource]func([]Entry) []Entry) error {
 func (a *Authorizer) updateLocked(changes map[Resource]func([]Entry) []Entry) error {
 	stored, err := a.store.Update(changes)
 	if err != nil {
-		return errors.Join(errors.New("the ACLs could not be stored"), err)
+		return errors.Join(ErrStore, err)
 	}
 	a.state.Store(a.state.Load().With(stored))
 	return nil
