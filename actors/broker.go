@@ -14,10 +14,10 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/api"
 	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/cleaner"
-	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/coordinator"

@@ -54,7 +54,7 @@ func (f *FileStore) Load() (map[Resource][]Entry, error) {
 	for _, fb := range list {
 		typ, ok := ParseResourceType(fb.ResourceType)
 		pat, okp := parsePattern(fb.PatternType)
-		e, err := fb.aclJSON.entry()
+		e, err := fb.entry()
 		if !ok || !okp || err != nil {
 			return nil, fmt.Errorf("%s: bad binding %+v", f.path, fb)
 		}
