@@ -30,3 +30,6 @@ func newAuthorizer(cfg *config.Broker, logger *slog.Logger, o Options) (*acl.Aut
 		"super_users", len(rules.SuperUsers), "allow_everyone_if_no_acl_found", rules.AllowIfNoACL)
 	return a, nil
 }
+
+// Authorizer is the broker's authorizer, nil when authorization is off.
+func (b *Broker) Authorizer() *acl.Authorizer { return b.env.Auth }
