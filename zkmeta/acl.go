@@ -18,7 +18,7 @@ import (
 //
 // <Type> is Topic, Group, Cluster, TransactionalId, DelegationToken or
 // User; each resource znode holds its entries' JSON
-// ({"version":1,"acls":[...]}), which this package treats as opaque
+// ({"acls":[...],"version":1}), which this package treats as opaque
 // bytes (actors/acl encodes it). A resource's znode is changed by
 // compare-and-set on its version, so brokers changing one resource at
 // once both land; every change is followed by a notification that all

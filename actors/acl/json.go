@@ -6,12 +6,12 @@ import (
 )
 
 // aclJSON is one entry as Kafka writes it in ZooKeeper (AclEntry's JSON):
-// {"principal":"User:alice","permissionType":"Allow","operation":"Read","host":"*"}.
+// {"principal":"User:alice","permissionType":"Allow","host":"*","operation":"Read"}.
 type aclJSON struct {
 	Principal      string `json:"principal"`
 	PermissionType string `json:"permissionType"`
-	Operation      string `json:"operation"`
 	Host           string `json:"host"`
+	Operation      string `json:"operation"`
 }
 
 func toACLJSON(e Entry) aclJSON {
@@ -27,10 +27,14 @@ func (a aclJSON) entry() (Entry, error) {
 	return Entry{Principal: a.Principal, Host: a.Host, Op: op, Perm: perm}, nil
 }
 
-// aclsJSON is a resource's znode: {"version":1,"acls":[...]}.
+// aclsJSON is a resource's znode: {"acls":[...],"version":1}. The key
+// orders are those Kafka 3.9.1 writes (its JSON comes from hash maps;
+// checked against a live broker by e2e/security), so a znode samsa
+// writes is byte for byte Kafka's for a resource with one entry; with
+// more, Kafka's entry order is its set's and may differ.
 type aclsJSON struct {
-	Version int       `json:"version"`
 	ACLs    []aclJSON `json:"acls"`
+	Version int       `json:"version"`
 }
 
 // EncodeEntries is a resource's entries as Kafka's znode JSON.

@@ -39,7 +39,7 @@ func TestClusterSharesACLs(t *testing.T) {
 	}
 	conn := c.ZooKeeperConn()
 	data, _, err := conn.Get(c.ZKPath("/kafka-acl/Topic/x"))
-	if err != nil || string(data) != `{"version":1,"acls":[{"principal":"User:ANONYMOUS","permissionType":"Deny","operation":"Describe","host":"*"}]}` {
+	if err != nil || string(data) != `{"acls":[{"principal":"User:ANONYMOUS","permissionType":"Deny","host":"*","operation":"Describe"}],"version":1}` {
 		t.Errorf("/kafka-acl/Topic/x: %s, %v", data, err)
 	}
 	changes, _, err := conn.Children(c.ZKPath("/kafka-acl-changes"))
