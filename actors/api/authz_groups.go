@@ -89,6 +89,15 @@ func gateGroups(s *Services, req *wire.Request) bool {
 	case *kmsg.OffsetFetchRequest:
 		return gateOffsetFetch(s, req, body)
 	case *kmsg.DescribeGroupsRequest:
+		if body.IncludeAuthorizedOperations {
+			amendReply(req, func(r kmsg.Response) {
+				for i := range r.(*kmsg.DescribeGroupsResponse).Groups {
+					if g := &r.(*kmsg.DescribeGroupsResponse).Groups[i]; g.ErrorCode == 0 {
+						g.AuthorizedOperations = operations(s.Env.Auth, req, acl.ResourceGroup, g.Group)
+					}
+				}
+			})
+		}
 		gateGroupList(s, req, acl.OpDescribe, &body.Groups, func(r kmsg.Response, id string) {
 			g := kmsg.NewDescribeGroupsResponseGroup()
 			g.Group, g.ErrorCode = id, int16(kerr.GroupAuthorizationFailed)

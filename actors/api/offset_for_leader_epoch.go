@@ -30,7 +30,14 @@ func handleOffsetForLeaderEpoch(s *Services, req *wire.Request) {
 		rt := &body.Topics[i]
 		st := &resp.Topics[i]
 		st.Topic = rt.Topic
-		denied := !authorized(s, req, acl.OpDescribe, acl.ResourceTopic, rt.Topic)
+		// A follower (replica id set, v3+) needs CLUSTER_ACTION, a
+		// consumer DESCRIBE on the topic, as in Kafka.
+		var denied bool
+		if body.Version >= 3 && body.ReplicaID >= 0 {
+			denied = !clusterAuthorized(s, req, acl.OpClusterAction)
+		} else {
+			denied = !authorized(s, req, acl.OpDescribe, acl.ResourceTopic, rt.Topic)
+		}
 		st.Partitions = make([]kmsg.OffsetForLeaderEpochResponseTopicPartition, len(rt.Partitions))
 		for j := range rt.Partitions {
 			rp, sp := &rt.Partitions[j], &st.Partitions[j]
