@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -228,11 +229,23 @@ func (c *Client) WatchACLChanges(extended bool) (seqNodes []string, changed <-ch
 	return out, ch, nil
 }
 
-// ACLChange reads one notification WatchACLChanges listed.
-func (c *Client) ACLChange(extended bool, node string) (ACLResource, error) {
-	data, _, err := c.get(aclChangePath(extended) + "/" + node)
+// ACLChange reads one notification WatchACLChanges listed, with its
+// creation time (its znode's ctime), by which brokers purge old ones.
+func (c *Client) ACLChange(extended bool, node string) (ACLResource, time.Time, error) {
+	data, st, err := c.get(aclChangePath(extended) + "/" + node)
 	if err != nil {
-		return ACLResource{}, err
+		return ACLResource{}, time.Time{}, err
 	}
-	return DecodeACLChange(extended, data)
+	r, err := DecodeACLChange(extended, data)
+	return r, time.UnixMilli(st.Ctime), err
+}
+
+// DeleteACLChange removes a notification (Kafka's brokers purge those
+// older than 15 minutes); a missing one is no error.
+func (c *Client) DeleteACLChange(extended bool, node string) error {
+	err := c.delete(aclChangePath(extended)+"/"+node, -1)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	return err
 }

@@ -74,15 +74,21 @@ func TestUpdateACLAndNotifications(t *testing.T) {
 	if err != nil || !slices.Equal(nodes, []string{"acl_changes_0000000000", "acl_changes_0000000001"}) {
 		t.Fatalf("literal notifications %v, %v", nodes, err)
 	}
-	if r, err := b.ACLChange(false, nodes[1]); err != nil || r != lit {
+	if r, created, err := b.ACLChange(false, nodes[1]); err != nil || r != lit || created.IsZero() {
 		t.Errorf("ACLChange = %+v, %v", r, err)
 	}
 	ext, _, err := b.WatchACLChanges(true)
 	if err != nil || len(ext) != 1 {
 		t.Fatalf("extended notifications %v, %v", ext, err)
 	}
-	if r, err := b.ACLChange(true, ext[0]); err != nil || r != pre {
+	if r, _, err := b.ACLChange(true, ext[0]); err != nil || r != pre {
 		t.Errorf("extended ACLChange = %+v, %v", r, err)
+	}
+	if err := b.DeleteACLChange(true, ext[0]); err != nil {
+		t.Fatal(err)
+	}
+	if ext, _, err = b.WatchACLChanges(true); err != nil || len(ext) != 0 {
+		t.Errorf("after the purge: %v, %v", ext, err)
 	}
 	if _, err := a.UpdateACL(lit, func([]byte) []byte { return nil }); err != nil {
 		t.Fatal(err)
