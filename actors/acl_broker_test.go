@@ -210,3 +210,35 @@ func TestNoAuthorizerByDefault(t *testing.T) {
 		t.Errorf("produce without an authorizer: %v", got)
 	}
 }
+
+// TestACLAPIsEveryVersion creates, describes and deletes an ACL at each
+// version Kafka 3.9 serves (v0 has no pattern type: LITERAL).
+func TestACLAPIsEveryVersion(t *testing.T) {
+	b := startACLBroker(t)
+	for v := int16(0); v <= 3; v++ {
+		name := "v" + string(rune('0'+v))
+		create := kmsg.NewPtrCreateACLsRequest()
+		create.Version = v
+		create.Creations = []kmsg.CreateACLsRequestCreation{topicACL(name, alice, kmsg.ACLOperationRead, kmsg.ACLPermissionTypeAllow)}
+		if r := callAs(t, b, admin, create).(*kmsg.CreateACLsResponse); len(r.Results) != 1 || r.Results[0].ErrorCode != 0 {
+			t.Fatalf("CreateAcls v%d: %+v", v, r.Results)
+		}
+		describe := kmsg.NewPtrDescribeACLsRequest()
+		describe.Version, describe.ResourceType, describe.ResourceName = v, kmsg.ACLResourceTypeTopic, kmsg.StringPtr(name)
+		describe.ResourcePatternType, describe.Operation, describe.PermissionType = kmsg.ACLResourcePatternTypeLiteral, kmsg.ACLOperationAny, kmsg.ACLPermissionTypeAny
+		if r := callAs(t, b, admin, describe).(*kmsg.DescribeACLsResponse); r.ErrorCode != 0 || len(r.Resources) != 1 || r.Resources[0].ACLs[0].Principal != alice {
+			t.Fatalf("DescribeAcls v%d: %v %+v", v, kerr.Code(r.ErrorCode), r.Resources)
+		}
+		del := kmsg.NewPtrDeleteACLsRequest()
+		del.Version = v
+		f := kmsg.NewDeleteACLsRequestFilter()
+		f.ResourceType, f.ResourceName, f.Operation, f.PermissionType = kmsg.ACLResourceTypeTopic, kmsg.StringPtr(name), kmsg.ACLOperationAny, kmsg.ACLPermissionTypeAny
+		del.Filters = []kmsg.DeleteACLsRequestFilter{f}
+		if r := callAs(t, b, admin, del).(*kmsg.DeleteACLsResponse); r.Results[0].ErrorCode != 0 || len(r.Results[0].MatchingACLs) != 1 {
+			t.Fatalf("DeleteAcls v%d: %+v", v, r.Results)
+		}
+	}
+	if n := b.Authorizer().State().Len(); n != 0 {
+		t.Errorf("%d ACLs left", n)
+	}
+}
