@@ -198,6 +198,24 @@ func TestConfigsAndClusterAPIsAuthorized(t *testing.T) {
 	if r := callAs(t, b, alice, del).(*kmsg.DeleteTopicsResponse); len(r.Topics) != 1 || kerr.Code(r.Topics[0].ErrorCode) != kerr.TopicAuthorizationFailed {
 		t.Errorf("alice deletes t1: %+v", r.Topics)
 	}
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	var id [16]byte
+	for _, rt := range callAs(t, b, admin, md).(*kmsg.MetadataResponse).Topics {
+		if *rt.Topic == "t1" {
+			id = rt.TopicID
+		}
+	}
+	byID := kmsg.NewPtrDeleteTopicsRequest()
+	byID.Version = 6
+	byID.Topics = []kmsg.DeleteTopicsRequestTopic{{TopicID: id}}
+	if r := callAs(t, b, alice, byID).(*kmsg.DeleteTopicsResponse); len(r.Topics) != 1 || kerr.Code(r.Topics[0].ErrorCode) != kerr.TopicAuthorizationFailed {
+		t.Errorf("alice deletes t1 by id: %+v", r.Topics)
+	}
+	byID.Topics = []kmsg.DeleteTopicsRequestTopic{{TopicID: id}} // the gate took it out of alice's request
+	if r := callAs(t, b, admin, byID).(*kmsg.DeleteTopicsResponse); len(r.Topics) != 1 || r.Topics[0].ErrorCode != 0 {
+		t.Errorf("admin deletes t1 by id: %+v", r.Topics)
+	}
 }
 
 func TestNoAuthorizerByDefault(t *testing.T) {

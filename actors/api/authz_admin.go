@@ -64,18 +64,17 @@ func gateDeleteTopics(s *Services, req *wire.Request) bool {
 		return false
 	})
 	if byID {
-		// A topic named by id only: decided before asking, by the name
-		// the routing table gives it.
-		routes := s.Env.Routes.Load()
+		// A topic named by id only: decided before asking, by its name.
+		// An id no one knows is left to the metadata actor's answer
+		// (UNKNOWN_TOPIC_ID).
 		body.Topics, _ = splitBy(body.Topics, func(t *kmsg.DeleteTopicsRequestTopic) bool {
 			if t.Topic != nil {
 				return true
 			}
-			for _, rt := range routes.Topics {
-				if [16]byte(rt.ID) == t.TopicID && !authorized(s, req, acl.OpDelete, acl.ResourceTopic, rt.Name) {
-					denied = append(denied, rt.Name)
-					return false
-				}
+			name, ok := topicNameByID(s, t.TopicID)
+			if ok && !authorized(s, req, acl.OpDelete, acl.ResourceTopic, name) {
+				denied = append(denied, name)
+				return false
 			}
 			return true
 		})
@@ -220,4 +219,23 @@ func gateDescribeLogDirs(s *Services, req *wire.Request) bool {
 // check with a fallback (CREATE on the cluster, else on the topic).
 func clusterAllowed(s *Services, req *wire.Request, op acl.Operation) bool {
 	return s.Env.Auth.Allowed(req.Session.Principal(), req.ClientAddr, op, acl.ResourceCluster, acl.ClusterName)
+}
+
+// topicNameByID finds a topic's name by its id: this broker's routing
+// table, or in cluster mode the cluster's view.
+func topicNameByID(s *Services, id [16]byte) (string, bool) {
+	for _, rt := range s.Env.Routes.Load().Topics {
+		if [16]byte(rt.ID) == id {
+			return rt.Name, true
+		}
+	}
+	if s.Env.Cluster == nil {
+		return "", false
+	}
+	if v := s.Env.Cluster.Load(); v != nil {
+		if t, ok := v.TopicByID(id); ok {
+			return t.Name, true
+		}
+	}
+	return "", false
 }
