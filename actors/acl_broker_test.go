@@ -260,3 +260,40 @@ func TestACLAPIsEveryVersion(t *testing.T) {
 		t.Errorf("%d ACLs left", n)
 	}
 }
+
+// TestMetadataAutoCreationNeedsCreate: a topic Metadata would auto-create
+// needs CREATE on the cluster or on the topic, else the client gets
+// TOPIC_AUTHORIZATION_FAILED and nothing is made.
+func TestMetadataAutoCreationNeedsCreate(t *testing.T) {
+	b := startACLBroker(t,
+		topicACL("new1", alice, kmsg.ACLOperationDescribe, kmsg.ACLPermissionTypeAllow),
+		topicACL("new2", alice, kmsg.ACLOperationCreate, kmsg.ACLPermissionTypeAllow),
+		topicACL("new2", alice, kmsg.ACLOperationDescribe, kmsg.ACLPermissionTypeAllow))
+	ask := func(name string) kerr.Code {
+		req := kmsg.NewPtrMetadataRequest()
+		req.Version, req.AllowAutoTopicCreation = 12, true
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = []kmsg.MetadataRequestTopic{rt}
+		resp := callAs(t, b, alice, req).(*kmsg.MetadataResponse)
+		if len(resp.Topics) != 1 {
+			t.Fatalf("metadata of %s: %+v", name, resp.Topics)
+		}
+		return kerr.Code(resp.Topics[0].ErrorCode)
+	}
+	if got := ask("new1"); got != kerr.TopicAuthorizationFailed {
+		t.Errorf("auto-creating new1 without CREATE: %v", got)
+	}
+	if got := ask("new2"); got != kerr.None && got != kerr.LeaderNotAvailable {
+		t.Errorf("auto-creating new2 with CREATE: %v", got)
+	}
+	all := kmsg.NewPtrMetadataRequest()
+	all.Version = 12
+	names := map[string]bool{}
+	for _, rt := range callAs(t, b, admin, all).(*kmsg.MetadataResponse).Topics {
+		names[*rt.Topic] = true
+	}
+	if names["new1"] || !names["new2"] {
+		t.Errorf("topics after the two asks: %v, want new2 and not new1", names)
+	}
+}
