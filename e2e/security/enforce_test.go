@@ -36,6 +36,7 @@ func TestEnforcementOnAnonymousClients(t *testing.T) {
 		anon().Topics("a").Operations(kadm.OpWrite, kadm.OpRead),
 		anon().Groups("g").Operations(kadm.OpRead),
 		anon().Clusters().Operations(kadm.OpAlter),
+		anon().TransactionalIDs("tx-ok").Operations(kadm.OpWrite),
 	} {
 		res, err := adm.CreateACLs(ctx, b)
 		if err != nil {
@@ -61,6 +62,26 @@ func TestEnforcementOnAnonymousClients(t *testing.T) {
 	err := newClient(t, addr).ProduceSync(ctx, &kgo.Record{Topic: "b", Value: []byte("denied")}).FirstErr()
 	if !errors.Is(err, kerr.TopicAuthorizationFailed) {
 		t.Fatalf("produce to b: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
+
+	txn := newClient(t, addr, kgo.TransactionalID("tx-ok"), kgo.DefaultProduceTopic("a"))
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.ProduceSync(ctx, kgo.StringRecord("in a transaction")).FirstErr(); err != nil {
+		t.Fatalf("transactional produce with WRITE on the transactional id: %v", err)
+	}
+	if err := txn.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatalf("commit with WRITE on the transactional id: %v", err)
+	}
+	refused := newClient(t, addr, kgo.TransactionalID("tx-no"), kgo.DefaultProduceTopic("a"))
+	// franz-go learns it at BeginTransaction or at the first produce,
+	// as its producer id's fatal error (by text).
+	if err = refused.BeginTransaction(); err == nil {
+		err = refused.ProduceSync(ctx, kgo.StringRecord("never")).FirstErr()
+	}
+	if err == nil || !errors.Is(err, kerr.TransactionalIDAuthorizationFailed) && !strings.Contains(err.Error(), "TRANSACTIONAL_ID_AUTHORIZATION_FAILED") {
+		t.Fatalf("transactional produce without WRITE on the transactional id: %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", err)
 	}
 
 	consumer := newClient(t, addr, kgo.ConsumerGroup("g"), kgo.ConsumeTopics("a"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
