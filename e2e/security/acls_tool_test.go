@@ -59,6 +59,7 @@ func TestAclsToolAndAdminClient(t *testing.T) {
 		"TOPIC orders LITERAL User:alice * READ ALLOW",
 		"TOPIC orders LITERAL User:alice * DESCRIBE ALLOW",
 		"GROUP billing LITERAL User:alice * READ ALLOW",
+		"GROUP billing LITERAL User:alice * DESCRIBE ALLOW",
 		"TOPIC logs- PREFIXED User:mallory 10.0.0.1 ALL DENY",
 		"TOPIC payments LITERAL User:bob * WRITE ALLOW",
 	} {
@@ -66,8 +67,8 @@ func TestAclsToolAndAdminClient(t *testing.T) {
 			t.Errorf("kadm DescribeACLs lacks %q; has %v", want, got)
 		}
 	}
-	if len(got) != 5 {
-		t.Errorf("kadm DescribeACLs: %d bindings, want 5: %v", len(got), got)
+	if len(got) != 6 {
+		t.Errorf("kadm DescribeACLs: %d bindings, want 6: %v", len(got), got)
 	}
 
 	if err := b.Stop(); err != nil {
