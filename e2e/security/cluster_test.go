@@ -30,7 +30,7 @@ func TestClusterSharesACLs(t *testing.T) {
 	if _, err := adm.CreateTopics(ctx, 1, 2, nil, "x"); err != nil {
 		t.Fatal(err)
 	}
-	describable := func(b *testkit.ClusterBroker) int16 { return metadataCode(ctx, t, b, "x") }
+	describable := func(b *testkit.ClusterBroker) int16 { return metadataCode(ctx, t, b.Addr(), b.ID(), "x") }
 	waitFor(ctx, t, "x to be describable through the second broker", func() bool { return describable(second) == 0 })
 
 	deny := kadm.NewACLs().Deny("User:ANONYMOUS").DenyHosts("*").Topics("x").Operations(kadm.OpDescribe).ResourcePatternType(kadm.ACLPatternLiteral)
@@ -61,11 +61,11 @@ func TestClusterSharesACLs(t *testing.T) {
 	}
 }
 
-// metadataCode asks broker b itself for topic's metadata and returns the
-// topic's error code.
-func metadataCode(ctx context.Context, t *testing.T, b *testkit.ClusterBroker, topic string) int16 {
+// metadataCode asks broker id at addr itself for topic's metadata and
+// returns the topic's error code.
+func metadataCode(ctx context.Context, t *testing.T, addr string, id int32, topic string) int16 {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func metadataCode(ctx context.Context, t *testing.T, b *testkit.ClusterBroker, t
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr(topic)
 	req.Topics = []kmsg.MetadataRequestTopic{rt}
-	resp, err := cl.Broker(int(b.ID())).RetriableRequest(ctx, req)
+	resp, err := cl.Broker(int(id)).RetriableRequest(ctx, req)
 	if err != nil {
 		return kerr.UnknownServerError.Code
 	}
