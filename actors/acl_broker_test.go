@@ -297,3 +297,26 @@ func TestMetadataAutoCreationNeedsCreate(t *testing.T) {
 		t.Errorf("topics after the two asks: %v, want new2 and not new1", names)
 	}
 }
+
+// TestMetadataOfAMissingTopicWithoutAutoCreation: with
+// auto.create.topics.enable off, a missing topic the client may describe
+// but not create is UNKNOWN_TOPIC_OR_PARTITION, not an authorization
+// failure: nothing would be created.
+func TestMetadataOfAMissingTopicWithoutAutoCreation(t *testing.T) {
+	b := startBrokerWith(t, t.TempDir(), map[string]string{"authorizer.class.name": "kafka.security.auth.SimpleAclAuthorizer",
+		"auto.create.topics.enable": "false", "super.users": admin})
+	create := kmsg.NewPtrCreateACLsRequest()
+	create.Version = 3
+	create.Creations = []kmsg.CreateACLsRequestCreation{topicACL("missing", alice, kmsg.ACLOperationDescribe, kmsg.ACLPermissionTypeAllow)}
+	if r := callAs(t, b, admin, create).(*kmsg.CreateACLsResponse); r.Results[0].ErrorCode != 0 {
+		t.Fatalf("create the ACL: %v", kerr.Code(r.Results[0].ErrorCode))
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version, req.AllowAutoTopicCreation = 12, true
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr("missing")
+	req.Topics = []kmsg.MetadataRequestTopic{rt}
+	if r := callAs(t, b, alice, req).(*kmsg.MetadataResponse); len(r.Topics) != 1 || kerr.Code(r.Topics[0].ErrorCode) != kerr.UnknownTopicOrPartition {
+		t.Errorf("metadata of a missing topic: %+v", r.Topics)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/acl"
+	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -30,7 +31,8 @@ func gateMetadata(s *Services, req *wire.Request) bool {
 	body := req.Body.(*kmsg.MetadataRequest)
 	a, principal := s.Env.Auth, req.Session.Principal()
 	all := body.Topics == nil || body.Version == 0 && len(body.Topics) == 0
-	autoCreate := body.Version < 4 || body.AllowAutoTopicCreation
+	autoCreate := (body.Version < 4 || body.AllowAutoTopicCreation) && s.Env.Config != nil &&
+		config.ParseBool(s.Env.Config.Value(config.KeyAutoCreateTopics))
 	var createCluster *bool
 	named := make(map[string]bool)
 	var denied []string
