@@ -22,13 +22,29 @@ var aclAPIs = []API{
 	{Key: kmsg.DeleteACLs, Handle: handleDeleteACLs},
 }
 
+// noAuthorizer is the message of SECURITY_DISABLED, as Kafka words it.
+const noAuthorizer = "No Authorizer is configured."
+
+// aclChangeRefused is why a CreateAcls or DeleteAcls is refused as a
+// whole (every binding or filter gets it): no authorizer, or no ALTER on
+// the cluster; kerr.None when it may go ahead.
+func aclChangeRefused(s *Services, req *wire.Request) (kerr.Code, *string) {
+	switch {
+	case s.Env.Auth == nil:
+		return kerr.SecurityDisabled, kmsg.StringPtr(noAuthorizer)
+	case !clusterAuthorized(s, req, acl.OpAlter):
+		return kerr.ClusterAuthorizationFailed, nil
+	}
+	return kerr.None, nil
+}
+
 func handleDescribeACLs(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.DescribeACLsRequest)
 	resp := body.ResponseKind().(*kmsg.DescribeACLsResponse)
 	f := describeFilter(body)
 	switch {
 	case s.Env.Auth == nil:
-		resp.ErrorCode, resp.ErrorMessage = int16(kerr.SecurityDisabled), kmsg.StringPtr("No Authorizer is configured.")
+		resp.ErrorCode, resp.ErrorMessage = int16(kerr.SecurityDisabled), kmsg.StringPtr(noAuthorizer)
 	case !clusterAuthorized(s, req, acl.OpDescribe):
 		resp.ErrorCode = int16(kerr.ClusterAuthorizationFailed)
 	case f.Validate() != nil:
@@ -43,18 +59,11 @@ func handleCreateACLs(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.CreateACLsRequest)
 	resp := body.ResponseKind().(*kmsg.CreateACLsResponse)
 	resp.Results = make([]kmsg.CreateACLsResponseResult, len(body.Creations))
-	fail := func(code kerr.Code, msg string) {
+	if code, msg := aclChangeRefused(s, req); code != kerr.None {
 		for i := range resp.Results {
-			resp.Results[i].ErrorCode, resp.Results[i].ErrorMessage = int16(code), kmsg.StringPtr(msg)
+			resp.Results[i].ErrorCode, resp.Results[i].ErrorMessage = int16(code), msg
 		}
 		env.Reply(req, resp)
-	}
-	if s.Env.Auth == nil {
-		fail(kerr.SecurityDisabled, "No Authorizer is configured.")
-		return
-	}
-	if !clusterAuthorized(s, req, acl.OpAlter) {
-		fail(kerr.ClusterAuthorizationFailed, "")
 		return
 	}
 	bindings := make([]acl.Binding, len(body.Creations))
@@ -76,18 +85,11 @@ func handleDeleteACLs(s *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.DeleteACLsRequest)
 	resp := body.ResponseKind().(*kmsg.DeleteACLsResponse)
 	resp.Results = make([]kmsg.DeleteACLsResponseResult, len(body.Filters))
-	fail := func(code kerr.Code, msg string) {
+	if code, msg := aclChangeRefused(s, req); code != kerr.None {
 		for i := range resp.Results {
-			resp.Results[i].ErrorCode, resp.Results[i].ErrorMessage = int16(code), kmsg.StringPtr(msg)
+			resp.Results[i].ErrorCode, resp.Results[i].ErrorMessage = int16(code), msg
 		}
 		env.Reply(req, resp)
-	}
-	if s.Env.Auth == nil {
-		fail(kerr.SecurityDisabled, "No Authorizer is configured.")
-		return
-	}
-	if !clusterAuthorized(s, req, acl.OpAlter) {
-		fail(kerr.ClusterAuthorizationFailed, "")
 		return
 	}
 	filters := make([]acl.Filter, len(body.Filters))
