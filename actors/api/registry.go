@@ -1,6 +1,8 @@
 package api
 
 import (
+	"slices"
+
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -52,7 +54,7 @@ func All() []API {
 		describeCluster, describeLogDirs, initProducerID,
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
 		findCoordinator, describeProducers,
-	}, append(append(groupAPIs, interBrokerAPIs...), transactionAPIs...)...)
+	}, slices.Concat(groupAPIs, interBrokerAPIs, transactionAPIs, aclAPIs)...)
 }
 
 // ByKey indexes All by API key.
