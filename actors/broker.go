@@ -14,6 +14,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/api"
 	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/cleaner"
@@ -74,6 +75,9 @@ type ClusterOptions struct {
 	// OnConfigs hears every dynamic config this broker reads from
 	// ZooKeeper (catalog.ClusterMode.OnConfigs).
 	OnConfigs func(msg any)
+	// ACLs keep the ACLs in ZooKeeper, shared with the other brokers,
+	// when an authorizer is configured.
+	ACLs acl.Store
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor
@@ -170,6 +174,10 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		return nil, err
 	}
 	if err := checkMetaProperties(o.FS, cfg.LogDirs, cfg.BrokerID, state.ClusterID()); err != nil {
+		b.unlock()
+		return nil, err
+	}
+	if e.Auth, err = newAuthorizer(cfg, logger, o); err != nil {
 		b.unlock()
 		return nil, err
 	}

@@ -11,9 +11,21 @@ import (
 // call sends body through Handle and waits for the decoded answer.
 func call(t *testing.T, b *Broker, body kmsg.Request) kmsg.Response {
 	t.Helper()
+	return callAs(t, b, "", body)
+}
+
+// callAs is call from a connection authenticated as principal (""
+// anonymous, without a session), from 127.0.0.1.
+func callAs(t *testing.T, b *Broker, principal string, body kmsg.Request) kmsg.Response {
+	t.Helper()
+	var session *wire.Session
+	if principal != "" {
+		session = &wire.Session{Listener: "PLAINTEXT"}
+		session.SetPrincipal(principal)
+	}
 	done := make(chan *wire.Response, 1)
 	b.Handle(&wire.Request{Header: wire.RequestHeader{APIKey: body.Key(), APIVersion: body.GetVersion(), CorrelationID: 1},
-		Body: body, Reply: func(r *wire.Response) { done <- r }})
+		Body: body, Reply: func(r *wire.Response) { done <- r }, Session: session, ClientAddr: "127.0.0.1:40000"})
 	r := <-done
 	if r == nil {
 		t.Fatal("no response")

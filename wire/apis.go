@@ -66,6 +66,11 @@ var APIs = []APIRange{
 	{Key: 37, Min: 0, Max: 3, Accept: 0}, // CreatePartitions
 	{Key: 44, Min: 0, Max: 1, Accept: 0}, // IncrementalAlterConfigs
 	{Key: 60, Min: 0, Max: 1, Accept: 0}, // DescribeCluster
+	// DescribeAcls, CreateAcls, DeleteAcls: Kafka 3.9 serves 0-3 and
+	// answers SECURITY_DISABLED without an authorizer, as samsa does.
+	{Key: 29, Min: 0, Max: 3, Accept: 0},
+	{Key: 30, Min: 0, Max: 3, Accept: 0},
+	{Key: 31, Min: 0, Max: 3, Accept: 0},
 	{Key: 61, Min: 0, Max: 0, Accept: 0}, // DescribeProducers: Kafka 3.9 serves 0
 	// Consumer groups. OffsetCommit: kafka-go/kafka-python v2, kafkajs
 	// ≤5; OffsetFetch: kafka-go/kafka-python v1, kafkajs ≤4, v8 batches

@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/wire"
@@ -27,11 +28,16 @@ func handleDeleteRecords(s *Services, req *wire.Request) {
 		rt := &body.Topics[i]
 		st := &resp.Topics[i]
 		st.Topic = rt.Topic
+		denied := !authorized(s, req, acl.OpDelete, acl.ResourceTopic, rt.Topic)
 		st.Partitions = make([]kmsg.DeleteRecordsResponseTopicPartition, len(rt.Partitions))
 		for j := range rt.Partitions {
 			rp, sp := &rt.Partitions[j], &st.Partitions[j]
 			sp.Default()
 			sp.Partition, sp.LowWatermark = rp.Partition, -1
+			if denied {
+				sp.ErrorCode = taf
+				continue
+			}
 			code := parts.to(routes, rt.Topic, rp.Partition, sp, func(out *kmsg.DeleteRecordsResponseTopicPartition) partition.Request {
 				return &partition.DeleteRecords{Offset: rp.Offset, Out: out}
 			})

@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -12,7 +13,10 @@ import (
 // client quotas, so every well-formed question is answered with none.
 // Kafka's kafka-configs.sh asks it before the SCRAM credentials when it
 // describes users (--describe --entity-type users).
-var describeClientQuotas = API{Key: kmsg.DescribeClientQuotas, Handle: func(_ *Services, req *wire.Request) {
+// It needs DESCRIBE_CONFIGS on the cluster, as in Kafka.
+var describeClientQuotas = API{Key: kmsg.DescribeClientQuotas, Handle: gated(gateClusterOp(acl.OpDescribeConfigs), describeNoQuotas)}
+
+func describeNoQuotas(_ *Services, req *wire.Request) {
 	body := req.Body.(*kmsg.DescribeClientQuotasRequest)
 	resp := body.ResponseKind().(*kmsg.DescribeClientQuotasResponse)
 	resp.Version = body.Version
@@ -27,4 +31,4 @@ var describeClientQuotas = API{Key: kmsg.DescribeClientQuotas, Handle: func(_ *S
 		}
 	}
 	env.Reply(req, resp)
-}}
+}

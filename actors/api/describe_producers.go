@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
@@ -35,6 +36,7 @@ func handleDescribeProducers(s *Services, req *wire.Request) {
 		rt, st := &body.Topics[i], &resp.Topics[i]
 		st.Default()
 		st.Topic = rt.Topic
+		denied := !authorized(s, req, acl.OpRead, acl.ResourceTopic, rt.Topic)
 		st.Partitions = make([]kmsg.DescribeProducersResponseTopicPartition, len(rt.Partitions))
 		topicCode, topicMsg := kerr.None, ""
 		if err := metadata.ValidateTopicName(rt.Topic); err != nil {
@@ -46,6 +48,10 @@ func handleDescribeProducers(s *Services, req *wire.Request) {
 			sp.Partition = p
 			if topicCode != kerr.None {
 				sp.ErrorCode, sp.ErrorMessage = int16(topicCode), &topicMsg
+				continue
+			}
+			if denied {
+				sp.ErrorCode = taf
 				continue
 			}
 			code := parts.to(routes, rt.Topic, p, sp, func(out *kmsg.DescribeProducersResponseTopicPartition) partition.Request {

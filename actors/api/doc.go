@@ -19,6 +19,24 @@
 //   - Fetch: the fetch service (actors/fetch).
 //   - FindCoordinator and the group APIs: the group coordinators
 //     (actors/coordinator), split per coordinator and merged (groups.go).
+//   - DescribeAcls, CreateAcls, DeleteAcls: the authorizer (actors/acl),
+//     changes on a goroutine of their own (acls.go).
+//   - SaslHandshake, SaslAuthenticate: on the loop, through the
+//     connection's exchange (actors/sasl); before authentication a SASL
+//     listener admits nothing else (Admit, sasl_gate.go, called by the
+//     router).
+//   - DescribeUserScramCredentials, AlterUserScramCredentials: the SCRAM
+//     credential store (actors/sasl), alters persisted on a goroutine;
+//     DescribeClientQuotas: answered on the loop (no quotas).
+//
+// Authorization (authz*.go): with an authorizer (env.Env.Auth), each API
+// checks Kafka's operations on the request's principal and host. The
+// APIs that split by partition check inline (Produce, ListOffsets, ...);
+// those served by the metadata actor or the coordinators go through a
+// gate (gated), which answers a refused request itself or takes the
+// refused topics, groups or resources out of the request and puts them
+// back, with Kafka's error, into the answer (amendReply). Without an
+// authorizer all of it is one nil check.
 //
 // Adding an API: add its row to wire.APIs with the versions served (never
 // advertise an API before its handler exists), write <api>.go with its

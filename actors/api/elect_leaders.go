@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/controller"
 )
 
@@ -12,7 +13,7 @@ import (
 // and a broker that is not the controller answers NOT_CONTROLLER per
 // partition (controller.ElectLeadersNotController). Cluster mode only
 // (wire.InterBrokerAPIs): a single broker has no replicas to elect.
-var electLeaders = API{Key: kmsg.ElectLeaders, Handle: toController}
+var electLeaders = API{Key: kmsg.ElectLeaders, Handle: gated(gateClusterOp(acl.OpAlter), toController)}
 
 func electLeadersNotController(req *kmsg.ElectLeadersRequest) kmsg.Response {
 	return controller.ElectLeadersNotController(req)

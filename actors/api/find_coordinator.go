@@ -20,7 +20,7 @@ const (
 	coordinatorKeyTransaction = 1
 )
 
-var findCoordinator = API{Key: kmsg.FindCoordinator, Handle: handleFindCoordinator}
+var findCoordinator = API{Key: kmsg.FindCoordinator, Handle: gated(gateFindCoordinator, handleFindCoordinator)}
 
 // handleFindCoordinator serves FindCoordinator v0-6 on the loop. A group's
 // coordinator is the leader of __consumer_offsets partition

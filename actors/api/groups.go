@@ -18,16 +18,16 @@ import (
 // The group APIs all route through handleGroupRequest to the group
 // coordinator actors (actors/coordinator); one row each.
 var groupAPIs = []API{
-	{Key: kmsg.JoinGroup, Handle: handleGroupRequest},
-	{Key: kmsg.SyncGroup, Handle: handleGroupRequest},
-	{Key: kmsg.Heartbeat, Handle: handleGroupRequest},
-	{Key: kmsg.LeaveGroup, Handle: handleGroupRequest},
-	{Key: kmsg.OffsetCommit, Handle: handleGroupRequest},
-	{Key: kmsg.OffsetFetch, Handle: handleGroupRequest},
-	{Key: kmsg.OffsetDelete, Handle: handleGroupRequest},
-	{Key: kmsg.DescribeGroups, Handle: handleGroupRequest},
-	{Key: kmsg.ListGroups, Handle: handleGroupRequest},
-	{Key: kmsg.DeleteGroups, Handle: handleGroupRequest},
+	{Key: kmsg.JoinGroup, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.SyncGroup, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.Heartbeat, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.LeaveGroup, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.OffsetCommit, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.OffsetFetch, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.OffsetDelete, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.DescribeGroups, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.ListGroups, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.DeleteGroups, Handle: gated(gateGroups, handleGroupRequest)},
 }
 
 // groupPart is the ticket of one coordinator's part of a request that

@@ -11,7 +11,7 @@ import (
 // metadata actor, which persists the blocks; with a transactional id, the
 // id's transaction coordinator answers (when the broker serves
 // transactions; else the metadata actor refuses it).
-var initProducerID = API{Key: kmsg.InitProducerID, Handle: handleInitProducerID}
+var initProducerID = API{Key: kmsg.InitProducerID, Handle: gated(gateInitProducerID, handleInitProducerID)}
 
 func handleInitProducerID(s *Services, req *wire.Request) {
 	if body := req.Body.(*kmsg.InitProducerIDRequest); body.TransactionalID != nil && s.Txns != nil {

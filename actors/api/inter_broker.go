@@ -5,6 +5,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/wire"
@@ -19,12 +20,12 @@ import (
 // go to this broker's controller, which answers NOT_CONTROLLER unless it
 // is the elected one.
 var (
-	leaderAndIsr        = API{Key: kmsg.LeaderAndISR, Handle: toInterBroker}
-	stopReplica         = API{Key: kmsg.StopReplica, Handle: toInterBroker}
-	updateMetadata      = API{Key: kmsg.UpdateMetadata, Handle: toInterBroker}
-	controlledShutdown  = API{Key: kmsg.ControlledShutdown, Handle: toController}
-	alterPartition      = API{Key: kmsg.AlterPartition, Handle: toController}
-	allocateProducerIDs = API{Key: kmsg.AllocateProducerIDs, Handle: toController}
+	leaderAndIsr        = API{Key: kmsg.LeaderAndISR, Handle: gated(gateClusterOp(acl.OpClusterAction), toInterBroker)}
+	stopReplica         = API{Key: kmsg.StopReplica, Handle: gated(gateClusterOp(acl.OpClusterAction), toInterBroker)}
+	updateMetadata      = API{Key: kmsg.UpdateMetadata, Handle: gated(gateClusterOp(acl.OpClusterAction), toInterBroker)}
+	controlledShutdown  = API{Key: kmsg.ControlledShutdown, Handle: gated(gateClusterOp(acl.OpClusterAction), toController)}
+	alterPartition      = API{Key: kmsg.AlterPartition, Handle: gated(gateClusterOp(acl.OpClusterAction), toController)}
+	allocateProducerIDs = API{Key: kmsg.AllocateProducerIDs, Handle: gated(gateClusterOp(acl.OpClusterAction), toController)}
 )
 
 var interBrokerAPIs = []API{leaderAndIsr, stopReplica, updateMetadata, controlledShutdown, alterPartition, allocateProducerIDs,

@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/wire"
@@ -26,11 +27,16 @@ func handleListOffsets(s *Services, req *wire.Request) {
 		rt := &body.Topics[i]
 		st := &resp.Topics[i]
 		st.Topic = rt.Topic
+		denied := !authorized(s, req, acl.OpDescribe, acl.ResourceTopic, rt.Topic)
 		st.Partitions = make([]kmsg.ListOffsetsResponseTopicPartition, len(rt.Partitions))
 		for j := range rt.Partitions {
 			rp, sp := &rt.Partitions[j], &st.Partitions[j]
 			sp.Default()
 			sp.Partition = rp.Partition
+			if denied {
+				sp.ErrorCode = taf
+				continue
+			}
 			code := parts.to(routes, rt.Topic, rp.Partition, sp, func(out *kmsg.ListOffsetsResponseTopicPartition) partition.Request {
 				return &partition.ListOffsets{Timestamp: rp.Timestamp, CurrentEpoch: rp.CurrentLeaderEpoch, Follower: body.ReplicaID >= 0,
 					ReadCommitted: body.Version >= 2 && body.IsolationLevel == 1, Out: out}

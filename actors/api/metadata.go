@@ -7,4 +7,4 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // unknown ones when auto.create.topics.enable and the request's
 // allow_auto_topic_creation (v4+) both say so. Served by the metadata
 // actor.
-var metadataAPI = API{Key: kmsg.Metadata, Handle: toMetadata}
+var metadataAPI = API{Key: kmsg.Metadata, Handle: gated(gateMetadata, toMetadata)}

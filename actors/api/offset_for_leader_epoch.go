@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/wire"
@@ -29,11 +30,23 @@ func handleOffsetForLeaderEpoch(s *Services, req *wire.Request) {
 		rt := &body.Topics[i]
 		st := &resp.Topics[i]
 		st.Topic = rt.Topic
+		// A follower (replica id set, v3+) needs CLUSTER_ACTION, a
+		// consumer DESCRIBE on the topic, as in Kafka.
+		var denied bool
+		if body.Version >= 3 && body.ReplicaID >= 0 {
+			denied = !clusterAuthorized(s, req, acl.OpClusterAction)
+		} else {
+			denied = !authorized(s, req, acl.OpDescribe, acl.ResourceTopic, rt.Topic)
+		}
 		st.Partitions = make([]kmsg.OffsetForLeaderEpochResponseTopicPartition, len(rt.Partitions))
 		for j := range rt.Partitions {
 			rp, sp := &rt.Partitions[j], &st.Partitions[j]
 			sp.Default()
 			sp.Partition, sp.LeaderEpoch, sp.EndOffset = rp.Partition, -1, -1
+			if denied {
+				sp.ErrorCode = taf
+				continue
+			}
 			code := parts.to(routes, rt.Topic, rp.Partition, sp, func(out *kmsg.OffsetForLeaderEpochResponseTopicPartition) partition.Request {
 				return &partition.EndOffsetForEpoch{CurrentEpoch: rp.CurrentLeaderEpoch, Epoch: rp.LeaderEpoch, Out: out}
 			})

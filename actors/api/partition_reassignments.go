@@ -1,6 +1,10 @@
 package api
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/acl"
+)
 
 // AlterPartitionReassignments (45) and ListPartitionReassignments (46),
 // KIP-455: served by the controller (actors/controller's reassign.go), as
@@ -10,8 +14,8 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // they join the inter-broker APIs (wire.InterBrokerAPIs), which a broker
 // alone neither serves nor advertises.
 var (
-	alterPartitionReassignments = API{Key: kmsg.AlterPartitionAssignments, Handle: toController}
-	listPartitionReassignments  = API{Key: kmsg.ListPartitionReassignments, Handle: toController}
+	alterPartitionReassignments = API{Key: kmsg.AlterPartitionAssignments, Handle: gated(gateClusterOp(acl.OpAlter), toController)}
+	listPartitionReassignments  = API{Key: kmsg.ListPartitionReassignments, Handle: gated(gateClusterOp(acl.OpDescribe), toController)}
 )
 
 func init() {

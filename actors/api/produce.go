@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
@@ -39,6 +40,11 @@ func handleProduce(s *Services, req *wire.Request) {
 		txnID = *body.TransactionID
 	}
 
+	if txnID != "" && !authorized(s, req, acl.OpWrite, acl.ResourceTransactionalID, txnID) {
+		answerProduce(req, body, resp, kerr.TransactionalIDAuthorizationFailed)
+		return
+	}
+	auth := s.Env.Auth
 	n := 0
 	for i := range body.Topics {
 		n += len(body.Topics[i].Partitions)
@@ -56,6 +62,9 @@ func handleProduce(s *Services, req *wire.Request) {
 		// Kafka's own topics are written by their coordinators only
 		// (they send to the partition actor directly), never by clients.
 		internal := metadata.IsInternalTopic(rt.Topic)
+		// Without an authorizer this is the produce path's one extra
+		// nil check per topic.
+		denied := auth != nil && !auth.Authorize(req.Session.Principal(), req.ClientAddr, acl.OpWrite, acl.ResourceTopic, rt.Topic)
 		for j := range rt.Partitions {
 			rp := &rt.Partitions[j]
 			sp := &st.Partitions[j]
@@ -63,6 +72,8 @@ func handleProduce(s *Services, req *wire.Request) {
 			sp.Partition = rp.Partition
 			sp.BaseOffset = -1
 			switch {
+			case denied:
+				sp.ErrorCode = int16(kerr.TopicAuthorizationFailed)
 			case badAcks:
 				sp.ErrorCode = int16(kerr.InvalidRequiredAcks)
 			case internal:
@@ -136,4 +147,26 @@ func (f *frameReaders) done() {
 	if f.left.Add(-1) == 0 {
 		f.req.ReleaseFrame()
 	}
+}
+
+// answerProduce answers every partition of a produce with code, at once
+// (acks=0: the connection is closed, as for any failed acks=0 produce).
+func answerProduce(req *wire.Request, body *kmsg.ProduceRequest, resp *kmsg.ProduceResponse, code kerr.Code) {
+	resp.Topics = resp.Topics[:0]
+	for i := range body.Topics {
+		t := kmsg.NewProduceResponseTopic()
+		t.Topic = body.Topics[i].Topic
+		for _, rp := range body.Topics[i].Partitions {
+			p := kmsg.NewProduceResponseTopicPartition()
+			p.Partition, p.ErrorCode, p.BaseOffset = rp.Partition, int16(code), -1
+			t.Partitions = append(t.Partitions, p)
+		}
+		resp.Topics = append(resp.Topics, t)
+	}
+	req.ReleaseFrame()
+	if body.Acks == 0 {
+		req.Reply(&wire.Response{CloseAfter: true})
+		return
+	}
+	env.Reply(req, resp)
 }

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"slices"
+
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -57,7 +59,7 @@ func All() []API {
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
 		findCoordinator, describeProducers,
 		saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials, describeClientQuotas,
-	}, append(append(groupAPIs, interBrokerAPIs...), transactionAPIs...)...)
+	}, slices.Concat(groupAPIs, interBrokerAPIs, transactionAPIs, aclAPIs)...)
 }
 
 // ByKey indexes All by API key.

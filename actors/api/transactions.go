@@ -24,16 +24,16 @@ import (
 // local or another broker's) goes to the partitions;
 // DescribeTransactions and ListTransactions ask the coordinators here.
 var (
-	addPartitionsToTxn   = API{Key: kmsg.AddPartitionsToTxn, Handle: handleAddPartitionsToTxn}
-	addOffsetsToTxn      = API{Key: kmsg.AddOffsetsToTxn, Handle: handleAddOffsetsToTxn}
-	endTxn               = API{Key: kmsg.EndTxn, Handle: handleEndTxn}
-	writeTxnMarkers      = API{Key: kmsg.WriteTxnMarkers, Handle: handleWriteTxnMarkers}
-	describeTransactions = API{Key: kmsg.DescribeTransactions, Handle: handleDescribeTransactions}
-	listTransactions     = API{Key: kmsg.ListTransactions, Handle: handleListTransactions}
+	addPartitionsToTxn   = API{Key: kmsg.AddPartitionsToTxn, Handle: gated(gateTxn, handleAddPartitionsToTxn)}
+	addOffsetsToTxn      = API{Key: kmsg.AddOffsetsToTxn, Handle: gated(gateTxn, handleAddOffsetsToTxn)}
+	endTxn               = API{Key: kmsg.EndTxn, Handle: gated(gateTxn, handleEndTxn)}
+	writeTxnMarkers      = API{Key: kmsg.WriteTxnMarkers, Handle: gated(gateTxn, handleWriteTxnMarkers)}
+	describeTransactions = API{Key: kmsg.DescribeTransactions, Handle: gated(gateTxn, handleDescribeTransactions)}
+	listTransactions     = API{Key: kmsg.ListTransactions, Handle: gated(gateTxn, handleListTransactions)}
 )
 
 // TxnOffsetCommit goes to the group's coordinator like OffsetCommit.
-var txnOffsetCommit = API{Key: kmsg.TxnOffsetCommit, Handle: handleGroupRequest}
+var txnOffsetCommit = API{Key: kmsg.TxnOffsetCommit, Handle: gated(gateGroups, handleGroupRequest)}
 
 var transactionAPIs = []API{addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions}
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/metadata"
@@ -39,6 +40,9 @@ type Env struct {
 	// ClientListener names the listener whose endpoints clients are
 	// told (cluster mode).
 	ClientListener string
+	// Auth is the authorizer (authorizer.class.name); nil authorizes
+	// nothing, and then every check is this one nil test.
+	Auth *acl.Authorizer
 }
 
 // Send sends msg to pid from outside any actor.

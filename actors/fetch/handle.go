@@ -146,6 +146,7 @@ func (svc *Service) Handle(req *wire.Request) {
 		parked:   &svc.parked,
 	}
 	routes := svc.env.Routes.Load()
+	auth := newFetchAuth(svc.env.Auth, req, replicaID)
 	for i := range fc.targets {
 		t := &fc.targets[i]
 		s := &o.slots[i]
@@ -165,6 +166,8 @@ func (svc *Service) Handle(req *wire.Request) {
 			tr = routes.Topics[t.key.topic]
 		}
 		switch {
+		case auth != nil && auth.denied(fc.usesIDs, t.key.topic, tr):
+			errorOutcome(s, kerr.TopicAuthorizationFailed)
 		case (tr == nil || t.key.partition < 0 || int(t.key.partition) >= len(tr.Partitions)) && svc.knownElsewhere(t):
 			// Hosted by other brokers only: Kafka answers
 			// NOT_LEADER_OR_FOLLOWER (with the leader, from v16), so the

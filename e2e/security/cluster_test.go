@@ -2,17 +2,11 @@ package security
 
 import (
 	"context"
-	"crypto/pbkdf2"
-	"crypto/sha256"
-	"encoding/json"
-	"errors"
-	"net"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -20,101 +14,90 @@ import (
 	"github.com/samsa-io/samsa/testkit"
 )
 
-// In a cluster a SCRAM user made through one broker is in ZooKeeper in
-// Kafka's format (/config/users/<user> and a change notification) and
-// authenticates at another broker, which heard of it through the
-// notification.
-func TestScramUserAcrossCluster(t *testing.T) {
-	// PLAINTEXT first: brokers talk to each other and the cluster helper
-	// checks readiness on it. The SASL listener binds 127.0.0.2, so that
-	// both listeners can take a free port (":0") on every broker.
-	c := testkit.StartInProcessCluster(t, 2,
-		"listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.2:0",
-		"sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256",
-		"listener.name.sasl_plaintext.plain.sasl.jaas.config", plainJAAS)
-	saslAddr := func(b *testkit.InProcess) string { return b.Server.Addrs()[1].(*net.TCPAddr).AddrPort().String() }
-	one, two := c.Broker(1), c.Broker(2)
-
-	// AlterUserScramCredentials sent to broker 1 alone.
-	salt := []byte("a-salt-for-dave!")
-	salted, err := pbkdf2.Key(sha256.New, "dave-secret", salt, 4096, sha256.Size)
-	if err != nil {
+// TestClusterSharesACLs runs two samsa brokers on one ZooKeeper with ACLs
+// on (allow.everyone.if.no.acl.found, so the anonymous test client may
+// administer): an ACL created through one broker is written in Kafka's
+// ZooKeeper layout and enforced by the other, and deleting it through
+// the other is seen by the first.
+func TestClusterSharesACLs(t *testing.T) {
+	testkit.Require(t, testkit.ZooKeeperAvailable(), "ZooKeeper is not installed (run `make deps`)")
+	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: 2, Properties: map[string]string{
+		"authorizer.class.name": aclAuthorizer, "allow.everyone.if.no.acl.found": "true",
+		"controlled.shutdown.retry.backoff.ms": "1000"}})
+	first, second := c.Broker(0), c.Broker(1)
+	ctx := deadline(t, 2*time.Minute)
+	adm := newAdmin(t, first.Addr())
+	if _, err := adm.CreateTopics(ctx, 1, 2, nil, "x"); err != nil {
 		t.Fatal(err)
 	}
-	req := kmsg.NewPtrAlterUserSCRAMCredentialsRequest()
-	req.Upsertions = []kmsg.AlterUserSCRAMCredentialsRequestUpsertion{{Name: "dave", Mechanism: 1, Iterations: 4096, Salt: salt, SaltedPassword: salted}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin := client(t, saslAddr(one), plainMech(adminUser, adminPass))
-	raw, err := admin.Broker(1).Request(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := raw.(*kmsg.AlterUserSCRAMCredentialsResponse).Results; len(res) != 1 || res[0].ErrorCode != 0 {
-		t.Fatalf("alter: %+v", res)
-	}
+	describable := func(b *testkit.ClusterBroker) int16 { return metadataCode(ctx, t, b.Addr(), b.ID(), "x") }
+	waitFor(ctx, t, "x to be describable through the second broker", func() bool { return describable(second) == 0 })
 
-	checkZooKeeperUser(t, c.ZK.Addr(), "/samsa", "dave")
-
-	// Broker 2 learns of dave from the notification: retry until it
-	// has (each try is a new connection and a full exchange).
-	m := scramMech("SCRAM-SHA-256", "dave", "dave-secret")
-	for {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(saslAddr(two)), kgo.SASL(m), kgo.RetryTimeout(time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = cl.Ping(ctx)
-		cl.Close()
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, kerr.SaslAuthenticationFailed) || ctx.Err() != nil {
-			t.Fatalf("dave at broker 2: %v", err)
-		}
+	deny := kadm.NewACLs().Deny("User:ANONYMOUS").DenyHosts("*").Topics("x").Operations(kadm.OpDescribe).ResourcePatternType(kadm.ACLPatternLiteral)
+	if res, err := adm.CreateACLs(ctx, deny); err != nil || len(res) != 1 || res[0].Err != nil {
+		t.Fatalf("create the DENY through the first broker: %v %+v", err, res)
 	}
-	roundTrip(t, client(t, saslAddr(two), m), saslAddr(two), m, "dave-topic", 3)
+	conn := c.ZooKeeperConn()
+	data, _, err := conn.Get(c.ZKPath("/kafka-acl/Topic/x"))
+	if err != nil || string(data) != `{"acls":[{"principal":"User:ANONYMOUS","permissionType":"Deny","host":"*","operation":"Describe"}],"version":1}` {
+		t.Errorf("/kafka-acl/Topic/x: %s, %v", data, err)
+	}
+	changes, _, err := conn.Children(c.ZKPath("/kafka-acl-changes"))
+	if err != nil || !slices.Contains(changes, "acl_changes_0000000000") {
+		t.Fatalf("/kafka-acl-changes: %v, %v", changes, err)
+	}
+	if data, _, err := conn.Get(c.ZKPath("/kafka-acl-changes/acl_changes_0000000000")); err != nil || string(data) != "TOPIC:x" {
+		t.Errorf("the change notification: %q, %v", data, err)
+	}
+	waitFor(ctx, t, "the second broker to enforce the DENY", func() bool { return describable(second) == kerr.TopicAuthorizationFailed.Code })
+
+	res, err := newAdmin(t, second.Addr()).DeleteACLs(ctx, deny)
+	if err != nil || len(res) != 1 || res[0].Err != nil || len(res[0].Deleted) != 1 {
+		t.Fatalf("delete the DENY through the second broker: %v %+v", err, res)
+	}
+	waitFor(ctx, t, "the first broker to drop the DENY", func() bool { return describable(first) == 0 })
+	if exists, _, err := conn.Exists(c.ZKPath("/kafka-acl/Topic/x")); err != nil || exists {
+		t.Errorf("/kafka-acl/Topic/x after the last ACL went: exists %v, %v", exists, err)
+	}
 }
 
-// checkZooKeeperUser checks user's znode and its notification are
-// Kafka's: {"version":1,"config":{"SCRAM-SHA-256":"salt=...,stored_key=...,server_key=...,iterations=4096"}}
-// and {"version":2,"entity_path":"users/<user>"}.
-func checkZooKeeperUser(t *testing.T, addr, chroot, user string) {
+// metadataCode asks broker id at addr itself for topic's metadata and
+// returns the topic's error code.
+func metadataCode(ctx context.Context, t *testing.T, addr string, id int32, topic string) int16 {
 	t.Helper()
-	conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	data, _, err := conn.Get(chroot + "/config/users/" + user)
+	defer cl.Close()
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = 12
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = []kmsg.MetadataRequestTopic{rt}
+	resp, err := cl.Broker(int(id)).RetriableRequest(ctx, req)
 	if err != nil {
-		t.Fatalf("/config/users/%s: %v", user, err)
+		return kerr.UnknownServerError.Code
 	}
-	var node struct {
-		Version int               `json:"version"`
-		Config  map[string]string `json:"config"`
-	}
-	if err := json.Unmarshal(data, &node); err != nil || node.Version != 1 {
-		t.Fatalf("/config/users/%s = %s: %v", user, data, err)
-	}
-	cred := node.Config["SCRAM-SHA-256"]
-	var keys []string
-	for _, kv := range strings.Split(cred, ",") {
-		k, _, _ := strings.Cut(kv, "=")
-		keys = append(keys, k)
-	}
-	if !slices.Equal(keys, []string{"salt", "stored_key", "server_key", "iterations"}) || !strings.HasSuffix(cred, ",iterations=4096") {
-		t.Fatalf("SCRAM-SHA-256 credential %q is not Kafka's form", cred)
-	}
-	changes, _, err := conn.Children(chroot + "/config/changes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ch := range changes {
-		d, _, err := conn.Get(chroot + "/config/changes/" + ch)
-		if err == nil && string(d) == `{"version":2,"entity_path":"users/`+user+`"}` {
-			return
+	for _, got := range resp.(*kmsg.MetadataResponse).Topics {
+		if got.Topic != nil && *got.Topic == topic {
+			return got.ErrorCode
 		}
 	}
-	t.Fatalf("no change notification for users/%s among %v", user, changes)
+	return kerr.UnknownTopicOrPartition.Code
+}
+
+// waitFor polls done until it holds or ctx ends (a change to reach
+// another broker through ZooKeeper has no event a client can wait on).
+func waitFor(ctx context.Context, t *testing.T, what string, done func() bool) {
+	t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for !done() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		case <-tick.C:
+		}
+	}
 }

@@ -1,7 +1,10 @@
-// Package security holds the end-to-end tests of authentication: real
-// clients (franz-go, Apache Kafka 3.9.1's tools, kcat) against in-process
-// brokers with SASL_PLAINTEXT listeners, PLAIN users from JAAS and SCRAM
-// users created through the Kafka APIs, alone and in a ZooKeeper
-// cluster. Authentication failures are checked on both sides: the
-// client's error and the broker's one log line.
+// Package security holds the end-to-end tests of the broker's security
+// features against real clients and real brokers: ACLs managed with
+// Kafka 3.9.1's kafka-acls.sh and franz-go's admin client, and enforced
+// on producers, consumers and admin calls; SASL authentication with
+// franz-go, Kafka 3.9.1's tools and kcat against in-process brokers with
+// SASL_PLAINTEXT listeners (PLAIN users from JAAS, SCRAM users created
+// through the Kafka APIs), alone and in a ZooKeeper cluster, failures
+// checked on both sides: the client's error and the broker's one log
+// line.
 package security

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/samsa-io/samsa/actors"
+	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/netloop"
@@ -71,11 +72,19 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 		cfg.BrokerID = id
 	}
 	ctrl := newControllerRequests()
-	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: &actors.ClusterOptions{
+	var acls *acl.ZKStore // the ACLs, shared through ZooKeeper, when an authorizer is on
+	if config.AuthorizerEnabled(cfg) {
+		acls = acl.NewZKStore(zc)
+	}
+	clusterOpts := &actors.ClusterOptions{
 		ClusterID: clusterID, Store: zkStore{zc},
 		Controller: func(req *wire.Request) { ctrl.serve(req) },
 		OnConfigs:  ctrl.configsRead,
-	}})
+	}
+	if acls != nil {
+		clusterOpts.ACLs = acls
+	}
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts})
 	if err != nil {
 		return fail(err)
 	}
@@ -111,6 +120,9 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	logger.Info("registered in the cluster", "broker_id", cfg.BrokerID, "cluster_id", clusterID, "broker_epoch", epoch, "zookeeper", cc.ZooKeeperConnect)
 	cn.ctrl = startController(cfg, logger, zc, ctrl, broker)
 	node.cluster = cn
+	if acls != nil {
+		acls.Watch(broker.Authorizer(), logger, cn.stop)
+	}
 	go cn.keepRegistered()
 	return node, nil
 }
