@@ -176,9 +176,7 @@ func (c *conn) deliver(seq uint64, resp *wire.Response) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		c.srv.stats.repliesDropped.Add(1)
-		release(resp)
-		c.srv.finish(1)
+		c.srv.dropLate(resp)
 		return
 	}
 	s := &c.slots[seq%uint64(len(c.slots))]
@@ -309,6 +307,14 @@ func memBytes(r *wire.Response) int {
 		}
 	}
 	return n
+}
+
+// dropLate releases a reply that came after its connection closed and
+// finishes its request.
+func (s *Server) dropLate(resp *wire.Response) {
+	s.stats.repliesDropped.Add(1)
+	release(resp)
+	s.finish(1)
 }
 
 // release calls resp.Done, if any.

@@ -42,7 +42,8 @@ const (
 	stateStopping
 )
 
-// Server is a set of PLAINTEXT listeners served by gnet event loops. See
+// Server is a set of listeners: PLAINTEXT ones served by gnet event
+// loops, TLS ones by a reader and a writer goroutine per connection. See
 // the package documentation for its threading model.
 type Server struct {
 	cfg   Config
@@ -83,8 +84,10 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
-	open  int
-	perIP map[string]int
+	// tlsConns are the connections of TLS listeners (tlsconn.go).
+	tlsConns map[*tlsConn]struct{}
+	open     int
+	perIP    map[string]int
 
 	pauseWarned atomic.Bool
 	hooks       testHooks
@@ -123,6 +126,7 @@ func New(cfg Config, h Handler) (*Server, error) {
 		sweepStop:   make(chan struct{}),
 		sweepDone:   make(chan struct{}),
 		conns:       make(map[*conn]struct{}),
+		tlsConns:    make(map[*tlsConn]struct{}),
 		perIP:       make(map[string]int),
 	}, nil
 }
@@ -166,7 +170,7 @@ func (s *Server) Start() error {
 	go s.sweep()
 	for i, ln := range s.lns {
 		s.acceptors.Add(1)
-		go s.acceptLoop(ln, s.listenerName(i))
+		go s.acceptLoop(ln, s.listenerName(i), s.tlsListener(i))
 	}
 	s.log.Info("netloop: listening", "addrs", s.addrs, "max_request_bytes", s.cfg.MaxRequestBytes,
 		"max_in_flight_per_conn", s.cfg.MaxInFlightPerConn, "max_connections", s.cfg.MaxConnections)
@@ -239,6 +243,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	close(s.sweepStop)
 	<-s.sweepDone
+	s.closeTLSConns() // their goroutines are waited for with the writers
 
 	// Stopping the loops closes every connection (OnClose) first.
 	stopped := make(chan struct{})

@@ -1,0 +1,350 @@
+package netloop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/netloop/tlsconf/tlstest"
+	"github.com/samsa-io/samsa/wire"
+)
+
+// tlsFixture is a CA, a server certificate and what a test needs to make
+// a TLS listener and its clients.
+type tlsFixture struct {
+	ca     *tlstest.CA
+	server *tlstest.Cert
+}
+
+func newTLSFixture(t testing.TB) *tlsFixture {
+	t.Helper()
+	ca := tlstest.NewCA(t)
+	return &tlsFixture{ca: ca, server: ca.Server(t)}
+}
+
+// listener is a TLS listener with auth as its client authentication and
+// principals "User:" + the client certificate's common name.
+func (f *tlsFixture) listener(auth tls.ClientAuthType) *TLSListener {
+	return &TLSListener{
+		Config: &tls.Config{Certificates: []tls.Certificate{f.server.TLS()}, ClientAuth: auth, ClientCAs: f.ca.Pool},
+		Principal: func(leaf *x509.Certificate) (string, error) {
+			return "User:" + leaf.Subject.CommonName, nil
+		},
+	}
+}
+
+// tlsConfig is cfg with its one listener made a TLS one.
+func (f *tlsFixture) tlsConfig(cfg Config, auth tls.ClientAuthType) Config {
+	cfg.TLS = []*TLSListener{f.listener(auth)}
+	return cfg
+}
+
+// dial connects a TLS client presenting cert (nil: none).
+func (f *tlsFixture) dial(t testing.TB, addr net.Addr, cert *tlstest.Cert) *client {
+	t.Helper()
+	raw := dial(t, addr)
+	tc := tls.Client(raw.Conn, tlstest.ClientConfig(f.ca, cert))
+	return &client{t: t, Conn: tc, r: bufio.NewReader(tc)}
+}
+
+// Responses on a TLS connection leave in request order whatever order
+// the handler answers in, and every request carries the connection's
+// session: its listener and the principal mapped from the client's
+// certificate, set before the first request was handed on.
+func TestTLSResponsesInOrderWithThePrincipal(t *testing.T) {
+	f := newTLSFixture(t)
+	h := newHoldHandler()
+	cfg := f.tlsConfig(Config{ListenerNames: []string{"SSL"}}, tls.RequireAndVerifyClientCert)
+	s, _ := startServer(t, cfg, h)
+	alice := f.ca.Client(t, pkix.Name{CommonName: "alice"})
+	c := f.dial(t, s.Addrs()[0], alice)
+	c.send(metadataFrame(1), metadataFrame(2), metadataFrame(3))
+	reqs := []*wire.Request{h.next(t), h.next(t), h.next(t)}
+	for _, r := range reqs {
+		if r.Session.Listener != "SSL" || r.Session.Principal() != "User:alice" {
+			t.Fatalf("session %q %q, want SSL and User:alice", r.Session.Listener, r.Session.Principal())
+		}
+	}
+	for i := len(reqs) - 1; i >= 0; i-- {
+		reqs[i].Reply(corrOnly(reqs[i].Header.CorrelationID))
+	}
+	for want := int32(1); want <= 3; want++ {
+		if got, _ := c.recv(); got != want {
+			t.Fatalf("correlation id %d, want %d", got, want)
+		}
+	}
+}
+
+// A client without a certificate on a listener that does not ask for one
+// stays anonymous.
+func TestTLSWithoutClientCertificateIsAnonymous(t *testing.T) {
+	f := newTLSFixture(t)
+	h := newHoldHandler()
+	s, _ := startServer(t, f.tlsConfig(Config{}, tls.VerifyClientCertIfGiven), h)
+	c := f.dial(t, s.Addrs()[0], nil)
+	c.send(metadataFrame(1))
+	r := h.next(t)
+	if p := r.Session.Principal(); p != wire.AnonymousPrincipal {
+		t.Fatalf("principal %q", p)
+	}
+	r.Reply(corrOnly(1))
+	c.recv()
+}
+
+// A plaintext client on a TLS port is refused: its connection is closed
+// with one log line, nothing reaches the handler, and the listener keeps
+// serving TLS clients.
+func TestTLSRefusesPlaintextClient(t *testing.T) {
+	f := newTLSFixture(t)
+	s, logs := startServer(t, f.tlsConfig(Config{}, tls.NoClientCert), answerHandler{})
+	good := f.dial(t, s.Addrs()[0], nil)
+	good.roundTrip(1)
+
+	plain := dial(t, s.Addrs()[0])
+	plain.send(apiVersionsFrame(7))
+	plain.expectClosed()
+	if len(logs.lines("TLS handshake failed")) != 1 {
+		t.Fatalf("want one handshake failure line; log:\n%s", logs.buf.String())
+	}
+	good.roundTrip(2)
+	f.dial(t, s.Addrs()[0], nil).roundTrip(3)
+	if st := stopped(t, s); st.TLSHandshakeFailures != 1 || st.Requests != 3 {
+		t.Fatalf("handshake failures %d, requests %d; want 1 and 3", st.TLSHandshakeFailures, st.Requests)
+	}
+}
+
+// ssl.client.auth=required: a client without a certificate, or with one
+// from another CA, gets no answer and its connection is closed.
+func TestTLSClientAuthRequired(t *testing.T) {
+	f := newTLSFixture(t)
+	s, _ := startServer(t, f.tlsConfig(Config{}, tls.RequireAndVerifyClientCert), answerHandler{})
+	stranger := tlstest.NewCA(t).Client(t, pkix.Name{CommonName: "mallory"})
+	for _, cert := range []*tlstest.Cert{nil, stranger} {
+		c := f.dial(t, s.Addrs()[0], cert)
+		_ = c.SetDeadline(time.Now().Add(testTimeout))
+		if _, err := c.Write(apiVersionsFrame(1)); err == nil {
+			if _, _, err := c.tryRecv(); err == nil {
+				t.Fatal("a client without a trusted certificate was answered")
+			}
+		}
+	}
+	f.dial(t, s.Addrs()[0], f.ca.Client(t, pkix.Name{CommonName: "alice"})).roundTrip(2)
+	if st := stopped(t, s); st.TLSHandshakeFailures != 2 || st.Requests != 1 {
+		t.Fatalf("handshake failures %d, requests %d; want 2 and 1", st.TLSHandshakeFailures, st.Requests)
+	}
+}
+
+// MaxInFlightPerConn bounds a TLS connection too: past it the reader
+// stops, and resumes when a response is written.
+func TestTLSBackpressureInFlight(t *testing.T) {
+	f := newTLSFixture(t)
+	h := newHoldHandler()
+	s, _ := startServer(t, f.tlsConfig(Config{MaxInFlightPerConn: 2}, tls.NoClientCert), h)
+	c := f.dial(t, s.Addrs()[0], nil)
+	c.send(metadataFrame(1), metadataFrame(2), metadataFrame(3))
+	r1, r2 := h.next(t), h.next(t)
+	if !pollUntil(func() bool { return s.Stats().Mutes == 1 }) {
+		t.Fatal("the connection was not held at its in-flight bound")
+	}
+	if len(h.reqs) != 0 {
+		t.Fatal("a third request was handed on past the bound")
+	}
+	r1.Reply(corrOnly(1))
+	r3 := h.next(t)
+	r2.Reply(corrOnly(2))
+	r3.Reply(corrOnly(3))
+	for want := int32(1); want <= 3; want++ {
+		if got, _ := c.recv(); got != want {
+			t.Fatalf("correlation id %d, want %d", got, want)
+		}
+	}
+}
+
+// A large request arrives whole through TLS records, takes its size from
+// queued.max.request.bytes while it is read and gives it back.
+func TestTLSLargeFrame(t *testing.T) {
+	f := newTLSFixture(t)
+	h := newHoldHandler()
+	s, _ := startServer(t, f.tlsConfig(Config{}, tls.NoClientCert), h)
+	c := f.dial(t, s.Addrs()[0], nil)
+	records := bytes.Repeat([]byte("0123456789abcdef"), (3<<20)/16)
+	c.send(produceFrame(1, records))
+	r := h.next(t)
+	got := r.Body.(*kmsg.ProduceRequest).Topics[0].Partitions[0].Records
+	if !bytes.Equal(got, records) {
+		t.Fatalf("records differ: %d bytes, want %d", len(got), len(records))
+	}
+	if q := s.Stats().QueuedBytes; q != 0 {
+		t.Fatalf("%d bytes of queued.max.request.bytes still held", q)
+	}
+	r.ReleaseFrame()
+	r.Reply(corrOnly(1))
+	c.recv()
+}
+
+// A frame size out of range closes a TLS connection before any body is
+// read, as on plaintext.
+func TestTLSFrameSizeOutOfRange(t *testing.T) {
+	f := newTLSFixture(t)
+	s, _ := startServer(t, f.tlsConfig(Config{MaxRequestBytes: 1 << 20}, tls.NoClientCert), answerHandler{})
+	c := f.dial(t, s.Addrs()[0], nil)
+	c.send([]byte{0x7f, 0xff, 0xff, 0xff})
+	c.expectClosed()
+	if st := stopped(t, s); st.FramesRejected != 1 {
+		t.Fatalf("frames rejected %d", st.FramesRejected)
+	}
+}
+
+// Record data leaves a TLS listener by copy (sendfile cannot encrypt):
+// every byte of the file regions is copied, none sent by sendfile, and
+// concurrent connections reading one file get their own bytes.
+func TestTLSFileRegionsByCopy(t *testing.T) {
+	fx := newTLSFixture(t)
+	file, data := writeTempFile(t, 4<<20)
+	h := &regionHandler{file: osRegion{file}, size: int64(len(data))}
+	s, _ := startServer(t, fx.tlsConfig(Config{}, tls.NoClientCert), h)
+	want := runRegionClientsWith(t, func() *client { return fx.dial(t, s.Addrs()[0], nil) }, data, 3, 4)
+	st := stopped(t, s)
+	if st.BytesCopied != want || st.BytesSendfile != 0 {
+		t.Fatalf("copied %d, sendfile %d; want %d copied", st.BytesCopied, st.BytesSendfile, want)
+	}
+	if h.dones.Load() != 3*4 {
+		t.Fatalf("Done called %d times", h.dones.Load())
+	}
+}
+
+// Shutdown waits for a TLS connection's requests in flight, writes their
+// answers, then closes it.
+func TestTLSShutdownFinishesRequestsInFlight(t *testing.T) {
+	f := newTLSFixture(t)
+	h := newHoldHandler()
+	s, _ := newServer(t, f.tlsConfig(Config{}, tls.NoClientCert), h)
+	draining := make(chan struct{})
+	s.hooks.draining = func() { close(draining) }
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := f.dial(t, s.Addrs()[0], nil)
+	c.send(metadataFrame(1))
+	r := h.next(t)
+	var returned atomic.Bool
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		err := s.Shutdown(ctx)
+		returned.Store(true)
+		done <- err
+	}()
+	waitSignal(t, draining, "Shutdown to begin")
+	if returned.Load() {
+		t.Fatal("Shutdown returned with a request unanswered")
+	}
+	r.Reply(corrOnly(1))
+	if got, _ := c.recv(); got != 1 {
+		t.Fatalf("correlation id %d", got)
+	}
+	if err := waitSignal(t, done, "Shutdown"); err != nil {
+		t.Fatal(err)
+	}
+	c.expectClosed()
+	if st := s.Stats(); st.ConnectionsOpen != 0 || st.Responses != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// connections.max.idle.ms and the request read timeout apply to TLS
+// connections: an idle one is closed, and so is one whose request stops
+// half way.
+func TestTLSIdleAndSlowRequestsClosed(t *testing.T) {
+	f := newTLSFixture(t)
+	cfg := f.tlsConfig(Config{ConnectionsMaxIdle: 50 * time.Millisecond, RequestReadTimeout: 200 * time.Millisecond}, tls.NoClientCert)
+	s, _ := startServer(t, cfg, answerHandler{})
+	idle := f.dial(t, s.Addrs()[0], nil)
+	idle.roundTrip(1)
+	idle.expectClosed()
+	slow := f.dial(t, s.Addrs()[0], nil)
+	slow.send(metadataFrame(2)[:2])
+	slow.expectClosed()
+	if st := stopped(t, s); st.ConnectionsIdleClosed != 1 || st.RequestTimeouts != 1 {
+		t.Fatalf("idle closed %d, request timeouts %d; want 1 and 1", st.ConnectionsIdleClosed, st.RequestTimeouts)
+	}
+}
+
+// max.connections.per.ip counts TLS connections.
+func TestTLSConnectionLimit(t *testing.T) {
+	f := newTLSFixture(t)
+	s, _ := startServer(t, f.tlsConfig(Config{MaxConnectionsPerIP: 1}, tls.NoClientCert), answerHandler{})
+	first := f.dial(t, s.Addrs()[0], nil)
+	first.roundTrip(1)
+	second := dial(t, s.Addrs()[0])
+	second.expectClosed()
+	first.roundTrip(2)
+	if st := s.Stats(); st.ConnectionsRefused != 1 {
+		t.Fatalf("refused %d", st.ConnectionsRefused)
+	}
+}
+
+// A request that does not decode closes its TLS connection with one log
+// line; a panicking handler costs only its connection.
+func TestTLSBadRequestAndPanic(t *testing.T) {
+	f := newTLSFixture(t)
+	h := handlerFunc(func(req *wire.Request) {
+		if req.Header.CorrelationID == 66 {
+			panic("boom")
+		}
+		req.Reply(answer(req))
+	})
+	s, _ := startServer(t, f.tlsConfig(Config{}, tls.NoClientCert), h)
+	bad := f.dial(t, s.Addrs()[0], nil)
+	bad.send(rawFrame(9999, 0, 3, "x"))
+	bad.expectClosed()
+	panicky := f.dial(t, s.Addrs()[0], nil)
+	panicky.send(apiVersionsFrame(66))
+	panicky.expectClosed()
+	f.dial(t, s.Addrs()[0], nil).roundTrip(1)
+	if st := stopped(t, s); st.DecodeErrors != 1 || st.HandlerPanics != 1 {
+		t.Fatalf("decode errors %d, panics %d", st.DecodeErrors, st.HandlerPanics)
+	}
+}
+
+// queued.max.request.bytes is shared with TLS connections: a large
+// request that does not fit waits, unread, until one being received
+// completes.
+func TestTLSLargeFrameWaitsForBudget(t *testing.T) {
+	f := newTLSFixture(t)
+	h := newHoldHandler()
+	s, _ := startServer(t, f.tlsConfig(Config{QueuedMaxRequestBytes: 3 << 20}, tls.NoClientCert), h)
+	first := produceFrame(1, make([]byte, 2<<20))
+	a := f.dial(t, s.Addrs()[0], nil)
+	a.send(first[:256<<10]) // past its first 64 KiB: it holds its size
+	if !pollUntil(func() bool { return s.Stats().QueuedBytes > 0 }) {
+		t.Fatal("the first request took no budget")
+	}
+	b := f.dial(t, s.Addrs()[0], nil)
+	b.send(produceFrame(2, make([]byte, 2<<20)))
+	if !pollUntil(func() bool { return s.Stats().BudgetWaits == 1 }) {
+		t.Fatal("the second request did not wait for budget")
+	}
+	a.send(first[256<<10:])
+	r1, r2 := h.next(t), h.next(t)
+	if r1.Header.CorrelationID != 1 || r2.Header.CorrelationID != 2 {
+		t.Fatalf("requests %d then %d, want 1 then 2", r1.Header.CorrelationID, r2.Header.CorrelationID)
+	}
+	r1.Reply(corrOnly(1))
+	r2.Reply(corrOnly(2))
+	a.recv()
+	b.recv()
+	if q := s.Stats().QueuedBytes; q != 0 {
+		t.Fatalf("%d bytes of budget still held", q)
+	}
+}
