@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"crypto/x509/pkix"
 	"net"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/netloop/tlsconf"
 	"github.com/samsa-io/samsa/netloop/tlsconf/tlstest"
 	"github.com/samsa-io/samsa/wire"
 )
@@ -23,22 +23,21 @@ import (
 type tlsFixture struct {
 	ca     *tlstest.CA
 	server *tlstest.Cert
+	rules  tlsconf.Rules // ssl.principal.mapping.rules
 }
 
 func newTLSFixture(t testing.TB) *tlsFixture {
 	t.Helper()
 	ca := tlstest.NewCA(t)
-	return &tlsFixture{ca: ca, server: ca.Server(t)}
+	return &tlsFixture{ca: ca, server: ca.Server(t), rules: tlsconf.DefaultRules}
 }
 
 // listener is a TLS listener with auth as its client authentication and
-// principals "User:" + the client certificate's common name.
+// principals mapped by the fixture's rules, as the broker makes them.
 func (f *tlsFixture) listener(auth tls.ClientAuthType) *TLSListener {
 	return &TLSListener{
-		Config: &tls.Config{Certificates: []tls.Certificate{f.server.TLS()}, ClientAuth: auth, ClientCAs: f.ca.Pool},
-		Principal: func(leaf *x509.Certificate) (string, error) {
-			return "User:" + leaf.Subject.CommonName, nil
-		},
+		Config:    &tls.Config{Certificates: []tls.Certificate{f.server.TLS()}, ClientAuth: auth, ClientCAs: f.ca.Pool},
+		Principal: tlsconf.PrincipalOf(f.rules),
 	}
 }
 
@@ -59,19 +58,30 @@ func (f *tlsFixture) dial(t testing.TB, addr net.Addr, cert *tlstest.Cert) *clie
 // Responses on a TLS connection leave in request order whatever order
 // the handler answers in, and every request carries the connection's
 // session: its listener and the principal mapped from the client's
-// certificate, set before the first request was handed on.
+// certificate (ssl.principal.mapping.rules over its RFC 2253 subject),
+// set before the first request was handed on.
 func TestTLSResponsesInOrderWithThePrincipal(t *testing.T) {
 	f := newTLSFixture(t)
+	rules, err := tlsconf.ParseRules("RULE:^CN=(.*?),OU=ServiceUsers,.*$/svc-$1/L,DEFAULT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.rules = rules
 	h := newHoldHandler()
 	cfg := f.tlsConfig(Config{ListenerNames: []string{"SSL"}}, tls.RequireAndVerifyClientCert)
 	s, _ := startServer(t, cfg, h)
-	alice := f.ca.Client(t, pkix.Name{CommonName: "alice"})
+	svc := f.dial(t, s.Addrs()[0], f.ca.Client(t, pkix.Name{CommonName: "Mirror", OrganizationalUnit: []string{"ServiceUsers"}, Organization: []string{"acme"}}))
+	svc.send(metadataFrame(9))
+	if r := h.next(t); r.Session.Principal() != "User:svc-mirror" {
+		t.Fatalf("principal %q, want User:svc-mirror", r.Session.Principal())
+	}
+	alice := f.ca.Client(t, pkix.Name{CommonName: "alice", OrganizationalUnit: []string{"eng"}, Organization: []string{"acme"}})
 	c := f.dial(t, s.Addrs()[0], alice)
 	c.send(metadataFrame(1), metadataFrame(2), metadataFrame(3))
 	reqs := []*wire.Request{h.next(t), h.next(t), h.next(t)}
 	for _, r := range reqs {
-		if r.Session.Listener != "SSL" || r.Session.Principal() != "User:alice" {
-			t.Fatalf("session %q %q, want SSL and User:alice", r.Session.Listener, r.Session.Principal())
+		if r.Session.Listener != "SSL" || r.Session.Principal() != "User:CN=alice,OU=eng,O=acme" {
+			t.Fatalf("session %q %q, want SSL and User:CN=alice,OU=eng,O=acme", r.Session.Listener, r.Session.Principal())
 		}
 	}
 	for i := len(reqs) - 1; i >= 0; i-- {
@@ -346,5 +356,22 @@ func TestTLSLargeFrameWaitsForBudget(t *testing.T) {
 	b.recv()
 	if q := s.Stats().QueuedBytes; q != 0 {
 		t.Fatalf("%d bytes of budget still held", q)
+	}
+}
+
+// A certificate that no mapping rule applies to is refused: the
+// connection closes before any request is handed on.
+func TestTLSNoMappingRuleApplies(t *testing.T) {
+	f := newTLSFixture(t)
+	rules, err := tlsconf.ParseRules("RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.rules = rules
+	s, logs := startServer(t, f.tlsConfig(Config{}, tls.RequireAndVerifyClientCert), answerHandler{})
+	c := f.dial(t, s.Addrs()[0], f.ca.Client(t, pkix.Name{CommonName: "alice"}))
+	c.expectClosed() // the client's first read makes the handshake
+	if st := stopped(t, s); st.Requests != 0 || len(logs.lines("no rule of ssl.principal.mapping.rules")) != 1 {
+		t.Fatalf("requests %d; log:\n%s", st.Requests, logs.buf.String())
 	}
 }
