@@ -39,8 +39,12 @@ func Start(cfg *config.Broker, logger *slog.Logger) (*Node, error) {
 // The wrapper must keep the broker's Drain, as embedding *actors.Broker
 // does.
 func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler) (*Node, error) {
+	tlsLis, err := tlsListeners(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Cluster != nil {
-		return startCluster(cfg, logger, wrap)
+		return startCluster(cfg, logger, wrap, tlsLis)
 	}
 	broker, err := actors.NewBroker(cfg, logger)
 	if err != nil {
@@ -51,6 +55,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		h = wrap(broker)
 	}
 	nc := NetloopConfig(cfg, logger)
+	nc.TLS = tlsLis
 	applyFDLimit(&nc, cfg, logger)
 	server, err := netloop.New(nc, h)
 	if err != nil {
