@@ -47,6 +47,7 @@ func (a *metadataActor) serve(req *wire.Request) {
 		// as a whole; validated, persisted, then applied to running logs.
 		resp, eff := a.state.AlterConfigs(body)
 		a.logReconfigured(eff, req)
+		a.keystoresChanged(eff)
 		a.apply(eff, nil)
 		env.Reply(req, resp)
 	case *kmsg.IncrementalAlterConfigsRequest:
@@ -55,6 +56,7 @@ func (a *metadataActor) serve(req *wire.Request) {
 		// broker-level default).
 		resp, eff := a.state.IncrementalAlterConfigs(body)
 		a.logReconfigured(eff, req)
+		a.keystoresChanged(eff)
 		a.apply(eff, nil)
 		env.Reply(req, resp)
 	case *kmsg.DescribeClusterRequest:
@@ -138,6 +140,15 @@ func (a *metadataActor) handleDeleteTopics(req *wire.Request, body *kmsg.DeleteT
 		return
 	}
 	a.apply(eff, func() { env.Reply(req, resp) })
+}
+
+// keystoresChanged passes the listeners whose keystore settings changed
+// to OnKeystores, before the answer goes out: the reload is done (or has
+// failed, with a log line) by the time the client hears the change.
+func (a *metadataActor) keystoresChanged(eff metadata.Effects) {
+	if len(eff.KeystoresChanged) > 0 && a.cfg.OnKeystores != nil {
+		a.cfg.OnKeystores(eff.KeystoresChanged, a.state.Layers())
+	}
 }
 
 func (a *metadataActor) logReconfigured(eff metadata.Effects, req *wire.Request) {

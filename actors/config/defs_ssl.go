@@ -1,12 +1,16 @@
 package config
 
+import "strings"
+
 // sslDefs are Kafka's ssl.* broker keys. samsa serves SSL listeners with
 // them (netloop/tlsconf reads them, per listener: a
 // listener.name.<listener>.<key> override wins over the key). Keystores
 // and truststores are ListenerOnly when set dynamically, as in Kafka;
 // the keys that only tune Java's TLS machinery are accepted and Ignored.
-// samsa reads them all at start: a dynamic value is stored and reported
-// (Inert).
+// samsa reads them at start; a dynamic value is stored and reported
+// (Inert), except that of a keystore key: a listener's keystore is read
+// again when AlterConfigs sets listener.name.<listener>.ssl.keystore.*
+// (single-node mode), as Kafka's dynamic keystore update does.
 var sslDefs = dynamicInert([]Def{
 	// Per listener (Kafka's SslConfigs.RECONFIGURABLE_CONFIGS).
 	{Name: "ssl.keystore.type", Type: String, Default: "JKS", ListenerOnly: true,
@@ -46,11 +50,14 @@ var sslPrincipalDef = Def{Name: "ssl.principal.mapping.rules", Type: String, Def
 
 const javaTLSDoc = "Accepted; it tunes Java's TLS implementation and has no effect on samsa's."
 
-// dynamicInert marks defs Dynamic and Inert (ListenerOnly ones PerBroker
-// too: a listener is one broker's).
+// dynamicInert marks defs Dynamic (ListenerOnly ones PerBroker too: a
+// listener is one broker's) and Inert, except the keystore's: a listener
+// override of those set through AlterConfigs has the listener read its
+// keystore again (actors/metadata's KeystoresChanged).
 func dynamicInert(defs []Def) []Def {
 	for i := range defs {
-		defs[i].Dynamic, defs[i].Inert = true, true
+		keystore := strings.HasPrefix(defs[i].Name, "ssl.keystore.") || defs[i].Name == "ssl.key.password"
+		defs[i].Dynamic, defs[i].Inert = true, !keystore
 		defs[i].PerBroker = defs[i].PerBroker || defs[i].ListenerOnly
 	}
 	return append(defs, sslPrincipalDef)

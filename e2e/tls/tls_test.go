@@ -3,13 +3,16 @@ package tls
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"crypto/x509/pkix"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/samsa-io/samsa/actors"
@@ -145,5 +148,57 @@ func TestTLSRefusals(t *testing.T) {
 	}
 	if st := b.Server.Stats(); st.TLSHandshakeFailures < 2 {
 		t.Fatalf("handshake failures %d, want at least 2", st.TLSHandshakeFailures)
+	}
+}
+
+// Kafka's dynamic keystore update: AlterConfigs of
+// listener.name.<listener>.ssl.keystore.location on the broker has the
+// listener read its keystore again; the next handshake gets the new
+// certificate, without a restart. A keystore that cannot be read leaves
+// the listener on the certificate it has.
+func TestKeystoreReloadThroughAlterConfigs(t *testing.T) {
+	ca := tlstest.NewCA(t)
+	dir := t.TempDir()
+	first, second := ca.Server(t), ca.Server(t)
+	b := testkit.StartInProcess(t, "listeners", "SSL://127.0.0.1:0",
+		"ssl.keystore.type", "PEM", "ssl.keystore.location", first.WritePEM(t, dir, "first.pem"))
+	served := func() *tlstest.Cert {
+		t.Helper()
+		conn, err := tls.Dial("tcp", b.Addr, tlstest.ClientConfig(ca, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		leaf := conn.ConnectionState().PeerCertificates[0]
+		switch {
+		case leaf.Equal(first.Leaf):
+			return first
+		case leaf.Equal(second.Leaf):
+			return second
+		}
+		t.Fatal("the broker serves a certificate it was never given")
+		return nil
+	}
+	if served() != first {
+		t.Fatal("not the first certificate")
+	}
+	adm, _ := b.Admin(t, kgo.DialTLSConfig(tlstest.ClientConfig(ca, nil)))
+	set := func(path string) {
+		t.Helper()
+		res, err := adm.AlterBrokerConfigs(ctx(t), []kadm.AlterConfig{{Name: "listener.name.ssl.ssl.keystore.location", Value: &path}}, 0)
+		if err == nil {
+			err = res[0].Err
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(second.WritePEM(t, dir, "second.pem"))
+	if served() != second {
+		t.Fatal("the new keystore is not served after AlterConfigs")
+	}
+	set(filepath.Join(dir, "missing.pem"))
+	if served() != second {
+		t.Fatal("an unreadable keystore replaced the certificate")
 	}
 }

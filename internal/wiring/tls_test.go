@@ -31,7 +31,7 @@ func TestTLSListenerErrorsAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl, err := tlsListeners(plain, logger); tl != nil || err != nil {
+	if tl, _, err := tlsListeners(plain, logger); tl != nil || err != nil {
 		t.Fatalf("a PLAINTEXT broker got TLS listeners %v, %v", tl, err)
 	}
 }

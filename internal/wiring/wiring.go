@@ -39,14 +39,14 @@ func Start(cfg *config.Broker, logger *slog.Logger) (*Node, error) {
 // The wrapper must keep the broker's Drain, as embedding *actors.Broker
 // does.
 func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler) (*Node, error) {
-	tlsLis, err := tlsListeners(cfg, logger)
+	tlsLis, stores, err := tlsListeners(cfg, logger)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Cluster != nil {
 		return startCluster(cfg, logger, wrap, tlsLis)
 	}
-	broker, err := actors.NewBroker(cfg, logger)
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger)})
 	if err != nil {
 		return nil, err
 	}
