@@ -268,6 +268,14 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	return b, nil
 }
 
+// SetListenerEndpoints records each listener's advertised address, for a
+// broker with several listeners (single-node mode): Metadata,
+// DescribeCluster and FindCoordinator tell a client the address of the
+// listener it came in on.
+func (b *Broker) SetListenerEndpoints(eps map[string]metadata.Endpoint) {
+	b.env.Endpoints.Store(&eps)
+}
+
 // SetAdvertised sets the host and port that Metadata and DescribeCluster
 // give clients: call it once the listeners are bound (port 0 resolves to
 // the real port) and before clients are told the broker is ready.

@@ -66,6 +66,9 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 	}
 	host, port := Advertised(cfg, server.Addrs())
 	broker.SetAdvertised(host, port)
+	if eps := listenerEndpoints(cfg, server.Addrs()); eps != nil {
+		broker.SetListenerEndpoints(eps)
+	}
 	return &Node{Broker: broker, Server: server, Host: host, Port: port}, nil
 }
 
@@ -162,11 +165,20 @@ func Advertised(cfg *config.Broker, bound []net.Addr) (string, int32) {
 	if len(cfg.Advertised) > 0 {
 		return cfg.Advertised[0].Host, int32(cfg.Advertised[0].Port)
 	}
-	host, port := cfg.Listeners[0].Host, cfg.Listeners[0].Port
+	var first net.Addr
 	if len(bound) > 0 {
-		if tcp, ok := bound[0].(*net.TCPAddr); ok {
-			port = tcp.Port
-		}
+		first = bound[0]
+	}
+	return boundEndpoint(cfg.Listeners[0], first)
+}
+
+// boundEndpoint is a listener's address as clients can reach it: its
+// bound port (port 0 resolves) and, for a wildcard host, this machine's
+// name.
+func boundEndpoint(l config.Listener, bound net.Addr) (string, int32) {
+	host, port := l.Host, l.Port
+	if tcp, ok := bound.(*net.TCPAddr); ok {
+		port = tcp.Port
 	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		if name, err := os.Hostname(); err == nil {
