@@ -123,8 +123,14 @@ func (c *conn) admit() (seq uint64, ok bool) {
 func (c *conn) unanswered(cutoff, now int64) (n int, oldest time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i := range uint64(c.inFlight) {
-		s := &c.slots[(c.writeSeq+i)%uint64(len(c.slots))]
+	return unansweredSlots(c.slots, c.writeSeq, c.inFlight, cutoff, now)
+}
+
+// unansweredSlots is unanswered over a reorder ring (under its
+// connection's mutex): the inFlight slots from writeSeq on.
+func unansweredSlots(slots []slot, writeSeq uint64, inFlight int, cutoff, now int64) (n int, oldest time.Duration) {
+	for i := range uint64(inFlight) {
+		s := &slots[(writeSeq+i)%uint64(len(slots))]
 		if s.ready || s.reported || s.admitted == 0 || s.admitted >= cutoff {
 			continue
 		}

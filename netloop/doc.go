@@ -267,8 +267,8 @@
 //     moved on) and RequestReadTimeout (from a frame's first byte, and
 //     again from its admission, so time held back by netloop does not
 //     count). A handshake must finish within RequestReadTimeout (its
-//     default when disabled). The idle sweeper does not visit TLS
-//     connections; the check for unanswered requests does not yet either.
+//     default when disabled). The idle sweeper visits TLS connections
+//     only for the check for unanswered requests.
 //   - A failed handshake (a plaintext client on a TLS port, a missing or
 //     untrusted client certificate, garbage) closes the connection with
 //     one log line and counts Stats.TLSHandshakeFailures; nothing reaches

@@ -336,19 +336,31 @@ func (s *Server) forgetConn(ip string) {
 // answer, so one this old is a bug worth a loud line (and its client,
 // and every response behind it on its connection, waits until it times
 // out).
-func (s *Server) reportUnanswered(conns []*conn, now time.Time, after time.Duration) {
+func (s *Server) reportUnanswered(conns []*conn, tlsConns []*tlsConn, now time.Time, after time.Duration) {
 	cutoff := now.Add(-after).UnixNano()
 	for _, c := range conns {
 		n, oldest := c.unanswered(cutoff, now.UnixNano())
-		if n == 0 {
-			continue
-		}
-		// The line goes out before the count moves, so whoever sees the
-		// count can also find the line.
-		s.log.Error("netloop: requests have had no answer for too long; this is a broker bug (the client waits until it times out)",
-			"client", c.remote, "client_id", c.loopClientID(), "requests", n, "oldest", oldest.Round(time.Millisecond))
-		s.stats.unanswered.Add(uint64(n))
+		s.unansweredFound(n, oldest, c.remote, c.loopClientID())
 	}
+	for _, c := range tlsConns {
+		c.mu.Lock()
+		n, oldest := unansweredSlots(c.slots, c.writeSeq, c.inFlight, cutoff, now.UnixNano())
+		c.mu.Unlock()
+		s.unansweredFound(n, oldest, c.remote, c.clientID())
+	}
+}
+
+// unansweredFound logs and counts n requests of one connection found
+// without an answer.
+func (s *Server) unansweredFound(n int, oldest time.Duration, remote, clientID string) {
+	if n == 0 {
+		return
+	}
+	// The line goes out before the count moves, so whoever sees the
+	// count can also find the line.
+	s.log.Error("netloop: requests have had no answer for too long; this is a broker bug (the client waits until it times out)",
+		"client", remote, "client_id", clientID, "requests", n, "oldest", oldest.Round(time.Millisecond))
+	s.stats.unanswered.Add(uint64(n))
 }
 
 // sweep closes connections idle for longer than ConnectionsMaxIdle and
@@ -367,6 +379,7 @@ func (s *Server) sweep() {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var idlers, stalled, all []*conn
+	var allTLS []*tlsConn
 	for {
 		select {
 		case <-s.sweepStop:
@@ -375,8 +388,13 @@ func (s *Server) sweep() {
 			s.watchdog(now)
 			idleCutoff := now.Add(-idle).UnixNano()
 			readCutoff := now.Add(-readTimeout).UnixNano()
-			idlers, stalled, all = idlers[:0], stalled[:0], all[:0]
+			idlers, stalled, all, allTLS = idlers[:0], stalled[:0], all[:0], allTLS[:0]
 			s.mu.Lock()
+			if unanswered > 0 {
+				for c := range s.tlsConns { // their timeouts are their reader's (tlsconn.go)
+					allTLS = append(allTLS, c)
+				}
+			}
 			for c := range s.conns {
 				if unanswered > 0 {
 					all = append(all, c)
@@ -400,11 +418,12 @@ func (s *Server) sweep() {
 				}
 			}
 			if unanswered > 0 {
-				s.reportUnanswered(all, now, unanswered)
+				s.reportUnanswered(all, allTLS, now, unanswered)
 			}
 			clear(idlers)
 			clear(stalled)
 			clear(all)
+			clear(allTLS)
 		}
 	}
 }

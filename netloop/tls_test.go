@@ -375,3 +375,21 @@ func TestTLSNoMappingRuleApplies(t *testing.T) {
 		t.Fatalf("requests %d; log:\n%s", st.Requests, logs.buf.String())
 	}
 }
+
+// The sweep's check for requests nobody answers covers TLS connections.
+func TestTLSUnansweredRequestsAreReported(t *testing.T) {
+	f := newTLSFixture(t)
+	h := newHoldHandler()
+	s, logs := startServer(t, f.tlsConfig(Config{UnansweredAfter: 200 * time.Millisecond}, tls.NoClientCert), h)
+	c := f.dial(t, s.Addrs()[0], nil)
+	c.send(apiVersionsFrame(1))
+	forgotten := h.next(t)
+	if !pollUntil(func() bool { return s.Stats().Unanswered == 1 }) {
+		t.Fatalf("a TLS request left without an answer was never reported: %+v", s.Stats())
+	}
+	if lines := logs.lines("no answer for too long", "requests=1"); len(lines) != 1 {
+		t.Fatalf("log lines: %q", lines)
+	}
+	forgotten.Reply(answer(forgotten))
+	c.recv()
+}
