@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509/pkix"
+	"encoding/binary"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -392,4 +393,34 @@ func TestTLSUnansweredRequestsAreReported(t *testing.T) {
 	}
 	forgotten.Reply(answer(forgotten))
 	c.recv()
+}
+
+// MaxOutboundBytes bounds a TLS connection too: a client that pipelines
+// requests for large answers and does not read holds the reader at the
+// bound (the writer is stuck on the full socket), and once it reads, every
+// answer arrives, in order.
+func TestTLSBackpressureOutbound(t *testing.T) {
+	const respSize = 1 << 20
+	payload := make([]byte, respSize)
+	f := newTLSFixture(t)
+	h := handlerFunc(func(req *wire.Request) {
+		hdr := corrOnly(req.Header.CorrelationID).Chunks[0].Bytes
+		binary.BigEndian.PutUint32(hdr, 4+respSize)
+		req.Reply(&wire.Response{Chunks: []wire.Chunk{{Bytes: hdr}, {Bytes: payload}}})
+	})
+	s, _ := startServer(t, f.tlsConfig(Config{MaxOutboundBytes: 256 << 10}, tls.NoClientCert), h)
+	c := f.dial(t, s.Addrs()[0], nil)
+	var frames [][]byte
+	for i := range int32(16) {
+		frames = append(frames, metadataFrame(i))
+	}
+	c.send(frames...)
+	if !pollUntil(func() bool { return s.Stats().Mutes >= 1 }) {
+		t.Fatal("the connection was never held at its outbound bound")
+	}
+	for want := range int32(16) {
+		if got, body := c.recv(); got != want || len(body) != respSize {
+			t.Fatalf("response %d: correlation id %d, %d bytes", want, got, len(body))
+		}
+	}
 }
