@@ -99,6 +99,7 @@ type testHooks struct {
 	afterClose   func()                    // after each OnClose of an admitted connection
 	draining     func()                    // once Shutdown has begun draining
 	handoff      func()                    // after a fast-path write is handed to the writer
+	tlsIdleCheck func()                    // each time a TLS reader's idle deadline passes
 	// trafficAction, when it reports true, replaces OnTraffic's work with
 	// its action (a test kills a loop with gnet.Shutdown).
 	trafficAction func() (gnet.Action, bool)

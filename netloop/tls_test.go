@@ -424,3 +424,50 @@ func TestTLSBackpressureOutbound(t *testing.T) {
 		}
 	}
 }
+
+// A request held longer than connections.max.idle.ms keeps its TLS
+// connection open (it is not idle while a request is in flight), and
+// the connection is closed once it has been idle after the answer.
+func TestTLSRequestInFlightIsNotIdle(t *testing.T) {
+	f := newTLSFixture(t)
+	h := newHoldHandler()
+	s, _ := newServer(t, f.tlsConfig(Config{ConnectionsMaxIdle: 20 * time.Millisecond}, tls.NoClientCert), h)
+	var checks atomic.Int64
+	s.hooks.tlsIdleCheck = func() { checks.Add(1) }
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	shutdownAtEnd(t, s)
+	c := f.dial(t, s.Addrs()[0], nil)
+	c.send(metadataFrame(1))
+	r := h.next(t)
+	// Wait through several idle periods with the request held: the
+	// reader's idle checks must find it in flight and leave the
+	// connection open.
+	deadline := time.After(200 * time.Millisecond)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case <-deadline:
+			break wait
+		case <-tick.C:
+			if s.Stats().ConnectionsIdleClosed != 0 {
+				t.Fatal("a connection with a request in flight was closed as idle")
+			}
+		}
+	}
+	// One check per idle period, not a spin: 200 ms is 10 periods.
+	if n := checks.Load(); n > 100 {
+		t.Fatalf("%d idle checks in 200 ms with a 20 ms idle timeout: the reader spins", n)
+	}
+	r.Reply(corrOnly(1))
+	if got, _ := c.recv(); got != 1 {
+		t.Fatalf("correlation id %d", got)
+	}
+	c.expectClosed()
+	if st := s.Stats(); st.ConnectionsIdleClosed != 1 {
+		t.Fatalf("idle closed %d", st.ConnectionsIdleClosed)
+	}
+}

@@ -206,6 +206,7 @@ func (c *tlsConn) readFrames(r *bufio.Reader) error {
 func (c *tlsConn) readHeader(r *bufio.Reader, hdr []byte) error {
 	s := c.srv
 	idle := s.cfg.ConnectionsMaxIdle
+	var busy time.Time // when requests in flight last kept it from being idle
 	n := 0
 	for n < len(hdr) {
 		var deadline time.Time
@@ -213,7 +214,13 @@ func (c *tlsConn) readHeader(r *bufio.Reader, hdr []byte) error {
 		case n > 0 && s.cfg.RequestReadTimeout > 0:
 			deadline = time.Now().Add(s.cfg.RequestReadTimeout)
 		case n == 0 && idle > 0:
+			// From the last traffic, but not sooner than idle after the
+			// last check that found requests in flight: a request held
+			// longer than idle must not make this loop spin.
 			deadline = time.Unix(0, c.lastActive.Load()).Add(idle)
+			if d := busy.Add(idle); d.After(deadline) {
+				deadline = d
+			}
 		}
 		_ = c.raw.SetReadDeadline(deadline)
 		m, err := r.Read(hdr[n:])
@@ -230,10 +237,14 @@ func (c *tlsConn) readHeader(r *bufio.Reader, hdr []byte) error {
 		if n > 0 {
 			return errTLSRequestTimeout
 		}
+		if h := s.hooks.tlsIdleCheck; h != nil {
+			h()
+		}
 		if c.idleSince(time.Now().Add(-idle).UnixNano()) {
 			return errTLSIdle
 		}
 		// Traffic the other way, or requests in flight: not idle yet.
+		busy = time.Now()
 	}
 	return nil
 }
