@@ -69,7 +69,7 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 	if body.Version < 4 {
 		keys = []string{body.CoordinatorKey}
 	}
-	ep := s.Env.Endpoint.Load()
+	ep := s.Env.EndpointFor(req)
 	for _, key := range keys {
 		c := kmsg.NewFindCoordinatorResponseCoordinator()
 		c.Key, c.NodeID, c.Port = key, -1, -1

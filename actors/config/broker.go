@@ -127,7 +127,7 @@ func Load(inputs ...Input) (*Broker, error) {
 	for _, in := range inputs {
 		for _, k := range slices.Sorted(maps.Keys(in.Values)) {
 			v := strings.TrimSpace(in.Values[k])
-			def, known := BrokerDef(k)
+			def, known := staticDef(k)
 			if !known {
 				if _, isTopic := TopicDef(k); isTopic {
 					warnings = append(warnings, fmt.Sprintf("%s (from %s) is a topic config; set a broker default such as its log.* synonym instead; ignored", k, in.Origin))
@@ -143,6 +143,9 @@ func Load(inputs ...Input) (*Broker, error) {
 				continue
 			}
 			if err := def.Validate(v); err != nil {
+				if k != def.Name { // a listener override: name it, not only the key it overrides
+					return nil, fmt.Errorf("%s: %w (from %s)", k, err, in.Origin)
+				}
 				return nil, fmt.Errorf("%w (from %s)", err, in.Origin)
 			}
 			static[k] = v
@@ -151,8 +154,12 @@ func Load(inputs ...Input) (*Broker, error) {
 	}
 	var notes []string
 	for _, k := range slices.Sorted(maps.Keys(static)) {
-		if d, _ := BrokerDef(k); d.Ignored {
+		d, _ := staticDef(k)
+		switch {
+		case d.Ignored:
 			notes = append(notes, fmt.Sprintf("%s (from %s) is accepted but has no effect yet: %s", k, origin[k], d.Doc))
+		case k != d.Name && !strings.HasPrefix(d.Name, "ssl."):
+			notes = append(notes, fmt.Sprintf("%s (from %s) is accepted but has no effect yet: samsa applies %s to every listener alike", k, origin[k], d.Name))
 		}
 	}
 	b := &Broker{Static: static, Warnings: warnings, Notes: notes}
@@ -242,8 +249,12 @@ func (b *Broker) interBrokerListener() (string, error) {
 			return "", fmt.Errorf("%w: %s=%s: no listener uses that security protocol; set %s to one of the listeners", ErrInvalid, KeyInterBrokerProtocol, proto, KeyInterBrokerListener)
 		}
 	}
-	if !slices.ContainsFunc(b.Listeners, func(l Listener) bool { return l.Name == name }) {
+	i := slices.IndexFunc(b.Listeners, func(l Listener) bool { return l.Name == name })
+	if i < 0 {
 		return "", fmt.Errorf("%w: %s=%s names no listener in listeners", ErrInvalid, KeyInterBrokerListener, name)
+	}
+	if p := b.Listeners[i].Protocol; p != "PLAINTEXT" {
+		return "", fmt.Errorf("%w: the inter-broker listener %s uses %s; brokers talk to each other over PLAINTEXT only so far: name a PLAINTEXT listener in %s", ErrUnsupported, name, p, KeyInterBrokerListener)
 	}
 	if b.Advertised != nil && !slices.ContainsFunc(b.Advertised, func(l Listener) bool { return l.Name == name }) {
 		return "", fmt.Errorf("%w: %s=%s is not in advertised.listeners: other brokers could not reach this one", ErrInvalid, KeyInterBrokerListener, name)
@@ -282,13 +293,13 @@ func (b *Broker) build(origin map[string]string) error {
 			b.Warnings = append(b.Warnings, fmt.Sprintf("listener %s is a KRaft controller listener (controller.listener.names); samsa does not serve it", ln))
 			continue
 		}
-		if ln.Protocol != "PLAINTEXT" {
-			return fail(KeyListeners, get(KeyListeners), fmt.Sprintf("listener %s uses %s; only PLAINTEXT listeners are supported so far", ln.Name, ln.Protocol))
+		if !servedProtocols[ln.Protocol] {
+			return fail(KeyListeners, get(KeyListeners), fmt.Sprintf("listener %s uses %s; samsa serves PLAINTEXT and SSL listeners so far (SASL comes later)", ln.Name, ln.Protocol))
 		}
 		b.Listeners = append(b.Listeners, ln)
 	}
 	if len(b.Listeners) == 0 {
-		return fail(KeyListeners, get(KeyListeners), "no PLAINTEXT listener left to serve")
+		return fail(KeyListeners, get(KeyListeners), "no listener left to serve")
 	}
 	if v := get(KeyAdvertisedListeners); v != "" {
 		adv, err := parseListeners(v, protocols)

@@ -69,7 +69,7 @@ func TestInvalidValueNamesKeyAndOrigin(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "at least 1") {
 		t.Fatalf("err = %v", err)
 	}
-	_, err = Load(Input{"flags", map[string]string{"listeners": "SSL://127.0.0.1:9093"}})
+	_, err = Load(Input{"flags", map[string]string{"listeners": "SASL_SSL://127.0.0.1:9093"}})
 	if err == nil || !strings.Contains(err.Error(), "listeners") || !strings.Contains(err.Error(), "PLAINTEXT") {
 		t.Fatalf("err = %v", err)
 	}
