@@ -58,6 +58,11 @@ type Options struct {
 	// once every data directory's checkpoints are written. Tests wait on
 	// it instead of sleeping.
 	housekept func(pass string)
+	// OnKeystores hears the listeners whose keystore settings
+	// AlterConfigs changed on this broker (single-node mode), with the
+	// layers that resolve them: internal/wiring reads those keystores
+	// again.
+	OnKeystores func(listeners []string, layers config.Layers)
 	// Cluster is required when the configuration is in cluster mode
 	// (zookeeper.connect): what internal/wiring built from ZooKeeper.
 	Cluster *ClusterOptions
@@ -204,7 +209,8 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	}))
 	b.fetch = fetch.New(e, int(config.ParseInt(cfg.Value(fetch.KeySessionSlots))))
 	ready := make(chan struct{})
-	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: catalog.NewProducerIDs(o.FS), FS: o.FS, Stopped: b.metaStopped}
+	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: catalog.NewProducerIDs(o.FS), FS: o.FS, Stopped: b.metaStopped,
+		OnKeystores: o.OnKeystores}
 	// The coordinators are made after the metadata actor (they need it);
 	// roles it reports before then are applied once they exist.
 	groups := new(atomic.Pointer[coordinator.Coordinators])
@@ -278,6 +284,14 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.startCleaner()
 	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(e.Routes.Load().Topics))
 	return b, nil
+}
+
+// SetListenerEndpoints records each listener's advertised address, for a
+// broker with several listeners (single-node mode): Metadata,
+// DescribeCluster and FindCoordinator tell a client the address of the
+// listener it came in on.
+func (b *Broker) SetListenerEndpoints(eps map[string]metadata.Endpoint) {
+	b.env.Endpoints.Store(&eps)
 }
 
 // SetAdvertised sets the host and port that Metadata and DescribeCluster

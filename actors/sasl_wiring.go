@@ -9,7 +9,7 @@ import (
 )
 
 // newSASL builds the broker's SASL service: one sasl.Listener per
-// SASL_PLAINTEXT listener and the SCRAM credential store, persisted in
+// SASL_PLAINTEXT or SASL_SSL listener and the SCRAM credential store, persisted in
 // the first data directory alone or in ZooKeeper in a cluster (where the
 // config watch fills it, see watchUsers). Settings are read as set at
 // start (cfg.Static), per listener first, as Kafka reads them.
@@ -17,7 +17,7 @@ func newSASL(cfg *config.Broker, fsys vfs.FS, cluster *ClusterOptions) (*sasl.Se
 	get := func(key string) string { return cfg.Static[key] }
 	listeners := map[string]*sasl.Listener{}
 	for _, ln := range cfg.Listeners {
-		if ln.Protocol != "SASL_PLAINTEXT" {
+		if ln.Protocol != "SASL_PLAINTEXT" && ln.Protocol != "SASL_SSL" {
 			continue
 		}
 		l, err := sasl.NewListener(ln.Name, get)

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"crypto/tls"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 // Workload is what a run sends or reads.
 type Workload struct {
 	Brokers     []string      // bootstrap addresses
+	TLS         *tls.Config   // nil: plaintext; else the clients connect over TLS (an SSL listener)
 	Topic       string        // created when missing, with Partitions partitions
 	Partitions  int32         // partitions of a topic the run creates
 	Records     int64         // records to produce or consume in total
@@ -112,6 +114,14 @@ func (w *Workload) codec() (kgo.CompressionCodec, error) {
 		return kgo.ZstdCompression(), nil
 	}
 	return kgo.CompressionCodec{}, fmt.Errorf("bench: compression %q is not none, gzip, snappy, lz4 or zstd", w.Compression)
+}
+
+// newClient is kgo.NewClient over TLS when the workload says so.
+func (w *Workload) newClient(opts ...kgo.Opt) (*kgo.Client, error) {
+	if w.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(w.TLS.Clone()))
+	}
+	return kgo.NewClient(opts...)
 }
 
 func (w *Workload) producerOpts() ([]kgo.Opt, error) {

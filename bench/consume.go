@@ -42,7 +42,7 @@ func RunConsume(ctx context.Context, w Workload, progress Progress) (Result, err
 		if len(parts) == 0 {
 			continue
 		}
-		cl, err := kgo.NewClient(kgo.SeedBrokers(w.Brokers...),
+		cl, err := w.newClient(kgo.SeedBrokers(w.Brokers...),
 			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.Topic: parts}),
 			kgo.FetchMaxBytes(64<<20), kgo.FetchMaxPartitionBytes(16<<20))
 		if err != nil {

@@ -37,7 +37,7 @@ func RunE2E(ctx context.Context, w Workload, progress Progress) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	cons, err := kgo.NewClient(kgo.SeedBrokers(w.Brokers...),
+	cons, err := w.newClient(kgo.SeedBrokers(w.Brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.Topic: start}), kgo.FetchMaxWait(500*time.Millisecond))
 	if err != nil {
 		return Result{}, err
@@ -103,7 +103,7 @@ wait:
 
 // endOffsets lists the end offset of every partition of w.Topic.
 func endOffsets(ctx context.Context, w Workload) (map[int32]kgo.Offset, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(w.Brokers...))
+	cl, err := w.newClient(kgo.SeedBrokers(w.Brokers...))
 	if err != nil {
 		return nil, err
 	}

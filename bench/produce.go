@@ -15,7 +15,7 @@ import (
 // EnsureTopic creates w.Topic with w.Partitions partitions unless it
 // exists.
 func EnsureTopic(ctx context.Context, w Workload) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(w.Brokers...))
+	cl, err := w.newClient(kgo.SeedBrokers(w.Brokers...))
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func RunProduce(ctx context.Context, w Workload, progress Progress) (Result, err
 		if p == 0 {
 			n += w.Records % int64(w.Producers)
 		}
-		cl, err := kgo.NewClient(opts...)
+		cl, err := w.newClient(opts...)
 		if err != nil {
 			return Result{}, err
 		}

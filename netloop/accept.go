@@ -39,14 +39,17 @@ const (
 // acceptLoop accepts connections on ln until it is closed.
 // Each connection is enrolled with its listener's name (enrollment), which
 // OnOpen puts in the connection's wire.Session.
-func (s *Server) acceptLoop(ln *net.TCPListener, name string) {
+// A TLS listener's connections are handed to startTLS instead.
+func (s *Server) acceptLoop(ln *net.TCPListener, name string, tlsLis *TLSListener) {
 	defer s.acceptors.Done()
 	backoff := time.Duration(0)
 	var lastLog time.Time
 	var failures uint64
 	for {
 		tc, err := ln.AcceptTCP()
-		if err == nil {
+		if err == nil && tlsLis != nil {
+			err = s.startTLS(tc, name, tlsLis)
+		} else if err == nil {
 			err = s.enroll(tc, name)
 		} else if errors.Is(err, net.ErrClosed) {
 			return // Shutdown closed the listener

@@ -132,9 +132,9 @@ type queuedBytes struct {
 	peak  atomic.Int64 // highest used since the budget was last empty
 
 	mu      sync.Mutex
-	waiters map[*conn]struct{} // mu: connections waiting for budget
-	freed   time.Time          // mu: last time memory was handed back to the OS
-	later   bool               // mu: a hand-back is scheduled for when freeEvery allows
+	waiters map[budgetWaiter]struct{} // mu: connections waiting for budget
+	freed   time.Time                 // mu: last time memory was handed back to the OS
+	later   bool                      // mu: a hand-back is scheduled for when freeEvery allows
 }
 
 // reserve takes n bytes of the budget if they fit, or if nothing holds it.
@@ -209,10 +209,15 @@ func (q *queuedBytes) freeLater() {
 	handBackMemory()
 }
 
-// wait registers c to be woken when budget is given back. Called on c's
-// loop after reserve failed; a release in between has already happened,
-// so it checks again and reports whether c must still wait.
-func (q *queuedBytes) wait(c *conn, n int64) bool {
+// budgetWaiter is a connection waiting for budget: a gnet connection
+// (its loop is woken) or a TLS connection (its reader goroutine is).
+type budgetWaiter interface{ wake() }
+
+// wait registers c to be woken when budget is given back. Called by c's
+// reader (its loop, or its TLS goroutine) after reserve failed; a release
+// in between has already happened, so it checks again and reports whether
+// c must still wait.
+func (q *queuedBytes) wait(c budgetWaiter, n int64) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	used := q.used.Load()
@@ -220,14 +225,14 @@ func (q *queuedBytes) wait(c *conn, n int64) bool {
 		return false
 	}
 	if q.waiters == nil {
-		q.waiters = make(map[*conn]struct{})
+		q.waiters = make(map[budgetWaiter]struct{})
 	}
 	q.waiters[c] = struct{}{}
 	return true
 }
 
 // forget drops a closed connection from the waiters.
-func (q *queuedBytes) forget(c *conn) {
+func (q *queuedBytes) forget(c budgetWaiter) {
 	q.mu.Lock()
 	delete(q.waiters, c)
 	q.mu.Unlock()

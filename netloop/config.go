@@ -49,13 +49,19 @@ var ErrConfig = errors.New("netloop: invalid config")
 // Config configures a Server. The zero value of every field means its
 // default.
 type Config struct {
-	// Listeners are "host:port" PLAINTEXT listeners; default
+	// Listeners are "host:port" listeners, PLAINTEXT unless TLS says; default
 	// [DefaultListener]. Port 0 picks a free port; Server.Addrs reports it.
 	Listeners []string
 	// ListenerNames, when set, names each of Listeners (same order and
 	// length): the listener names of Kafka's listeners key, handed to the
 	// broker with every request as wire.Session.Listener.
 	ListenerNames []string
+	// TLS, when set, has one entry per listener (same order and length as
+	// Listeners): a nil entry is a plaintext listener, served on the gnet
+	// loops; a non-nil one is served with crypto/tls, one reader and one
+	// writer goroutine per connection (tls.go, "TLS listeners" in the
+	// package documentation).
+	TLS []*TLSListener
 	// MaxRequestBytes is socket.request.max.bytes: a frame whose size
 	// prefix is above it (or negative) closes the connection before any
 	// of it is buffered. Default DefaultMaxRequestBytes.
@@ -122,6 +128,16 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.ListenerNames != nil && len(cfg.ListenerNames) != len(cfg.Listeners) {
 		return cfg, fmt.Errorf("%w: %d listener names for %d listeners", ErrConfig, len(cfg.ListenerNames), len(cfg.Listeners))
+	}
+	if cfg.TLS != nil && len(cfg.TLS) != len(cfg.Listeners) {
+		return cfg, fmt.Errorf("%w: %d TLS entries for %d listeners", ErrConfig, len(cfg.TLS), len(cfg.Listeners))
+	}
+	for i, t := range cfg.TLS {
+		if t != nil {
+			if err := t.check(cfg.Listeners[i]); err != nil {
+				return cfg, err
+			}
+		}
 	}
 	switch {
 	case cfg.MaxRequestBytes == 0:

@@ -123,8 +123,14 @@ func (c *conn) admit() (seq uint64, ok bool) {
 func (c *conn) unanswered(cutoff, now int64) (n int, oldest time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i := range uint64(c.inFlight) {
-		s := &c.slots[(c.writeSeq+i)%uint64(len(c.slots))]
+	return unansweredSlots(c.slots, c.writeSeq, c.inFlight, cutoff, now)
+}
+
+// unansweredSlots is unanswered over a reorder ring (under its
+// connection's mutex): the inFlight slots from writeSeq on.
+func unansweredSlots(slots []slot, writeSeq uint64, inFlight int, cutoff, now int64) (n int, oldest time.Duration) {
+	for i := range uint64(inFlight) {
+		s := &slots[(writeSeq+i)%uint64(len(slots))]
 		if s.ready || s.reported || s.admitted == 0 || s.admitted >= cutoff {
 			continue
 		}
@@ -176,9 +182,7 @@ func (c *conn) deliver(seq uint64, resp *wire.Response) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		c.srv.stats.repliesDropped.Add(1)
-		release(resp)
-		c.srv.finish(1)
+		c.srv.dropLate(resp)
 		return
 	}
 	s := &c.slots[seq%uint64(len(c.slots))]
@@ -309,6 +313,14 @@ func memBytes(r *wire.Response) int {
 		}
 	}
 	return n
+}
+
+// dropLate releases a reply that came after its connection closed and
+// finishes its request.
+func (s *Server) dropLate(resp *wire.Response) {
+	s.stats.repliesDropped.Add(1)
+	release(resp)
+	s.finish(1)
 }
 
 // release calls resp.Done, if any.

@@ -1,5 +1,5 @@
 // Package netloop owns the broker's sockets: PLAINTEXT listeners on gnet
-// event loops, Kafka request framing and size limits, per-connection
+// event loops, TLS listeners on crypto/tls (see TLS listeners), Kafka request framing and size limits, per-connection
 // in-order responses, backpressure, connection limits, idle timeouts,
 // graceful shutdown, and the response writer with its sendfile(2) path for
 // record data. It knows nothing of what requests mean: frames are decoded
@@ -214,15 +214,65 @@
 //   - While a connection's writer runs it holds one extra descriptor
 //     (two while a write waits for room) and a goroutine; an idle
 //     connection holds neither.
-//   - sendfile never applies to TLS. Files without a descriptor, kernels
-//     that refuse sendfile for a file (EINVAL, ENOSYS, EOPNOTSUPP) and
-//     non-Linux builds take the copying path: ReadAt into a pooled 64 KiB
-//     buffer, then Write (Stats.BytesCopied). A TLS listener will use the
-//     same writer with its copying path.
+//   - sendfile never applies to TLS (see TLS listeners). Files without a
+//     descriptor, kernels that refuse sendfile for a file (EINVAL, ENOSYS,
+//     EOPNOTSUPP) and non-Linux builds take the copying path: ReadAt into
+//     a pooled 64 KiB buffer, then Write (Stats.BytesCopied).
 //   - writev comes from golang.org/x/sys on Linux, macOS and OpenBSD and
 //     from its system call number on FreeBSD, NetBSD and DragonFly
 //     (writev_bsd.go), so the broker builds for FreeBSD too; its tests
 //     run on Linux only.
+//
+// # TLS listeners
+//
+// gnet has no TLS, and crypto/tls wants a net.Conn it can block on. So a
+// listener with a TLSListener (Config.TLS) hands its connections not to
+// gnet but to two goroutines each (tlsconn.go, tlswrite.go): a reader
+// that makes the handshake, sets the principal from a verified client
+// certificate (TLSListener.Principal) before the first request is read,
+// then reads frames through a buffered reader; and a writer that writes
+// the responses in order. Driving crypto/tls from the gnet loops instead
+// (feeding it the loop's bytes through an in-memory net.Conn) would keep
+// one descriptor and no goroutine per idle connection, but it puts
+// handshakes and encryption on the loops, where they would stall every
+// plaintext connection of the loop, and it is much more code to get
+// right. TLS connections are fewer and cost their encryption anyway; a
+// goroutine pair (about 16 KiB of stacks and the reader's 16 KiB buffer)
+// is small beside that. The plaintext path is unchanged: the only TLS
+// branch on it is one per accepted connection.
+//
+// What is shared with gnet connections: the framing and its limits
+// (MaxRequestBytes, checked on the size prefix before any body is read),
+// wire.DecodeRequest and the Handler, the reorder ring (one slot type,
+// Reply in any order, Reply(nil), a second Reply logged), large frames
+// read into pooled buffers with queued.max.request.bytes taken as on gnet
+// connections (past their first 64 KiB; a frame waiting for budget is
+// not read), max.connections(.per.ip), the Stats counters, and Shutdown
+// (decoding stops, requests in flight are answered and written, then the
+// connections are closed and their goroutines waited for). What differs,
+// because the goroutines block:
+//
+//   - Backpressure: at MaxInFlightPerConn or MaxOutboundBytes the reader
+//     waits (on the connection's condition variable) instead of reading,
+//     so the socket is not read and TCP pushes back on the client.
+//   - Writes: Reply only files the response and wakes the writer; the
+//     replier never writes, so it never waits on a TLS socket. The
+//     writer gathers byte chunks into 64 KiB (full TLS records) and
+//     copies file regions: ReadAt at the region's own offset into a
+//     pooled 64 KiB buffer, then through crypto/tls
+//     (Stats.BytesCopied). sendfile(2) cannot encrypt, so fetch data
+//     costs a copy and the encryption on TLS.
+//   - Timeouts: the reader's read deadlines carry connections.max.idle.ms
+//     (a deadline that finds traffic since, or requests in flight, is
+//     moved on) and RequestReadTimeout (from a frame's first byte, and
+//     again from its admission, so time held back by netloop does not
+//     count). A handshake must finish within RequestReadTimeout (its
+//     default when disabled). The idle sweeper visits TLS connections
+//     only for the check for unanswered requests.
+//   - A failed handshake (a plaintext client on a TLS port, a missing or
+//     untrusted client certificate, garbage) closes the connection with
+//     one log line and counts Stats.TLSHandshakeFailures; nothing reaches
+//     the Handler.
 //
 // # Shutdown
 //

@@ -244,15 +244,7 @@ func (s *Server) assemble(gc gnet.Conn, c *conn) (act gnet.Action, done bool) {
 func (s *Server) dispatch(c *conn, seq uint64, frame []byte) gnet.Action {
 	req, err := wire.DecodeRequest(frame)
 	if err != nil {
-		s.frames.put(frame) // nothing refers to it
-		s.stats.decodeErrors.Add(1)
-		clientID := c.clientID
-		var de *wire.DecodeError
-		if errors.As(err, &de) && de.Header.ClientID != "" {
-			clientID = de.Header.ClientID
-		}
-		s.log.Warn("netloop: closing connection after a request it cannot serve",
-			"client", c.remote, "client_id", clientID, "err", err)
+		s.undecodable(frame, c.remote, c.clientID, err)
 		c.deliver(seq, nil) // keeps the in-flight accounting whole
 		return gnet.Close
 	}
@@ -268,10 +260,23 @@ func (s *Server) dispatch(c *conn, seq uint64, frame []byte) gnet.Action {
 	return s.handle(req, r)
 }
 
+// undecodable counts and logs a frame that did not decode, whose
+// connection is about to close, and gives its buffer back.
+func (s *Server) undecodable(frame []byte, remote, clientID string, err error) {
+	s.frames.put(frame) // nothing refers to it
+	s.stats.decodeErrors.Add(1)
+	var de *wire.DecodeError
+	if errors.As(err, &de) && de.Header.ClientID != "" {
+		clientID = de.Header.ClientID
+	}
+	s.log.Warn("netloop: closing connection after a request it cannot serve",
+		"client", remote, "client_id", clientID, "err", err)
+}
+
 // handle calls the Handler. A panic there is a broker bug, but must not
 // take down the loop and every connection on it: it is logged, the
 // request is finished without a response and its connection closed.
-func (s *Server) handle(req *wire.Request, r *reply) (act gnet.Action) {
+func (s *Server) handle(req *wire.Request, r abandoner) (act gnet.Action) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.stats.handlerPanics.Add(1)

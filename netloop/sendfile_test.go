@@ -148,11 +148,17 @@ func TestFileRegionPastEOF(t *testing.T) {
 // bytes expected.
 func runRegionClients(t *testing.T, s *Server, data []byte, conns, perConn int) uint64 {
 	t.Helper()
+	return runRegionClientsWith(t, func() *client { return dial(t, s.Addrs()[0]) }, data, conns, perConn)
+}
+
+// runRegionClientsWith is runRegionClients on connections made by dial.
+func runRegionClientsWith(t *testing.T, dial func() *client, data []byte, conns, perConn int) uint64 {
+	t.Helper()
 	var total atomic.Uint64
 	var wg sync.WaitGroup
 	errs := make(chan string, conns*perConn)
 	for ci := range conns {
-		c := dial(t, s.Addrs()[0])
+		c := dial()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -42,7 +42,8 @@ const (
 	stateStopping
 )
 
-// Server is a set of PLAINTEXT listeners served by gnet event loops. See
+// Server is a set of listeners: PLAINTEXT ones served by gnet event
+// loops, TLS ones by a reader and a writer goroutine per connection. See
 // the package documentation for its threading model.
 type Server struct {
 	cfg   Config
@@ -83,8 +84,10 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
-	open  int
-	perIP map[string]int
+	// tlsConns are the connections of TLS listeners (tlsconn.go).
+	tlsConns map[*tlsConn]struct{}
+	open     int
+	perIP    map[string]int
 
 	pauseWarned atomic.Bool
 	hooks       testHooks
@@ -96,6 +99,7 @@ type testHooks struct {
 	afterClose   func()                    // after each OnClose of an admitted connection
 	draining     func()                    // once Shutdown has begun draining
 	handoff      func()                    // after a fast-path write is handed to the writer
+	tlsIdleCheck func()                    // each time a TLS reader's idle deadline passes
 	// trafficAction, when it reports true, replaces OnTraffic's work with
 	// its action (a test kills a loop with gnet.Shutdown).
 	trafficAction func() (gnet.Action, bool)
@@ -123,6 +127,7 @@ func New(cfg Config, h Handler) (*Server, error) {
 		sweepStop:   make(chan struct{}),
 		sweepDone:   make(chan struct{}),
 		conns:       make(map[*conn]struct{}),
+		tlsConns:    make(map[*tlsConn]struct{}),
 		perIP:       make(map[string]int),
 	}, nil
 }
@@ -166,7 +171,7 @@ func (s *Server) Start() error {
 	go s.sweep()
 	for i, ln := range s.lns {
 		s.acceptors.Add(1)
-		go s.acceptLoop(ln, s.listenerName(i))
+		go s.acceptLoop(ln, s.listenerName(i), s.tlsListener(i))
 	}
 	s.log.Info("netloop: listening", "addrs", s.addrs, "max_request_bytes", s.cfg.MaxRequestBytes,
 		"max_in_flight_per_conn", s.cfg.MaxInFlightPerConn, "max_connections", s.cfg.MaxConnections)
@@ -239,6 +244,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	close(s.sweepStop)
 	<-s.sweepDone
+	s.closeTLSConns() // their goroutines are waited for with the writers
 
 	// Stopping the loops closes every connection (OnClose) first.
 	stopped := make(chan struct{})
@@ -331,19 +337,31 @@ func (s *Server) forgetConn(ip string) {
 // answer, so one this old is a bug worth a loud line (and its client,
 // and every response behind it on its connection, waits until it times
 // out).
-func (s *Server) reportUnanswered(conns []*conn, now time.Time, after time.Duration) {
+func (s *Server) reportUnanswered(conns []*conn, tlsConns []*tlsConn, now time.Time, after time.Duration) {
 	cutoff := now.Add(-after).UnixNano()
 	for _, c := range conns {
 		n, oldest := c.unanswered(cutoff, now.UnixNano())
-		if n == 0 {
-			continue
-		}
-		// The line goes out before the count moves, so whoever sees the
-		// count can also find the line.
-		s.log.Error("netloop: requests have had no answer for too long; this is a broker bug (the client waits until it times out)",
-			"client", c.remote, "client_id", c.loopClientID(), "requests", n, "oldest", oldest.Round(time.Millisecond))
-		s.stats.unanswered.Add(uint64(n))
+		s.unansweredFound(n, oldest, c.remote, c.loopClientID())
 	}
+	for _, c := range tlsConns {
+		c.mu.Lock()
+		n, oldest := unansweredSlots(c.slots, c.writeSeq, c.inFlight, cutoff, now.UnixNano())
+		c.mu.Unlock()
+		s.unansweredFound(n, oldest, c.remote, c.clientID())
+	}
+}
+
+// unansweredFound logs and counts n requests of one connection found
+// without an answer.
+func (s *Server) unansweredFound(n int, oldest time.Duration, remote, clientID string) {
+	if n == 0 {
+		return
+	}
+	// The line goes out before the count moves, so whoever sees the
+	// count can also find the line.
+	s.log.Error("netloop: requests have had no answer for too long; this is a broker bug (the client waits until it times out)",
+		"client", remote, "client_id", clientID, "requests", n, "oldest", oldest.Round(time.Millisecond))
+	s.stats.unanswered.Add(uint64(n))
 }
 
 // sweep closes connections idle for longer than ConnectionsMaxIdle and
@@ -362,6 +380,7 @@ func (s *Server) sweep() {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var idlers, stalled, all []*conn
+	var allTLS []*tlsConn
 	for {
 		select {
 		case <-s.sweepStop:
@@ -370,8 +389,13 @@ func (s *Server) sweep() {
 			s.watchdog(now)
 			idleCutoff := now.Add(-idle).UnixNano()
 			readCutoff := now.Add(-readTimeout).UnixNano()
-			idlers, stalled, all = idlers[:0], stalled[:0], all[:0]
+			idlers, stalled, all, allTLS = idlers[:0], stalled[:0], all[:0], allTLS[:0]
 			s.mu.Lock()
+			if unanswered > 0 {
+				for c := range s.tlsConns { // their timeouts are their reader's (tlsconn.go)
+					allTLS = append(allTLS, c)
+				}
+			}
 			for c := range s.conns {
 				if unanswered > 0 {
 					all = append(all, c)
@@ -395,11 +419,12 @@ func (s *Server) sweep() {
 				}
 			}
 			if unanswered > 0 {
-				s.reportUnanswered(all, now, unanswered)
+				s.reportUnanswered(all, allTLS, now, unanswered)
 			}
 			clear(idlers)
 			clear(stalled)
 			clear(all)
+			clear(allTLS)
 		}
 	}
 }

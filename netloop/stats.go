@@ -11,13 +11,14 @@ type Stats struct {
 	ConnectionsIdleClosed uint64 // closed by connections.max.idle.ms
 	AcceptErrors          uint64 // accept(2) failures (out of descriptors, typically) and connections no loop took
 
-	FramesRejected  uint64 // size prefix negative or above MaxRequestBytes
-	RequestTimeouts uint64 // connections closed because a request took longer than RequestReadTimeout to arrive
-	Unanswered      uint64 // requests found without an answer after UnansweredAfter (each counted once)
-	BudgetWaits     uint64 // times a large request waited for queued.max.request.bytes
-	QueuedBytes     int64  // queued.max.request.bytes in use now
-	DecodeErrors    uint64 // frames that did not decode (unknown key or version, bad header or body)
-	HandlerPanics   uint64 // Handler.Handle panicked (the connection was closed)
+	FramesRejected       uint64 // size prefix negative or above MaxRequestBytes
+	RequestTimeouts      uint64 // connections closed because a request took longer than RequestReadTimeout to arrive
+	Unanswered           uint64 // requests found without an answer after UnansweredAfter (each counted once)
+	BudgetWaits          uint64 // times a large request waited for queued.max.request.bytes
+	QueuedBytes          int64  // queued.max.request.bytes in use now
+	DecodeErrors         uint64 // frames that did not decode (unknown key or version, bad header or body)
+	TLSHandshakeFailures uint64 // TLS connections closed because their handshake failed (not TLS, bad or missing client certificate, timeout)
+	HandlerPanics        uint64 // Handler.Handle panicked (the connection was closed)
 
 	Requests       uint64 // requests decoded and handed to the Handler
 	Responses      uint64 // responses written in full (Reply(nil) is not one)
@@ -45,6 +46,7 @@ type counters struct {
 	unanswered            atomic.Uint64
 	budgetWaits           atomic.Uint64
 	decodeErrors          atomic.Uint64
+	tlsHandshakeFailures  atomic.Uint64
 	handlerPanics         atomic.Uint64
 	requests              atomic.Uint64
 	responses             atomic.Uint64
@@ -76,6 +78,7 @@ func (c *counters) snapshot() Stats {
 		Unanswered:            c.unanswered.Load(),
 		BudgetWaits:           c.budgetWaits.Load(),
 		DecodeErrors:          c.decodeErrors.Load(),
+		TLSHandshakeFailures:  c.tlsHandshakeFailures.Load(),
 		HandlerPanics:         c.handlerPanics.Load(),
 		Requests:              c.requests.Load(),
 		Responses:             c.responses.Load(),

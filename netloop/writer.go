@@ -180,17 +180,7 @@ func (c *conn) finishBatch(batch []*wire.Response, err error) {
 // what was filed. Requests counted in flight but never filed are finished
 // by their (late) Reply, which sees closed.
 func (c *conn) takeAllLocked() []*wire.Response {
-	var out []*wire.Response
-	count := 0
-	for i := range c.slots {
-		if c.slots[i].ready {
-			count++
-			if c.slots[i].resp != nil {
-				out = append(out, c.slots[i].resp)
-			}
-			c.slots[i] = slot{}
-		}
-	}
+	out, count := drainRing(c.slots)
 	if h := c.handoff; h != nil {
 		c.handoff = nil
 		count += len(h.batch)
@@ -203,6 +193,22 @@ func (c *conn) takeAllLocked() []*wire.Response {
 	c.inFlight -= count
 	c.srv.finish(count)
 	return out
+}
+
+// drainRing empties a closed connection's reorder ring: it returns the
+// responses filed there and how many slots were ready (Reply(nil) ones
+// included).
+func drainRing(slots []slot) (out []*wire.Response, ready int) {
+	for i := range slots {
+		if slots[i].ready {
+			ready++
+			if slots[i].resp != nil {
+				out = append(out, slots[i].resp)
+			}
+			slots[i] = slot{}
+		}
+	}
+	return out, ready
 }
 
 // drop releases responses that will never be written.

@@ -69,14 +69,14 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 	if body.Version < 4 {
 		keys = []string{body.CoordinatorKey}
 	}
-	ep, found := s.Env.ClientEndpoint(req.Session)
+	ep := s.Env.EndpointFor(req)
 	for _, key := range keys {
 		c := kmsg.NewFindCoordinatorResponseCoordinator()
 		c.Key, c.NodeID, c.Port = key, -1, -1
 		var msg string
 		switch body.CoordinatorType {
 		case coordinatorKeyGroup:
-			if _, ok := s.Groups.Of(key); !ok || !found {
+			if _, ok := s.Groups.Of(key); !ok || ep == nil {
 				c.ErrorCode, msg = kerr.CoordinatorNotAvailable.Int16(), "the group coordinator could not start; see the broker log"
 				break
 			}
@@ -86,7 +86,7 @@ func answerFindCoordinator(s *Services, req *wire.Request, body *kmsg.FindCoordi
 				c.ErrorCode, msg = kerr.TransactionalIDAuthorizationFailed.Int16(), txnRefusalMessage
 				break
 			}
-			if _, _, ok := s.Txns.Of(key); !ok || !found {
+			if _, _, ok := s.Txns.Of(key); !ok || ep == nil {
 				c.ErrorCode, msg = kerr.CoordinatorNotAvailable.Int16(), "the transaction coordinator could not start; see the broker log"
 				break
 			}

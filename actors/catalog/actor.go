@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/metadata"
@@ -41,6 +42,11 @@ type ActorConfig struct {
 	ProducerIDs *ProducerIDs
 	// Cluster is set in cluster mode (zookeeper.connect); nil alone.
 	Cluster *ClusterMode
+	// OnKeystores, if set, hears the listeners whose keystore settings
+	// AlterConfigs just changed on this broker, with the configuration
+	// layers to read the new settings from (a TLS listener reads its
+	// keystore again).
+	OnKeystores func(listeners []string, layers config.Layers)
 	// OnOffsetsRole, in cluster mode, hears every change of this
 	// broker's role for a __consumer_offsets partition (of n), once the
 	// partition is in that role: the group coordinators follow it.

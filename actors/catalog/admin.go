@@ -47,6 +47,7 @@ func (a *metadataActor) serve(req *wire.Request) {
 		// as a whole; validated, persisted, then applied to running logs.
 		resp, eff := a.state.AlterConfigs(body)
 		a.logReconfigured(eff, req)
+		a.keystoresChanged(eff)
 		a.apply(eff, nil)
 		env.Reply(req, resp)
 	case *kmsg.IncrementalAlterConfigsRequest:
@@ -55,11 +56,18 @@ func (a *metadataActor) serve(req *wire.Request) {
 		// broker-level default).
 		resp, eff := a.state.IncrementalAlterConfigs(body)
 		a.logReconfigured(eff, req)
+		a.keystoresChanged(eff)
 		a.apply(eff, nil)
 		env.Reply(req, resp)
 	case *kmsg.DescribeClusterRequest:
 		resp := a.state.DescribeCluster(body)
-		a.describeClusterAtListener(req, resp)
+		if ep := a.listenerEndpoint(req); ep != nil {
+			for i := range resp.Brokers {
+				if resp.Brokers[i].NodeID == a.env.BrokerID() {
+					resp.Brokers[i].Host, resp.Brokers[i].Port = ep.Host, ep.Port
+				}
+			}
+		}
 		env.Reply(req, resp)
 	case *kmsg.DescribeLogDirsRequest:
 		a.handleDescribeLogDirs(req, body)
@@ -79,13 +87,29 @@ func (a *metadataActor) serve(req *wire.Request) {
 // (v4+) both say so.
 func (a *metadataActor) handleMetadata(req *wire.Request, body *kmsg.MetadataRequest) {
 	resp, eff := a.state.Metadata(body, a.now())
-	a.metadataAtListener(req, resp)
+	if ep := a.listenerEndpoint(req); ep != nil {
+		for i := range resp.Brokers {
+			if resp.Brokers[i].NodeID == a.env.BrokerID() {
+				resp.Brokers[i].Host, resp.Brokers[i].Port = ep.Host, ep.Port
+			}
+		}
+	}
 	for _, t := range resp.Topics {
 		if t.ErrorCode == 0 && t.Topic != nil && a.startsTopic(eff.Start, *t.Topic) {
 			a.env.Log.Info("topic auto-created", "topic", *t.Topic, "partitions", len(t.Partitions), "client", req.ClientAddr)
 		}
 	}
 	a.apply(eff, func() { env.Reply(req, resp) })
+}
+
+// listenerEndpoint is this broker's address for the listener req came
+// in on, when the broker has several listeners; nil otherwise (the state's
+// one endpoint stands).
+func (a *metadataActor) listenerEndpoint(req *wire.Request) *metadata.Endpoint {
+	if a.env.Endpoints.Load() == nil {
+		return nil
+	}
+	return a.env.EndpointFor(req)
 }
 
 func (a *metadataActor) startsTopic(specs []metadata.PartitionSpec, name string) bool {
@@ -141,6 +165,15 @@ func (a *metadataActor) handleDeleteTopics(req *wire.Request, body *kmsg.DeleteT
 		return
 	}
 	a.apply(eff, func() { env.Reply(req, resp) })
+}
+
+// keystoresChanged passes the listeners whose keystore settings changed
+// to OnKeystores, before the answer goes out: the reload is done (or has
+// failed, with a log line) by the time the client hears the change.
+func (a *metadataActor) keystoresChanged(eff metadata.Effects) {
+	if len(eff.KeystoresChanged) > 0 && a.cfg.OnKeystores != nil {
+		a.cfg.OnKeystores(eff.KeystoresChanged, a.state.Layers())
+	}
 }
 
 func (a *metadataActor) logReconfigured(eff metadata.Effects, req *wire.Request) {

@@ -127,7 +127,7 @@ func Load(inputs ...Input) (*Broker, error) {
 	for _, in := range inputs {
 		for _, k := range slices.Sorted(maps.Keys(in.Values)) {
 			v := strings.TrimSpace(in.Values[k])
-			def, known := BrokerDef(k)
+			def, known := staticDef(k)
 			if !known {
 				def, known = listenerSASLDef(k)
 			}
@@ -146,6 +146,9 @@ func Load(inputs ...Input) (*Broker, error) {
 				continue
 			}
 			if err := def.Validate(v); err != nil {
+				if k != def.Name { // a listener override: name it, not only the key it overrides
+					return nil, fmt.Errorf("%s: %w (from %s)", k, err, in.Origin)
+				}
 				return nil, fmt.Errorf("%w (from %s)", err, in.Origin)
 			}
 			static[k] = v
@@ -154,8 +157,16 @@ func Load(inputs ...Input) (*Broker, error) {
 	}
 	var notes []string
 	for _, k := range slices.Sorted(maps.Keys(static)) {
-		if d, ok := BrokerDef(k); ok && d.Ignored {
+		d, ok := staticDef(k)
+		if !ok {
+			d, ok = listenerSASLDef(k)
+		}
+		switch {
+		case !ok:
+		case d.Ignored:
 			notes = append(notes, fmt.Sprintf("%s (from %s) is accepted but has no effect yet: %s", k, origin[k], d.Doc))
+		case k != d.Name && !strings.HasPrefix(d.Name, "ssl.") && !saslPerListener(d.Name):
+			notes = append(notes, fmt.Sprintf("%s (from %s) is accepted but has no effect yet: samsa applies %s to every listener alike", k, origin[k], d.Name))
 		}
 	}
 	b := &Broker{Static: static, Warnings: warnings, Notes: notes}
@@ -249,8 +260,8 @@ func (b *Broker) interBrokerListener() (string, error) {
 	if i < 0 {
 		return "", fmt.Errorf("%w: %s=%s names no listener in listeners", ErrInvalid, KeyInterBrokerListener, name)
 	}
-	if b.Listeners[i].Protocol != "PLAINTEXT" {
-		return "", fmt.Errorf("%w: %s=%s uses %s; brokers talk to each other over PLAINTEXT only so far: name a PLAINTEXT listener", ErrInvalid, KeyInterBrokerListener, name, b.Listeners[i].Protocol)
+	if p := b.Listeners[i].Protocol; p != "PLAINTEXT" {
+		return "", fmt.Errorf("%w: the inter-broker listener %s uses %s; brokers talk to each other over PLAINTEXT only so far: name a PLAINTEXT listener in %s", ErrUnsupported, name, p, KeyInterBrokerListener)
 	}
 	if b.Advertised != nil && !slices.ContainsFunc(b.Advertised, func(l Listener) bool { return l.Name == name }) {
 		return "", fmt.Errorf("%w: %s=%s is not in advertised.listeners: other brokers could not reach this one", ErrInvalid, KeyInterBrokerListener, name)
@@ -289,13 +300,13 @@ func (b *Broker) build(origin map[string]string) error {
 			b.Warnings = append(b.Warnings, fmt.Sprintf("listener %s is a KRaft controller listener (controller.listener.names); samsa does not serve it", ln))
 			continue
 		}
-		if !servedProtocol(ln.Protocol) {
-			return fail(KeyListeners, get(KeyListeners), fmt.Sprintf("listener %s uses %s; samsa serves PLAINTEXT and SASL_PLAINTEXT listeners (TLS, and so SSL and SASL_SSL, is not available in this build)", ln.Name, ln.Protocol))
+		if !servedProtocols[ln.Protocol] {
+			return fail(KeyListeners, get(KeyListeners), fmt.Sprintf("listener %s uses %s; samsa serves PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners", ln.Name, ln.Protocol))
 		}
 		b.Listeners = append(b.Listeners, ln)
 	}
 	if len(b.Listeners) == 0 {
-		return fail(KeyListeners, get(KeyListeners), "no PLAINTEXT or SASL_PLAINTEXT listener left to serve")
+		return fail(KeyListeners, get(KeyListeners), "no listener left to serve")
 	}
 	if v := get(KeyAdvertisedListeners); v != "" {
 		adv, err := parseListeners(v, protocols)

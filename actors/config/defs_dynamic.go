@@ -1,8 +1,10 @@
 package config
 
+import "slices"
+
 // kafkaDynamicDefs are the broker configs Kafka lets AlterConfigs change at
 // runtime (DynamicBrokerConfig.AllDynamicConfigs, 3.9 and 4.x, and the
-// broker quota configs) that samsa has no other use for yet: security,
+// broker quota configs) that samsa has no other use for yet: principals,
 // SASL, the log cleaner, threads, metrics reporters, tiered storage and
 // the log-dir move quota. All are Ignored: accepted from server.properties
 // and stored when set dynamically, reported by DescribeConfigs, and
@@ -10,33 +12,10 @@ package config
 // defaults, message.max.bytes, ...) live in brokerDefs, and the
 // replication quotas and producer-state keys below.
 //
-// SSL keystores and truststores (ListenerOnly) are set per listener,
-// listener.name.<listener>.<key>; listener, security and SASL keys are
-// PerBroker: Kafka refuses them as cluster-wide defaults.
+// Listener, security and SASL keys are PerBroker: Kafka refuses them as
+// cluster-wide defaults.
 var kafkaDynamicDefs = append(dynamicIgnored([]Def{
-	// SSL, per listener (Kafka's SslConfigs.RECONFIGURABLE_CONFIGS).
-	{Name: "ssl.keystore.type", Type: String, Default: "JKS", ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.keystore.location", Type: String, Nullable: true, ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.keystore.password", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.key.password", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.keystore.key", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.keystore.certificate.chain", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.truststore.type", Type: String, Default: "JKS", ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.truststore.location", Type: String, Nullable: true, ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.truststore.password", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
-	{Name: "ssl.truststore.certificates", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: sslDoc},
-
-	// SSL and principals, per broker.
-	{Name: "ssl.protocol", Type: String, Default: "TLSv1.3", PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.provider", Type: String, Nullable: true, PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.cipher.suites", Type: List, Nullable: true, PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.enabled.protocols", Type: List, Default: "TLSv1.2,TLSv1.3", PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.keymanager.algorithm", Type: String, Default: "SunX509", PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.trustmanager.algorithm", Type: String, Default: "PKIX", PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.endpoint.identification.algorithm", Type: String, Default: "https", PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.secure.random.implementation", Type: String, Nullable: true, PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.client.auth", Type: String, Default: "none", Check: OneOf("required", "requested", "none"), PerBroker: true, Doc: sslDoc},
-	{Name: "ssl.engine.factory.class", Type: Class, Nullable: true, PerBroker: true, Doc: sslDoc},
+	// Principals (the ssl.* keys are in defs_ssl.go).
 	{Name: "principal.builder.class", Type: Class, Default: "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder", PerBroker: true, Doc: securityDoc},
 
 	// SASL, per broker.
@@ -80,7 +59,7 @@ var kafkaDynamicDefs = append(dynamicIgnored([]Def{
 
 	// Replication quotas (Kafka's broker quota configs, dynamic only).
 	{Name: "replica.alter.log.dirs.io.max.bytes.per.second", Type: Long, Default: longMax, Check: AtLeast(0), Doc: quotaDoc},
-}), append(replicationQuotaDefs, producerStateDefs...)...)
+}), slices.Concat(sslDefs, replicationQuotaDefs, producerStateDefs)...)
 
 // producerStateDefs are Kafka's dynamic producer-state keys, which the
 // partitions read at each use.
@@ -102,7 +81,6 @@ var replicationQuotaDefs = []Def{
 }
 
 const (
-	sslDoc      = "Accepted; samsa serves PLAINTEXT listeners only so far."
 	saslDoc     = "Accepted without effect: samsa authenticates with PLAIN and SCRAM (sasl.enabled.mechanisms), not Kerberos or OAUTHBEARER, and brokers talk to each other without SASL."
 	securityDoc = "Accepted; authentication and ACLs come later."
 	cleanerDoc  = "Accepted; the cleaner sizes its own read buffers."

@@ -42,6 +42,8 @@ func listenerSASLDef(name string) (*Def, bool) {
 	return d, ok
 }
 
-// servedProtocol reports whether samsa serves listeners of a security
-// protocol.
-func servedProtocol(p string) bool { return p == "PLAINTEXT" || p == "SASL_PLAINTEXT" }
+// saslPerListener reports whether samsa reads key per listener
+// (listener.name.<listener>.<key>, actors/sasl).
+func saslPerListener(key string) bool {
+	return key == "sasl.enabled.mechanisms" || key == "sasl.jaas.config" || key == "connections.max.reauth.ms"
+}

@@ -29,15 +29,6 @@ func TestSASLListenerAccepted(t *testing.T) {
 	}
 }
 
-func TestTLSListenersRefused(t *testing.T) {
-	for _, l := range []string{"SSL://127.0.0.1:0", "SASL_SSL://127.0.0.1:0"} {
-		_, err := Load(Input{Origin: "test", Values: map[string]string{KeyListeners: l}})
-		if err == nil || !strings.Contains(err.Error(), "TLS") {
-			t.Fatalf("%s: %v", l, err)
-		}
-	}
-}
-
 func TestSASLInterBrokerListenerRefused(t *testing.T) {
 	_, err := Load(Input{Origin: "test", Values: map[string]string{
 		KeyListeners:           "SASL_PLAINTEXT://127.0.0.1:0",

@@ -31,9 +31,11 @@ type Env struct {
 	// Endpoint is the host and port clients are given (set once the
 	// listeners are bound).
 	Endpoint atomic.Pointer[metadata.Endpoint]
-	// ListenerEndpoints are this broker's advertised endpoints by
-	// listener name (set with Endpoint); see ClientEndpoint.
-	ListenerEndpoints atomic.Pointer[map[string]metadata.Endpoint]
+	// Endpoints, when the broker has several listeners, is each one's
+	// address by listener name (single-node mode): a client is told the
+	// address of the listener it came in on, as Kafka does, so that a
+	// client of an SSL listener is not sent to a PLAINTEXT one.
+	Endpoints atomic.Pointer[map[string]metadata.Endpoint]
 	// Cluster is the cluster view in cluster mode (nil alone); the
 	// metadata actor publishes it.
 	Cluster *cluster.Table

@@ -258,6 +258,7 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]Alteration, 
 	touched := make(map[TopicID]bool)
 	for _, i := range ok {
 		eff.Unapplied = append(eff.Unapplied, s.unappliedChanges(resources[i], changes[i])...)
+		eff.KeystoresChanged = appendKeystoreListeners(eff.KeystoresChanged, resources[i], changes[i])
 	}
 	for _, i := range ok {
 		for j := range s.snap.Topics {
@@ -299,6 +300,9 @@ func (s *State) unappliedChanges(r resourceResult, changes []Alteration) []Unapp
 		}
 		d, override, _ := config.DynamicBrokerDef(c.Name)
 		why := "samsa stores and reports listener overrides but does not act on them."
+		if keystoreListener(c.Name) != "" && r.name != "" {
+			continue // the keystore is read again (KeystoresChanged)
+		}
 		if !override {
 			if d.ActsOnDynamic() {
 				continue

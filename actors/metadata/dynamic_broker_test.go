@@ -62,12 +62,18 @@ func TestKafkaDynamicBrokerConfigsAreStored(t *testing.T) {
 		t.Fatalf("cluster default %+v", e)
 	}
 
-	// A listener override: per broker, sensitive when its key is.
-	if c, msg, _ = alterResult(t, s, incremental(kmsg.ConfigResourceTypeBroker, "0",
+	// A listener override: per broker, sensitive when its key is. A
+	// keystore override has the listener's keystore read again, and is
+	// not reported as unapplied; the SASL one is.
+	if c, msg, eff = alterResult(t, s, incremental(kmsg.ConfigResourceTypeBroker, "0",
 		"listener.name.external.ssl.keystore.location", set, "/etc/ks.jks",
 		"listener.name.external.ssl.keystore.password", set, "secret",
 		"listener.name.external.plain.sasl.jaas.config", set, "x required;")); c != 0 {
 		t.Fatalf("listener overrides: %v %q", c, msg)
+	}
+	if len(eff.KeystoresChanged) != 1 || eff.KeystoresChanged[0] != "external" || len(eff.Unapplied) != 1 ||
+		eff.Unapplied[0].Key != "listener.name.external.plain.sasl.jaas.config" {
+		t.Fatalf("keystores changed %v, unapplied %+v", eff.KeystoresChanged, eff.Unapplied)
 	}
 	res := describe(s, kmsg.ConfigResourceTypeBroker, "0")
 	if e, ok = findEntry(res, "listener.name.external.ssl.keystore.location"); !ok || deref(e.Value) != "/etc/ks.jks" || e.Source != config.SourceDynamicBroker {

@@ -21,6 +21,11 @@ type Effects struct {
 	// DeleteTopics could not persist a deletion for want of disk space.
 	// The topics stay in the state until the second request succeeds.
 	FreeSpace []PartitionRef
+	// KeystoresChanged are the listeners (lower case, as in
+	// listener.name.<listener>.*) whose keystore settings were just set
+	// on this broker: the shell has their keystores read again (Kafka's
+	// dynamic keystore update), with the settings Layers resolves.
+	KeystoresChanged []string
 }
 
 // UnappliedConfig is a dynamic config that was set and has no effect.

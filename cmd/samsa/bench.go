@@ -42,10 +42,19 @@ func newBenchCommand() *cobra.Command {
 	pf.DurationVar(&w.IdleTimeout, "idle-timeout", w.IdleTimeout, "consume: give up after this long without a record (0 = wait for ever)")
 	pf.StringVarP(&output, "output", "o", "table", "table or json")
 	pf.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator itself to this file")
+	var tlsFlags benchTLSFlags
+	pf.StringVar(&tlsFlags.ca, "tls-ca", "", "produce, consume, e2e: connect over TLS (an SSL listener), trusting this PEM CA")
+	pf.StringVar(&tlsFlags.cert, "tls-cert", "", "with --tls-ca: PEM client certificate (ssl.client.auth=required)")
+	pf.StringVar(&tlsFlags.key, "tls-key", "", "with --tls-cert: its PEM private key")
 
 	run := func(fn func(context.Context, bench.Workload, bench.Progress) (bench.Result, error)) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, _ []string) error {
 			w.Brokers = strings.Split(brokers, ",")
+			tlsCfg, err := tlsFlags.config()
+			if err != nil {
+				return err
+			}
+			w.TLS = tlsCfg
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if cpuProfile != "" {

@@ -86,13 +86,13 @@ func client(t *testing.T, addr string, mech sasl.Mechanism, opts ...kgo.Opt) *kg
 
 // createScramUser makes user's SCRAM credential for mech through the
 // Kafka API (AlterUserScramCredentials), as an authenticated admin.
-func createScramUser(t *testing.T, addr string, admin sasl.Mechanism, mech, user, pass string) {
+func createScramUser(t *testing.T, addr string, admin sasl.Mechanism, mech, user, pass string, opts ...kgo.Opt) {
 	t.Helper()
 	m := kadm.ScramSha256
 	if mech == "SCRAM-SHA-512" {
 		m = kadm.ScramSha512
 	}
-	adm := kadm.NewClient(client(t, addr, admin))
+	adm := kadm.NewClient(client(t, addr, admin, opts...))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	res, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: user, Mechanism: m, Iterations: 4096, Password: pass}})
@@ -105,7 +105,7 @@ func createScramUser(t *testing.T, addr string, admin sasl.Mechanism, mech, user
 }
 
 // roundTrip produces n records to topic and consumes them back.
-func roundTrip(t *testing.T, cl *kgo.Client, addr string, mech sasl.Mechanism, topic string, n int) {
+func roundTrip(t *testing.T, cl *kgo.Client, addr string, mech sasl.Mechanism, topic string, n int, opts ...kgo.Opt) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -115,7 +115,7 @@ func roundTrip(t *testing.T, cl *kgo.Client, addr string, mech sasl.Mechanism, t
 			t.Fatalf("produce %d: %v", i, err)
 		}
 	}
-	consumer := client(t, addr, mech, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	consumer := client(t, addr, mech, append([]kgo.Opt{kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, opts...)...)
 	got := 0
 	for got < n {
 		fs := consumer.PollFetches(ctx)

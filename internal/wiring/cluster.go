@@ -40,7 +40,7 @@ type clusterNode struct {
 // cluster is refused before anything opens), the logs, the listeners,
 // and only then the registration in /brokers/ids, so that a broker
 // others learn of answers; then the controller campaign.
-func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler) (*Node, error) {
+func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler, tlsLis []*netloop.TLSListener) (*Node, error) {
 	cc := cfg.Cluster
 	zc, err := zkmeta.Connect(context.Background(), zkmeta.Config{Connect: cc.ZooKeeperConnect, SessionTimeout: cc.SessionTimeout,
 		ConnectionTimeout: cc.ConnectionTimeout, Log: logger})
@@ -93,6 +93,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 		h = wrap(broker)
 	}
 	nc := NetloopConfig(cfg, logger)
+	nc.TLS = tlsLis
 	applyFDLimit(&nc, cfg, logger)
 	server, err := netloop.New(nc, h)
 	if err != nil {
@@ -102,7 +103,6 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 		return fail(errors.Join(fmt.Errorf("listen: %w", err), closeBroker(broker, cfg)))
 	}
 	host, port := Advertised(cfg, server.Addrs())
-	broker.SetListenerEndpoints(ListenerEndpoints(cfg, server.Addrs()))
 	broker.SetAdvertised(host, port)
 	node := &Node{Broker: broker, Server: server, Host: host, Port: port}
 	cn := &clusterNode{zk: zc, cfg: cc, log: logger, broker: broker, stop: make(chan struct{}), done: make(chan struct{}),

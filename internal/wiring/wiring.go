@@ -39,10 +39,14 @@ func Start(cfg *config.Broker, logger *slog.Logger) (*Node, error) {
 // The wrapper must keep the broker's Drain, as embedding *actors.Broker
 // does.
 func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler) (*Node, error) {
-	if cfg.Cluster != nil {
-		return startCluster(cfg, logger, wrap)
+	tlsLis, stores, err := tlsListeners(cfg, logger)
+	if err != nil {
+		return nil, err
 	}
-	broker, err := actors.NewBroker(cfg, logger)
+	if cfg.Cluster != nil {
+		return startCluster(cfg, logger, wrap, tlsLis)
+	}
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger)})
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +55,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		h = wrap(broker)
 	}
 	nc := NetloopConfig(cfg, logger)
+	nc.TLS = tlsLis
 	applyFDLimit(&nc, cfg, logger)
 	server, err := netloop.New(nc, h)
 	if err != nil {
@@ -60,8 +65,10 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeBroker(broker, cfg))
 	}
 	host, port := Advertised(cfg, server.Addrs())
-	broker.SetListenerEndpoints(ListenerEndpoints(cfg, server.Addrs()))
 	broker.SetAdvertised(host, port)
+	if eps := listenerEndpoints(cfg, server.Addrs()); eps != nil {
+		broker.SetListenerEndpoints(eps)
+	}
 	return &Node{Broker: broker, Server: server, Host: host, Port: port}, nil
 }
 
@@ -158,11 +165,20 @@ func Advertised(cfg *config.Broker, bound []net.Addr) (string, int32) {
 	if len(cfg.Advertised) > 0 {
 		return cfg.Advertised[0].Host, int32(cfg.Advertised[0].Port)
 	}
-	host, port := cfg.Listeners[0].Host, cfg.Listeners[0].Port
+	var first net.Addr
 	if len(bound) > 0 {
-		if tcp, ok := bound[0].(*net.TCPAddr); ok {
-			port = tcp.Port
-		}
+		first = bound[0]
+	}
+	return boundEndpoint(cfg.Listeners[0], first)
+}
+
+// boundEndpoint is a listener's address as clients can reach it: its
+// bound port (port 0 resolves) and, for a wildcard host, this machine's
+// name.
+func boundEndpoint(l config.Listener, bound net.Addr) (string, int32) {
+	host, port := l.Host, l.Port
+	if tcp, ok := bound.(*net.TCPAddr); ok {
+		port = tcp.Port
 	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		if name, err := os.Hostname(); err == nil {
