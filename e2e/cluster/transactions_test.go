@@ -213,12 +213,28 @@ func TestTransactionCoordinatorFailover(t *testing.T) {
 		}
 	}
 	waitTxnCoordinator(t, c, id, next)
+	// The abort can also return without error and leave the client's
+	// producer id fenced (seen once in CI: its epoch-bumping
+	// InitProducerId was answered PRODUCER_FENCED while the coordinator
+	// moved back to its preferred broker); a new producer of the id
+	// takes over then too. Whether Kafka 3.9 ever fences here is an open
+	// question (see the session note of 2026-12-02).
+	if err := cl.BeginTransaction(); err != nil {
+		t.Logf("the producer after the racing commit: %v; a new producer of %s takes over", err, id)
+		cl = client(t, liveAddrs(c), txnOpts...)
+	} else if err := cl.EndTransaction(ctx, kgo.TryAbort); err != nil { // empty: no request
+		t.Fatalf("ending the empty probe transaction: %v", err)
+	}
 	transact(cl, "last", true)
 
 	// A read_committed consumer sees the committed transactions, whole,
 	// once each, and nothing of the aborted one.
 	want := map[string]bool{"first": true, "aborted": false, "across": true, "after": true, "back": true, "last": true}
-	seen := readCommitted(t, liveAddrs(c), topic, 5*2*3)
+	atLeast := 5 * 2 * 3
+	if racing == "committed" {
+		atLeast += 6 // its markers may still be on their way: wait for them too
+	}
+	seen := readCommitted(t, liveAddrs(c), topic, atLeast)
 	racingSeen := 0
 	for p := range 2 {
 		for i := range 3 {
@@ -267,10 +283,18 @@ func readCommitted(t *testing.T, addrs []string, topic string, n int) map[string
 		})
 		fs.EachRecord(func(r *kgo.Record) { seen[string(r.Value)]++; total++ })
 	}
-	// Anything beyond n (a duplicate, an aborted record) shows up soon.
-	extra, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	cl.PollFetches(extra).EachRecord(func(r *kgo.Record) { seen[string(r.Value)]++ })
+	// Anything beyond n (a duplicate, an aborted record, a transaction
+	// whose markers are still on their way) shows up soon: poll until
+	// two seconds pass without a record.
+	for {
+		extra, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		got := 0
+		cl.PollFetches(extra).EachRecord(func(r *kgo.Record) { seen[string(r.Value)]++; got++ })
+		cancel()
+		if got == 0 {
+			break
+		}
+	}
 	if total < n {
 		t.Fatalf("read_committed gave %d records, want %d: %v", total, n, seen)
 	}
