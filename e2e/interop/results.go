@@ -21,9 +21,13 @@ const (
 	NotRun Status = ""
 )
 
-// features are the matrix's columns, in order.
-var features = []string{"produce", "consume", "group", "commit", "admin",
+// scenarioFeatures are the columns a client's main run decides.
+var scenarioFeatures = []string{"produce", "consume", "group", "commit", "admin",
 	"codec:none", "codec:gzip", "codec:snappy", "codec:lz4", "codec:zstd", "idempotence", "headers", "transactions"}
+
+// features are the matrix's columns, in order: the main run's, then
+// sasl_ssl, which a separate step of its own decides (secure.go).
+var features = append(append([]string(nil), scenarioFeatures...), saslFeature)
 
 // Result is one cell of the matrix.
 type Result struct {
@@ -52,7 +56,7 @@ func (r *Report) set(feature string, s Status, format string, args ...any) {
 // failAll marks every feature not yet decided as failed with why, for a
 // checker that could not run at all.
 func (r *Report) failAll(why string) {
-	for _, f := range features {
+	for _, f := range scenarioFeatures {
 		if _, ok := r.Results[f]; !ok {
 			r.set(f, Fail, "%s", why)
 		}
