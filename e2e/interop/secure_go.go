@@ -5,6 +5,7 @@ import (
 	"crypto/sha512"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -124,16 +125,19 @@ func saramaSasl(ctx context.Context, _ string, s *secureListener, topic string, 
 		if err := <-errc; err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("closing the session: %w", err)
 		}
-		return checkSaslValues(h.got, n)
+		return checkSaslValues(h.values(), n)
 	}()
 	return saslResult(err, n, " in a group (marked and committed)")
 }
 
 // saslHandler collects n values, marking each, then closes done; sarama
-// commits the marks when the session ends.
+// commits the marks when the session ends. sarama runs ConsumeClaim once
+// per partition, concurrently: got is shared under mu.
 type saslHandler struct {
 	n    int
+	mu   sync.Mutex
 	got  []string
+	once sync.Once
 	done chan struct{}
 }
 
@@ -141,12 +145,21 @@ func (h *saslHandler) Setup(sarama.ConsumerGroupSession) error   { return nil }
 func (h *saslHandler) Cleanup(sarama.ConsumerGroupSession) error { return nil }
 func (h *saslHandler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
 	for m := range claim.Messages() {
-		h.got = append(h.got, string(m.Value))
 		sess.MarkMessage(m, "")
-		if len(h.got) == h.n {
-			sess.Commit()
-			close(h.done)
+		h.mu.Lock()
+		h.got = append(h.got, string(m.Value))
+		all := len(h.got) >= h.n
+		h.mu.Unlock()
+		if all {
+			h.once.Do(func() { close(h.done) })
 		}
 	}
 	return nil
+}
+
+// values is what the handler read so far.
+func (h *saslHandler) values() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.got...)
 }
