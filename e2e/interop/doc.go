@@ -50,6 +50,18 @@
 // consumer must read exactly the committed records; the runner reads the
 // topic again with franz-go under both isolation levels.
 //
+// The sasl_ssl column (secure.go, secure_clients.go, secure_go.go): the
+// single broker also listens SASL_SSL, with a PEM keystore issued by a CA
+// made for the run (netloop/tlsconf/tlstest), and the runner makes a
+// SCRAM-SHA-512 user through the PLAINTEXT listener
+// (AlterUserScramCredentials) before any client runs. After its main run
+// each client connects there trusting the CA, produces a hundredth of
+// -count records (1 to 100) to prefix-sasl and consumes them back in a
+// group, committing; the external checkers do so in a mode of their own
+// (Main's "sasl-ssl", check.py CLIENT:sasl_ssl, check.js --sasl-ssl). The
+// cluster run leaves the column empty (—): testkit's cluster brokers have
+// one PLAINTEXT listener each.
+//
 // # The checker contract
 //
 // A checker is run as `CHECKER BOOTSTRAP PREFIX COUNT` and prints
@@ -58,7 +70,8 @@
 //	RESULT <feature> PASS|FAIL|LIMIT <detail>
 //
 // one RESULT line per feature of the matrix (results.go: produce, consume,
-// group, commit, admin, codec:<name>, idempotence, headers, transactions).
+// group, commit, admin, codec:<name>, idempotence, headers, transactions;
+// sasl_ssl comes from the separate step above).
 // FAIL's detail is the client's own error; LIMIT marks what the client
 // lacks against Apache Kafka too (kafkajs has no built-in lz4/zstd,
 // kafka-go no idempotent or transactional producer); kcat and the CLI

@@ -22,7 +22,10 @@ type external struct {
 	setup func(ctx context.Context, root string) error
 	// command is the checker's argv for a run.
 	command func(root, bootstrap, prefix string, count int) []string
-	dir     string // working directory, relative to the root
+	// saslCommand is the checker's argv for its sasl_ssl step, to which
+	// the step adds the CA file, mechanism, user and password; nil: none.
+	saslCommand func(root, addr, topic string, n int) []string
+	dir         string // working directory, relative to the root
 	// env is added to the checker's environment, when set.
 	env func(root string) []string
 }
@@ -52,7 +55,7 @@ func (e external) run(ctx context.Context, root, bootstrap, prefix string, count
 	if err != nil {
 		rep.failAll(fmt.Sprintf("checker %s: %v: %s", strings.Join(argv, " "), err, tailLines(stderr.String(), 5)))
 	}
-	if len(rep.Results) < len(features) {
+	if len(rep.Results) < len(scenarioFeatures) {
 		rep.failAll("checker gave no result: " + tailLines(rep.Log, 5))
 	}
 	return rep
@@ -164,6 +167,9 @@ func externals() []external {
 			command: func(root, b, p string, n int) []string {
 				return []string{pythonInterpreter(root), "check.py", client, b, p, strconv.Itoa(n)}
 			},
+			saslCommand: func(root, addr, topic string, n int) []string {
+				return []string{pythonInterpreter(root), "check.py", client + ":sasl_ssl", addr, topic, strconv.Itoa(n)}
+			},
 			env: func(root string) []string {
 				return []string{"PYTHONPATH=" + filepath.Join(root, "interop", "python", ".venv", "site")}
 			}}
@@ -172,12 +178,18 @@ func externals() []external {
 		{client: "java kafka-clients", setup: javaSetup, dir: "interop/java",
 			command: func(root, b, p string, n int) []string {
 				return []string{"java", "-Xmx512m", "-cp", javaClasspath(root), "io.samsa.interop.Main", "matrix", b, p, strconv.Itoa(n)}
+			},
+			saslCommand: func(root, addr, topic string, n int) []string {
+				return []string{"java", "-Xmx256m", "-cp", javaClasspath(root), "io.samsa.interop.Main", "sasl-ssl", addr, topic, strconv.Itoa(n)}
 			}},
 		py("confluent-kafka"),
 		py("kafka-python"),
 		{client: "kafkajs", setup: nodeSetup, dir: "interop/node",
 			command: func(root, b, p string, n int) []string {
 				return []string{"node", "check.js", b, p, strconv.Itoa(n)}
+			},
+			saslCommand: func(root, addr, topic string, n int) []string {
+				return []string{"node", "check.js", "--sasl-ssl", addr, topic, strconv.Itoa(n)}
 			}},
 	}
 }

@@ -86,6 +86,7 @@ func repoRoot() (string, error) {
 type client struct {
 	name string
 	run  func(ctx context.Context, root, bootstrap, prefix string, count int) *Report
+	sasl saslStep // the sasl_ssl check (secure.go); nil: none yet
 }
 
 func clients() []client {
@@ -96,14 +97,15 @@ func clients() []client {
 		func(b string) goClient { return kafkaGo{b} },
 	} {
 		name := g("").name()
-		cs = append(cs, client{name, func(ctx context.Context, _, b, p string, n int) *Report {
+		cs = append(cs, client{name: name, run: func(ctx context.Context, _, b, p string, n int) *Report {
 			return runScenario(ctx, g(b), p, n)
-		}})
+		}, sasl: goSaslSteps[name]})
 	}
 	for _, e := range externals() {
-		cs = append(cs, client{e.client, e.run})
+		cs = append(cs, client{name: e.client, run: e.run, sasl: e.saslStep()})
 	}
-	cs = append(cs, client{"kcat", runKcat}, client{"kafka CLI tools", runKafkaTools})
+	cs = append(cs, client{name: "kcat", run: runKcat, sasl: kcatSasl},
+		client{name: "kafka CLI tools", run: runKafkaTools, sasl: kafkaToolsSasl})
 	return cs
 }
 
@@ -126,6 +128,7 @@ type target struct {
 	bootstrap string
 	rf        int16
 	stop      func()
+	secure    *secureListener // the SASL_SSL listener; nil in a cluster
 }
 
 // startTarget starts what run n of the matrix runs against: one `samsa
@@ -134,15 +137,16 @@ type target struct {
 // (the cluster's default.replication.factor, and Kafka's usual).
 func startTarget(n int) (target, error) {
 	if n == 0 {
-		b, err := testkit.LaunchBroker(testkit.BrokerConfig{})
+		b, s, cleanup, err := launchSecureBroker(context.Background())
 		if err != nil {
 			return target{}, err
 		}
-		return target{bootstrap: b.Addr(), rf: 1, stop: func() {
+		return target{bootstrap: b.Addr(), rf: 1, secure: s, stop: func() {
 			if err := b.Stop(); err != nil {
 				slog.Error("stopping the broker", "err", err, "output", testkit.LastLines(b.Output(), 50))
 			}
 			b.Close()
+			cleanup()
 		}}, nil
 	}
 	if !testkit.ZooKeeperAvailable() {
@@ -266,6 +270,7 @@ func runClients(ctx context.Context, root string, t target, want map[string]bool
 			rep = c.run(ctx, root, t.bootstrap, prefix, mr.count)
 			checkStoredCodecs(ctx, t.bootstrap, prefix, rep)
 			verifyStoredTxn(ctx, t.bootstrap, prefix, mr.count, rep)
+			runSaslStep(ctx, root, t.secure, c, prefix, mr.count, rep)
 		}
 		rep.Took = time.Since(t0)
 		mr.reports = append(mr.reports, rep)
@@ -292,7 +297,7 @@ func createTopics(ctx context.Context, bootstrap, prefix string, rf int16) error
 	for _, c := range codecs {
 		names = append(names, prefix+"-"+c)
 	}
-	names = append(names, prefix+"-idem", prefix+"-txn")
+	names = append(names, prefix+"-idem", prefix+"-txn", prefix+"-sasl")
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	res, err := kadm.NewClient(cl).CreateTopics(cctx, partitions, rf, nil, names...)

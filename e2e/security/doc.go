@@ -6,5 +6,8 @@
 // SASL_PLAINTEXT listeners (PLAIN users from JAAS, SCRAM users created
 // through the Kafka APIs), alone and in a ZooKeeper cluster, failures
 // checked on both sides: the client's error and the broker's one log
-// line.
+// line; and the SASL_SSL scenario (a PLAINTEXT operator
+// listener, a SASL_SSL one with a PEM keystore from a test CA, SCRAM
+// users, ACLs) on franz-go, kcat and Java kafka-clients (interop/java's
+// SaslSsl, built with mvn).
 package security

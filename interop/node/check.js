@@ -2,6 +2,7 @@
 // Interop checker for samsa: kafkajs (pinned in package.json).
 //
 // Usage: node check.js BOOTSTRAP PREFIX COUNT
+//        node check.js --sasl-ssl ...   (the sasl_ssl step, see sasl_ssl.js)
 //
 // Same contract as interop/python/check.py: the runner has created
 // PREFIX-<codec>, PREFIX-idem and PREFIX-txn with 3 partitions; this script produces,
@@ -219,6 +220,10 @@ async function adminCheck(kafka, topic) {
 }
 
 async function main() {
+  if (process.argv[2] === '--sasl-ssl') {
+    await require('./sasl_ssl').run(process.argv.slice(3), result);
+    return;
+  }
   const [bootstrap, prefix, countText] = process.argv.slice(2);
   if (!bootstrap || !prefix || !countText) {
     process.stderr.write('usage: node check.js BOOTSTRAP PREFIX COUNT\n');

@@ -3,6 +3,7 @@
 
 Usage:
     check.py kafka-python|confluent-kafka BOOTSTRAP PREFIX COUNT
+    check.py kafka-python:sasl_ssl|confluent-kafka:sasl_ssl ...   (see sasl_ssl.py)
 
 The runner (interop/runner) has created the topics PREFIX-<codec> for
 every codec, PREFIX-idem and PREFIX-txn, each with 3 partitions. This script:
@@ -420,6 +421,10 @@ def txn_read(poll, k):
 # ---------------------------------------------------------------- driver
 
 def main():
+    if len(sys.argv) == 9 and sys.argv[1] in ("kafka-python:sasl_ssl", "confluent-kafka:sasl_ssl"):
+        import sasl_ssl
+        sasl_ssl.run(sys.argv[1].split(":")[0], sys.argv[2:], result)
+        return
     if len(sys.argv) != 5 or sys.argv[1] not in ("kafka-python", "confluent-kafka"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)

@@ -41,6 +41,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   matrix  BOOTSTRAP PREFIX COUNT   (the interop matrix scenario, see Matrix)
  *   txn     BOOTSTRAP TOPIC TXNS PER_TXN GROUP   (transactions, see Txn)
  *   streams-eos BOOTSTRAP APP_ID IN OUT COUNTS STATE_DIR   (Kafka Streams, see StreamsEos)
+ *   sasl-ssl, sasl-ssl-acl   (SASL_SSL with SCRAM, see SaslSsl)
  * TOPICS is a comma list; produce writes COUNT records to each topic, with
  * the matching entry of the comma list COMPRESSIONS (or its only entry).
  * consume reads COUNT records from each topic, all partitions from the
@@ -65,6 +66,8 @@ public final class Main {
             case "matrix" -> Matrix.run(args[1], args[2], Integer.parseInt(args[3]));
             case "txn" -> Txn.run(args);
             case "streams-eos" -> StreamsEos.run(args);
+            case "sasl-ssl" -> SaslSsl.matrix(args);
+            case "sasl-ssl-acl" -> SaslSsl.acl(args);
             default -> usage();
         }
     }

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/samsa-io/samsa/netloop/tlsconf/tlstest"
+	"github.com/samsa-io/samsa/testkit"
+)
+
+// The sasl_ssl column: the single broker gets a second listener,
+// SASL_SSL with a PEM keystore issued by a CA made for the run, and a
+// SCRAM-SHA-512 user made through the PLAINTEXT listener with the Kafka
+// API (AlterUserScramCredentials) before any client runs. Each client
+// then connects there trusting the CA, produces saslCount records to
+// prefix-sasl and consumes them back in a group.
+
+const (
+	saslUser     = "interop"
+	saslPassword = "interop-secret"
+	saslMech     = "SCRAM-SHA-512"
+	saslFeature  = "sasl_ssl"
+)
+
+// secureListener is where and how clients reach the SASL_SSL listener.
+type secureListener struct {
+	addr   string // host:port of the SASL_SSL listener
+	caPath string // the CA certificate as PEM, for clients to trust
+	ca     *tlstest.CA
+}
+
+// saslCount is the records each client sends over SASL_SSL: the column
+// checks the handshake and the authenticated path, not throughput.
+func saslCount(count int) int { return max(min(count/100, 100), 1) }
+
+// certFailure carries a tlstest failure out of failT.
+type certFailure struct{ msg string }
+
+// failT lets the runner, not a test, call tlstest (which takes a
+// testing.TB): a failure panics with certFailure, which makeCerts turns
+// back into an error. The embedded nil TB is never called.
+type failT struct{ testing.TB }
+
+func (failT) Helper()                           {}
+func (failT) Fatal(args ...any)                 { panic(certFailure{fmt.Sprint(args...)}) }
+func (failT) Fatalf(format string, args ...any) { panic(certFailure{fmt.Sprintf(format, args...)}) }
+
+// makeCerts makes the run's CA and writes the broker's PEM keystore and
+// the CA certificate into dir.
+func makeCerts(dir string) (ca *tlstest.CA, keystore, caPath string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(certFailure)
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("test certificates: %s", f.msg)
+		}
+	}()
+	t := failT{}
+	ca = tlstest.NewCA(t)
+	keystore = ca.Server(t).WritePEM(t, dir, "broker.pem")
+	caPath = ca.WritePEM(t, dir, "ca.pem")
+	return ca, keystore, caPath, nil
+}
+
+// launchSecureBroker starts the single broker with a PLAINTEXT listener
+// (the runner's and the main scenario's) and a SASL_SSL one, and makes
+// the SCRAM user.
+func launchSecureBroker(ctx context.Context) (*testkit.BrokerProcess, *secureListener, func(), error) {
+	dir, err := os.MkdirTemp("", "interop-tls-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	ca, keystore, caPath, err := makeCerts(dir)
+	if err == nil {
+		var plain, secure int
+		if plain, err = testkit.FreePort(); err == nil {
+			secure, err = testkit.FreePort()
+		}
+		if err == nil {
+			var b *testkit.BrokerProcess
+			b, err = testkit.LaunchBroker(testkit.BrokerConfig{Port: plain, Args: []string{
+				"--listeners", fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,SASL_SSL://127.0.0.1:%d", plain, secure),
+				"--sasl.enabled.mechanisms", "SCRAM-SHA-256,SCRAM-SHA-512",
+				"--ssl.keystore.type", "PEM", "--ssl.keystore.location", keystore,
+			}})
+			if err == nil {
+				s := &secureListener{addr: "127.0.0.1:" + strconv.Itoa(secure), caPath: caPath, ca: ca}
+				if err = makeScramUser(ctx, b.Addr()); err != nil {
+					b.Close()
+				} else {
+					return b, s, cleanup, nil
+				}
+			}
+		}
+	}
+	cleanup()
+	return nil, nil, nil, err
+}
+
+// makeScramUser creates the SCRAM user through the PLAINTEXT listener.
+func makeScramUser(ctx context.Context, plainAddr string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(plainAddr))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	res, err := kadm.NewClient(cl).AlterUserSCRAMs(cctx, nil, []kadm.UpsertSCRAM{
+		{User: saslUser, Mechanism: kadm.ScramSha512, Iterations: 4096, Password: saslPassword}})
+	if err == nil {
+		err = res.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("creating the SCRAM user: %w", err)
+	}
+	return nil
+}
+
+// saslStep is one client's sasl_ssl check: it produces n records to topic
+// over s and consumes them back, and returns the cell.
+type saslStep func(ctx context.Context, root string, s *secureListener, topic string, n int) Result
+
+// runSaslStep fills the sasl_ssl cell of rep with the client's step; it
+// stays "—" without a SASL_SSL listener (the cluster run) or without a
+// step in the runner for the client (a note says so).
+func runSaslStep(ctx context.Context, root string, s *secureListener, c client, prefix string, count int, rep *Report) {
+	if s == nil {
+		return
+	}
+	if c.sasl == nil {
+		rep.Notes = append(rep.Notes, "sasl_ssl: not checked (the runner has no SASL_SSL step for this client yet)")
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	rep.Results[saslFeature] = c.sasl(cctx, root, s, prefix+"-sasl", saslCount(count))
+}

@@ -1,0 +1,117 @@
+package security
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/samsa-io/samsa/testkit"
+)
+
+// javaDir is interop/java's Maven harness, relative to this package.
+const javaDir = "../../interop/java"
+
+var javaBuild struct {
+	once sync.Once
+	cp   string
+	err  error
+}
+
+// javaClasspath builds interop/java once per test binary and returns its
+// classpath. mvn package is quick when nothing changed (it compiles only
+// stale sources), so this does not second-guess it as e2e/datapath does.
+func javaClasspath(t *testing.T) string {
+	t.Helper()
+	testkit.RequireTool(t, "java")
+	mvn := testkit.RequireTool(t, "mvn")
+	javaBuild.once.Do(func() {
+		dir, err := filepath.Abs(javaDir)
+		if err != nil {
+			javaBuild.err = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "package", "-DskipTests")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			javaBuild.err = err
+			javaBuild.cp = testkit.LastLines(string(out), 40)
+			return
+		}
+		javaBuild.cp = filepath.Join(dir, "target", "classes") + ":" + filepath.Join(dir, "target", "lib", "*")
+	})
+	if javaBuild.err != nil {
+		t.Fatalf("building the Java harness (mvn package in %s): %v\n%s", javaDir, javaBuild.err, javaBuild.cp)
+	}
+	return javaBuild.cp
+}
+
+// The scenario on Java kafka-clients: over SASL_SSL (a PEM
+// truststore holding the test CA, SCRAM-SHA-512) alice produces to and
+// consumes in group g from topic a, is refused topic b with
+// TopicAuthorizationException, and a wrong password gets
+// SaslAuthenticationException (io.samsa.interop.SaslSsl checks the
+// exception classes; it prints OK only when all three hold).
+func TestJavaSASLSSLUnderACLs(t *testing.T) {
+	cp := javaClasspath(t)
+	b := startSecureBroker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	op := kadm.NewClient(client(t, b.operatorAddr(), nil))
+	if _, err := op.CreateTopics(ctx, 1, 1, nil, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := op.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "alice-secret"}})
+	if err == nil {
+		err = res.Error()
+	}
+	if err != nil {
+		t.Fatalf("SCRAM user: %v", err)
+	}
+	alice := func() *kadm.ACLBuilder {
+		return kadm.NewACLs().Allow("User:alice").AllowHosts("*").ResourcePatternType(kadm.ACLPatternLiteral)
+	}
+	for _, acl := range []*kadm.ACLBuilder{alice().Topics("a").Operations(kadm.OpWrite, kadm.OpRead), alice().Groups("g").Operations(kadm.OpRead)} {
+		rs, err := op.CreateACLs(ctx, acl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.Err != nil {
+				t.Fatalf("create ACL: %v", r.Err)
+			}
+		}
+	}
+	ca := b.ca.WritePEM(t, t.TempDir(), "ca.pem")
+
+	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, "io.samsa.interop.Main", "sasl-ssl-acl",
+		b.secureAddr(t), "a", "b", "20", "g", ca, "SCRAM-SHA-512", "alice", "alice-secret")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	out := strings.TrimSpace(stdout.String())
+	if err != nil || !strings.HasPrefix(out, "OK") {
+		t.Fatalf("java sasl-ssl-acl: %v\nstdout:\n%s\nstderr (end):\n%s", err, out, testkit.LastLines(stderr.String(), 60))
+	}
+	t.Log(out)
+
+	// The group's commit landed: the operator sees g at a's end.
+	offs, err := op.FetchOffsets(ctx, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := offs.Lookup("a", 0); !ok || o.At != 20 {
+		t.Fatalf("group g's committed offset on a/0: %+v (found %v), want 20", o, ok)
+	}
+	if len(b.log.Matching("SASL authentication failed", "user=alice")) == 0 {
+		t.Errorf("no log line for alice's failed login")
+	}
+}
