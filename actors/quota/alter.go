@@ -21,12 +21,7 @@ func PlanAlter(configs Configs, req *kmsg.AlterClientQuotasRequest) (Configs, []
 	next := maps.Clone(configs)
 	var changed []Entity
 	for _, en := range req.Entries {
-		out := kmsg.NewAlterClientQuotasResponseEntry()
-		for _, c := range en.Entity {
-			oc := kmsg.NewAlterClientQuotasResponseEntryEntity()
-			oc.Type, oc.Name = c.Type, c.Name
-			out.Entity = append(out.Entity, oc)
-		}
+		out := ResponseEntry(en)
 		e, cfg, msg := applyEntry(next, en)
 		if msg != "" {
 			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Int16(), kmsg.StringPtr(msg)
@@ -117,4 +112,16 @@ func entityOf(cs []kmsg.AlterClientQuotasRequestEntryEntity) (Entity, string) {
 		*slot = p
 	}
 	return e, ""
+}
+
+// ResponseEntry is the answer to entry, naming its entity as asked, with
+// no error yet.
+func ResponseEntry(en kmsg.AlterClientQuotasRequestEntry) kmsg.AlterClientQuotasResponseEntry {
+	out := kmsg.NewAlterClientQuotasResponseEntry()
+	for _, c := range en.Entity {
+		oc := kmsg.NewAlterClientQuotasResponseEntryEntity()
+		oc.Type, oc.Name = c.Type, c.Name
+		out.Entity = append(out.Entity, oc)
+	}
+	return out
 }

@@ -111,7 +111,11 @@ func (m *Manager) Record(kind Kind, principal, clientID string, value float64, n
 	er.last = now
 	er.r.record(value, now)
 	total, span := er.r.measure(now)
-	d := throttle(total, span, bound, m.window)
+	var limit time.Duration
+	if kind == Request {
+		limit = m.window.Size
+	}
+	d := throttle(total, span, bound, limit)
 	if d > 0 && !er.throttled && m.log != nil {
 		m.log.Info("client quota exceeded: throttling", "quota", kindKeys[kind], "entity", key.String(),
 			"bound", bound, "rate", total/span, "throttle_ms", d.Milliseconds())
@@ -137,4 +141,22 @@ func UserOf(principal string) string {
 		return name
 	}
 	return principal
+}
+
+// WindowCap is the most of kind one request may take for a client with
+// a quota: the quota over Num-1 windows, as Kafka caps a fetch's size so
+// that a single response cannot exceed what the window allows (which
+// would throttle the consumer for every fetch). ok is false without a
+// quota.
+func (m *Manager) WindowCap(kind Kind, principal, clientID string) (limit int64, ok bool) {
+	c := m.configs.Load()
+	if c == nil {
+		return 0, false
+	}
+	_, bound, ok := resolve(*c, kindKeys[kind], UserOf(principal), clientID)
+	if !ok {
+		return 0, false
+	}
+	v := bound * float64(m.window.Num-1) * m.window.Size.Seconds()
+	return int64(min(v, float64(1<<62))), true
 }

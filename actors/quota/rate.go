@@ -66,16 +66,22 @@ func (r *rate) measure(now time.Time) (total, span float64) {
 
 // throttle is how long a client whose rate is measured by total over span
 // must wait for it to fall back to bound: Kafka's (rate-bound)/bound times
-// the span, that is the time the excess bytes take at the bound. Zero
-// within the quota; at most the whole window, as Kafka bounds it.
-func throttle(total, span, bound float64, w Window) time.Duration {
-	if bound <= 0 {
-		bound = 1e-9 // a zero quota blocks as long as it may
-	}
+// the span, that is the time the excess takes at the bound. Zero within
+// the quota. limit (0: none) bounds it: Kafka bounds the request-time
+// quota's throttle by one window and leaves the byte rates' unbounded
+// (a large request must be paid for in full, or the rate would exceed
+// the quota).
+func throttle(total, span, bound float64, limit time.Duration) time.Duration {
 	r := total / span
 	if r <= bound {
 		return 0
 	}
-	d := time.Duration((r - bound) / bound * span * float64(time.Second))
-	return min(d, time.Duration(w.Num)*w.Size)
+	if bound <= 0 {
+		bound = 1e-9 // a zero quota holds the client as long as it may
+	}
+	d := time.Duration(min((r-bound)/bound*span, 1e6) * float64(time.Second))
+	if limit > 0 {
+		d = min(d, limit)
+	}
+	return d
 }

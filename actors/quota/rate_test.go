@@ -17,21 +17,28 @@ func TestThrottleYoungRate(t *testing.T) {
 	if total != 1000 || span != 10 {
 		t.Fatalf("measure = %v over %v s, want 1000 over 10 s", total, span)
 	}
-	if d := throttle(total, span, 50, DefaultWindow); d != 10*time.Second {
+	if d := throttle(total, span, 50, 0); d != 10*time.Second {
 		t.Fatalf("throttle = %v, want 10s", d)
 	}
-	if d := throttle(total, span, 100, DefaultWindow); d != 0 {
+	if d := throttle(total, span, 100, 0); d != 0 {
 		t.Fatalf("throttle at the bound = %v, want 0", d)
 	}
 }
 
-// The throttle is capped at the whole window (11 s).
-func TestThrottleCapped(t *testing.T) {
-	if d := throttle(1e9, 10, 1, DefaultWindow); d != 11*time.Second {
-		t.Fatalf("throttle = %v, want 11s", d)
+// A byte rate's throttle is what the excess takes at the quota however
+// long; a bounded one (request time) stops at its limit.
+func TestThrottleLimit(t *testing.T) {
+	if d := throttle(1010000, 10, 1000, 0); d != 1000*time.Second {
+		t.Fatalf("throttle = %v, want 1000s", d)
 	}
-	if d := throttle(1, 10, 0, DefaultWindow); d != 11*time.Second {
-		t.Fatalf("zero quota: throttle = %v, want 11s", d)
+	if d := throttle(1e6, 10, 1000, time.Second); d != time.Second {
+		t.Fatalf("bounded throttle = %v, want 1s", d)
+	}
+	if d := throttle(1, 10, 0, time.Second); d != time.Second {
+		t.Fatalf("zero quota: throttle = %v, want the limit", d)
+	}
+	if d := throttle(0, 10, 0, 0); d != 0 {
+		t.Fatalf("zero quota, nothing recorded: throttle = %v", d)
 	}
 }
 
