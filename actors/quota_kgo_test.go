@@ -3,6 +3,8 @@ package actors_test
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -34,10 +36,15 @@ func (h *throttleHook) OnBrokerThrottle(_ kgo.BrokerMetadata, d time.Duration, _
 
 func setClientQuota(t *testing.T, adm *kadm.Client, clientID, key string, remove bool) {
 	t.Helper()
+	setClientQuotaTo(t, adm, clientID, key, quotaRate, remove)
+}
+
+func setClientQuotaTo(t *testing.T, adm *kadm.Client, clientID, key string, value float64, remove bool) {
+	t.Helper()
 	name := clientID
 	res, err := adm.AlterClientQuotas(ctxT(t), []kadm.AlterClientQuotaEntry{{
 		Entity: kadm.ClientQuotaEntity{{Type: "client-id", Name: &name}},
-		Ops:    []kadm.AlterClientQuotaOp{{Key: key, Value: quotaRate, Remove: remove}},
+		Ops:    []kadm.AlterClientQuotaOp{{Key: key, Value: value, Remove: remove}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -180,4 +187,36 @@ func TestClientQuotasWithFranzGo(t *testing.T) {
 	consumer := consumeFlow(cctx, t, n.Addr, "slowc")
 	rate, _ = steadyRate(t, consumer, 3*time.Second)
 	checkNearQuota(t, "throttled consumer", rate)
+}
+
+// TestMeasureProducerQuotas is the measurement of docs/performance.md
+// (SAMSA_QUOTA_MEASURE=1): a producer as fast as it can under
+// producer_byte_rate at three values with Kafka's default window (11 x
+// 1 s), 25 s each; it logs the achieved rate over the whole run and
+// after the first 12 s (once the window has turned over). It asserts
+// nothing: the functional check is TestClientQuotasWithFranzGo.
+func TestMeasureProducerQuotas(t *testing.T) {
+	if os.Getenv("SAMSA_QUOTA_MEASURE") == "" {
+		t.Skip("a measurement; set SAMSA_QUOTA_MEASURE=1")
+	}
+	n := testkit.StartInProcess(t, "log.dirs", t.TempDir())
+	adm, _ := n.Admin(t)
+	if _, err := adm.CreateTopics(ctxT(t), 1, 1, nil, "quota"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []float64{50 << 10, 200 << 10, 1 << 20} {
+		id := fmt.Sprintf("measure-%.0f", q)
+		setClientQuotaTo(t, adm, id, "producer_byte_rate", q, false)
+		ctx, cancel := context.WithCancel(context.Background())
+		f := produceFlow(ctx, t, n.Addr, id)
+		start := time.Now()
+		<-time.After(12 * time.Second)
+		mid := f.bytes.Load()
+		<-time.After(13 * time.Second)
+		all := f.bytes.Load()
+		cancel()
+		t.Logf("quota %8.0f B/s: whole run %8.0f B/s (%.2fx), after 12 s %8.0f B/s (%.2fx), throttled responses %d",
+			q, float64(all)/time.Since(start).Seconds(), float64(all)/time.Since(start).Seconds()/q,
+			float64(all-mid)/13, float64(all-mid)/13/q, f.throttle.n.Load())
+	}
 }
