@@ -1,8 +1,16 @@
 // Package quota is the broker's client quotas, with Kafka's semantics:
 // per-entity byte rates for produce and fetch (producer_byte_rate,
-// consumer_byte_rate), a request-time share (request_percentage), and
-// controller_mutation_rate, which is stored and described but not
-// enforced (samsa has no throttled controller mutations yet).
+// consumer_byte_rate), enforced. request_percentage and
+// controller_mutation_rate are stored and described but not enforced
+// yet (Kind Request and its one-window throttle bound are the start of
+// the former; nothing measures handling time yet).
+//
+// What is counted: a produce request's whole frame (as Kafka counts the
+// request size), once its partitions have answered; a fetch response's
+// record bytes. Unlike Kafka, a throttled fetch still carries its
+// records (Kafka answers empty and takes the bytes back); the fetch
+// size is capped at the quota over Num-1 windows as in Kafka, so one
+// response never outruns the window. acks=0 produces are not throttled.
 //
 // Entities are Kafka's: a user, a client id, or both, each of which may be
 // the <default> entity. The quota that applies to a request is found in
