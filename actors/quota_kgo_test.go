@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/testkit"
 )
@@ -218,5 +219,34 @@ func TestMeasureProducerQuotas(t *testing.T) {
 		t.Logf("quota %8.0f B/s: whole run %8.0f B/s (%.2fx), after 12 s %8.0f B/s (%.2fx), throttled responses %d",
 			q, float64(all)/time.Since(start).Seconds(), float64(all)/time.Since(start).Seconds()/q,
 			float64(all-mid)/13, float64(all-mid)/13/q, f.throttle.n.Load())
+	}
+}
+
+// request_percentage holds a client whose requests take more of the
+// broker's loop time than its share: with a share far below what any
+// request takes, each answer is followed by a mute of one window (the
+// bound Kafka puts on request throttles), so three requests in a row
+// take at least two windows.
+func TestRequestPercentageHoldsClient(t *testing.T) {
+	n := testkit.StartInProcess(t, "log.dirs", t.TempDir(), "quota.window.num", "2")
+	adm, _ := n.Admin(t)
+	setClientQuotaTo(t, adm, "busy", "request_percentage", 1e-9, false)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.ClientID("busy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := ctxT(t)
+	if _, err := cl.Request(ctx, kmsg.NewPtrMetadataRequest()); err != nil { // connects; the mute starts after its answer
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for range 2 {
+		if _, err := cl.Request(ctx, kmsg.NewPtrMetadataRequest()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d < 1500*time.Millisecond {
+		t.Fatalf("two requests after a throttled one took %v, want at least about two 1 s windows", d)
 	}
 }

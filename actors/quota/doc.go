@@ -1,9 +1,11 @@
 // Package quota is the broker's client quotas, with Kafka's semantics:
 // per-entity byte rates for produce and fetch (producer_byte_rate,
-// consumer_byte_rate), enforced. request_percentage and
-// controller_mutation_rate are stored and described but not enforced
-// yet (Kind Request and its one-window throttle bound are the start of
-// the former; nothing measures handling time yet).
+// consumer_byte_rate) and a share of request handling time
+// (request_percentage: the time each request's handler takes on the gnet
+// loop, in percent of one thread, as Kafka's unit; actors' work is not
+// counted; its throttle is bounded by one window, as Kafka bounds it,
+// and only holds the connection, throttle_time_ms is not set for it).
+// controller_mutation_rate is stored and described, not enforced.
 //
 // What is counted: a produce request's whole frame (as Kafka counts the
 // request size), once its partitions have answered; a fetch response's
