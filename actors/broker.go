@@ -193,6 +193,10 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		b.unlock()
 		return nil, err
 	}
+	if e.Quotas, err = newQuotas(cfg, o.FS, o.Cluster, logger); err != nil {
+		b.unlock()
+		return nil, err
+	}
 	for _, path := range cfg.LogDirs {
 		d, err := o.openDir(path, dirOptions(cfg, logger, o.FS))
 		if err != nil {

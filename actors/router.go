@@ -22,5 +22,9 @@ func (b *Broker) Handle(req *wire.Request) {
 	if b.saslGate && !api.Admit(b.services, req) {
 		return
 	}
+	if q := b.services.Env.Quotas; q.Enabled() {
+		b.handleMetered(a, req, q)
+		return
+	}
 	a.Handle(b.services, req)
 }

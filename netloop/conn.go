@@ -60,6 +60,7 @@ type conn struct {
 	inFlight int       // mu: decoded, not yet written (or dropped)
 	outbound int       // mu: response bytes in memory, filed and not yet written
 	muted    bool      // mu: decoding stopped for backpressure; the writer wakes the loop
+	throttle throttle  // mu: decoding stopped until a quota's throttle time ends
 	closed   bool      // mu: OnClose ran; no more gc calls, replies are dropped
 	closing  bool      // mu: the idle sweep asked gnet to close it
 	broken   bool      // mu: a write failed; the rest is discarded until close
@@ -105,7 +106,7 @@ func (c *conn) touch() { c.lastActive.Store(time.Now().UnixNano()) }
 func (c *conn) admit() (seq uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.inFlight >= len(c.slots) || c.outbound >= c.srv.cfg.MaxOutboundBytes {
+	if c.inFlight >= len(c.slots) || c.outbound >= c.srv.cfg.MaxOutboundBytes || c.throttle.activeLocked(c.endThrottle) {
 		c.muted = true
 		return 0, false
 	}
@@ -188,6 +189,7 @@ func (c *conn) deliver(seq uint64, resp *wire.Response) {
 	s := &c.slots[seq%uint64(len(c.slots))]
 	s.resp, s.ready = resp, true
 	c.outbound += memBytes(resp)
+	c.throttle.filedLocked(resp)
 	if seq != c.writeSeq || c.holding {
 		c.mu.Unlock() // an earlier response is missing, or the loop flushes soon
 		return

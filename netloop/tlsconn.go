@@ -44,13 +44,14 @@ type tlsConn struct {
 
 	mu       sync.Mutex
 	cond     sync.Cond
-	slots    []slot // mu: reorder ring, indexed by sequence % len(slots)
-	nextSeq  uint64 // reader only
-	writeSeq uint64 // mu
-	inFlight int    // mu: admitted, not yet written (or dropped)
-	outbound int    // mu: response bytes in memory, filed and not yet written
-	muted    bool   // mu: the reader waits for room (counted once per wait)
-	closed   bool   // mu: no more reads or writes; replies are dropped
+	slots    []slot   // mu: reorder ring, indexed by sequence % len(slots)
+	nextSeq  uint64   // reader only
+	writeSeq uint64   // mu
+	inFlight int      // mu: admitted, not yet written (or dropped)
+	outbound int      // mu: response bytes in memory, filed and not yet written
+	muted    bool     // mu: the reader waits for room (counted once per wait)
+	throttle throttle // mu: the reader waits until a quota's throttle time ends
+	closed   bool     // mu: no more reads or writes; replies are dropped
 }
 
 // errTLSIdle and errTLSRequestTimeout end a connection the reader closes
@@ -266,7 +267,7 @@ func (c *tlsConn) idleSince(cutoff int64) bool {
 func (c *tlsConn) admit() (uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for !c.closed && (c.inFlight >= len(c.slots) || c.outbound >= c.srv.cfg.MaxOutboundBytes) {
+	for !c.closed && (c.inFlight >= len(c.slots) || c.outbound >= c.srv.cfg.MaxOutboundBytes || c.throttle.activeLocked(c.endThrottle)) {
 		if !c.muted {
 			c.muted = true
 			c.srv.stats.mutes.Add(1)

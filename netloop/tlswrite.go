@@ -26,6 +26,7 @@ func (c *tlsConn) deliver(seq uint64, resp *wire.Response) {
 	s := &c.slots[seq%uint64(len(c.slots))]
 	s.resp, s.ready = resp, true
 	c.outbound += memBytes(resp)
+	c.throttle.filedLocked(resp)
 	if seq == c.writeSeq {
 		c.cond.Broadcast()
 	}
@@ -155,6 +156,7 @@ func (c *tlsConn) finishBatch(batch []*wire.Response, err error) {
 	c.writeSeq += uint64(len(batch))
 	c.inFlight -= len(batch)
 	c.outbound -= mem
+	c.throttle.writtenLocked(batch, err == nil)
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	c.touch()

@@ -141,6 +141,7 @@ func (c *conn) finishBatch(batch []*wire.Response, err error) {
 	c.inFlight -= len(batch)
 	c.outbound -= mem
 	brokenBefore := c.broken
+	c.throttle.writtenLocked(batch, err == nil && !brokenBefore)
 	if (err != nil || closeAfter) && !c.broken {
 		// A write error, or a response that asked for the close: what
 		// follows is discarded until OnClose.
@@ -149,7 +150,7 @@ func (c *conn) finishBatch(batch []*wire.Response, err error) {
 			_ = c.gc.Close()
 		}
 	}
-	if c.muted && !c.closed && c.inFlight < len(c.slots) && c.outbound < c.srv.cfg.MaxOutboundBytes {
+	if c.muted && !c.closed && c.inFlight < len(c.slots) && c.outbound < c.srv.cfg.MaxOutboundBytes && !c.throttle.activeLocked(c.endThrottle) {
 		c.muted = false
 		_ = c.gc.Wake(nil) // OnTraffic resumes reading and decoding
 	}

@@ -94,7 +94,8 @@ var APIs = []APIRange{
 	// SASL: v0 handshakes are answered and refused (unframed tokens).
 	{Key: 17, Min: 0, Max: 1, Accept: 0}, // SaslHandshake
 	{Key: 36, Min: 0, Max: 2, Accept: 0}, // SaslAuthenticate
-	{Key: 48, Min: 0, Max: 1, Accept: 0}, // DescribeClientQuotas: none (kafka-configs --describe users)
+	{Key: 48, Min: 0, Max: 1, Accept: 0}, // DescribeClientQuotas (kafka-configs --describe users)
+	{Key: 49, Min: 0, Max: 1, Accept: 0}, // AlterClientQuotas
 	{Key: 50, Min: 0, Max: 0, Accept: 0}, // DescribeUserScramCredentials
 	{Key: 51, Min: 0, Max: 0, Accept: 0}, // AlterUserScramCredentials
 }

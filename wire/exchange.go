@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -72,6 +73,13 @@ type Response struct {
 	// that failed: such a client reads no responses, and a closed
 	// connection is the only way it learns to refresh its metadata.
 	CloseAfter bool
+
+	// MuteFor, when positive, stops netloop from decoding the
+	// connection's requests for that long once this response is written:
+	// a client over its quota is throttled after its answer (KIP-219), so
+	// a client that honours throttle_time_ms never notices, and one that
+	// does not is held back all the same.
+	MuteFor time.Duration
 }
 
 // Len is the total number of bytes the response puts on the socket.

@@ -10,6 +10,7 @@ import (
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -22,6 +23,10 @@ var produce = API{Key: kmsg.Produce, Handle: handleProduce}
 // to its partition actor; the last actor to answer encodes the response
 // (acks=0: no response, once every part has been appended, since the
 // batches alias the request frame; a failed part closes the connection).
+// With client quotas set, the request's size counts against the
+// client's producer_byte_rate, and a client over it is told to wait and
+// held back for that long (actors/quota; acks=0 produces are not
+// throttled: they have no response to carry the time).
 // Runs on a gnet loop: never blocks.
 //
 // Unknown topics and partitions are answered UNKNOWN_TOPIC_OR_PARTITION
@@ -92,12 +97,17 @@ func handleProduce(s *Services, req *wire.Request) {
 		}
 	}
 	readers.left.Store(readers.n)
+	size := len(req.Frame) // what producer_byte_rate counts, read before the frame is released
 	parts.send(s.Env, func(timedOut bool) {
 		if readers.n == 0 {
 			req.ReleaseFrame() // no partition was asked
 		}
 		if body.Acks == 0 {
 			ackZero(s, req, resp, timedOut)
+			return
+		}
+		if q := s.Env.Quotas; q.Enabled() {
+			env.ReplyThrottled(req, resp, q.Record(quota.Produce, req.Session.Principal(), req.Header.ClientID, float64(size), s.Env.Now()))
 			return
 		}
 		env.Reply(req, resp)

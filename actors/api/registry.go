@@ -58,7 +58,7 @@ func All() []API {
 		describeCluster, describeLogDirs, initProducerID,
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
 		findCoordinator, describeProducers,
-		saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials, describeClientQuotas,
+		saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials, describeClientQuotas, alterClientQuotas,
 	}, slices.Concat(groupAPIs, interBrokerAPIs, transactionAPIs, aclAPIs)...)
 }
 

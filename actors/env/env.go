@@ -11,6 +11,7 @@ import (
 	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/actors/routing"
 )
 
@@ -45,6 +46,10 @@ type Env struct {
 	// Auth is the authorizer (authorizer.class.name); nil authorizes
 	// nothing, and then every check is this one nil test.
 	Auth *acl.Authorizer
+	// Quotas are the client quotas (actors/quota); a nil Manager, or one
+	// without quotas, throttles nothing, and then the produce and fetch
+	// paths pay one check (Quotas.Enabled).
+	Quotas *quota.Manager
 }
 
 // Send sends msg to pid from outside any actor.

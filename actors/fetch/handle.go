@@ -19,6 +19,7 @@ import (
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/actors/routing"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/wire"
@@ -133,6 +134,12 @@ func (svc *Service) Handle(req *wire.Request) {
 	// The broker's fetch.max.bytes caps what the request asks: a client
 	// asking for 2 GiB gets at most that much record data at once.
 	maxBytes := min(max(int64(kreq.MaxBytes), 0), svc.maxBytes)
+	if q := svc.env.Quotas; q.Enabled() && replicaID < 0 {
+		// A consumer with a quota gets at most its quota's window at once.
+		if limit, ok := q.WindowCap(quota.Fetch, req.Session.Principal(), req.Header.ClientID); ok {
+			maxBytes = max(min(maxBytes, limit), 1)
+		}
+	}
 	o := &fetchOp{
 		slots:    make([]partition.FetchSlot, len(fc.targets)),
 		minBytes: int64(kreq.MinBytes),
@@ -250,6 +257,10 @@ func answerFetch(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, fc *f
 	o.include = make([]bool, len(o.slots))
 	svc.sessions.finish(fc, o.outs, o.include)
 	resp := buildFetchResponse(kreq, fc, o)
+	var mute time.Duration
+	if q := svc.env.Quotas; q.Enabled() && ReplicaID(kreq) < 0 {
+		mute = throttleFetch(svc, q, req, resp)
+	}
 	out, err := wire.EncodeFetchResponse(req.Header.CorrelationID, resp)
 	if err != nil {
 		o.releaseAll()
@@ -266,6 +277,7 @@ func answerFetch(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, fc *f
 		}
 	}
 	out.Done = o.releaseAll
+	out.MuteFor = mute
 	req.Reply(out)
 }
 

@@ -1,0 +1,162 @@
+package quota
+
+import (
+	"log/slog"
+	"maps"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Kind is what a rate measures.
+type Kind int
+
+const (
+	Produce Kind = iota // bytes appended (producer_byte_rate)
+	Fetch               // record bytes sent (consumer_byte_rate)
+	Request             // handling time, in percent of one thread (request_percentage)
+)
+
+var kindKeys = [...]string{Produce: KeyProducerByteRate, Fetch: KeyConsumerByteRate, Request: KeyRequestPercentage}
+
+// Configs maps each entity that has quotas to them.
+type Configs map[Entity]map[string]float64
+
+// Persist stores every entity's configs after a change to those of
+// changed (a file rewrite on a single node). It is called off the
+// request path and may block.
+type Persist func(changed []Entity, all Configs) error
+
+// Manager holds the quota configs and the rates of the entities they
+// apply to.
+type Manager struct {
+	window  Window
+	log     *slog.Logger
+	persist Persist
+
+	configs atomic.Pointer[Configs] // nil: no quota anywhere
+
+	alterMu sync.Mutex // serializes alterations and their persistence
+
+	mu        sync.Mutex
+	rates     map[rateKey]*entityRate
+	lastSweep time.Time
+}
+
+type rateKey struct {
+	kind   Kind
+	entity Entity
+}
+
+type entityRate struct {
+	r         *rate
+	throttled bool // the last record was over the quota (for the log line)
+	last      time.Time
+}
+
+// NewManager starts with configs (nil or empty: none) and persists
+// changes through persist (nil: kept in memory only).
+func NewManager(configs Configs, persist Persist, w Window, log *slog.Logger) *Manager {
+	m := &Manager{window: w, log: log, persist: persist, rates: map[rateKey]*entityRate{}}
+	m.install(configs)
+	return m
+}
+
+func (m *Manager) install(c Configs) {
+	if len(c) == 0 {
+		m.configs.Store(nil)
+	} else {
+		m.configs.Store(&c)
+	}
+	m.mu.Lock()
+	clear(m.rates) // a rate may now belong to another entity
+	m.mu.Unlock()
+}
+
+// Enabled reports whether any quota is set: the request path's one
+// check. A nil Manager has none.
+func (m *Manager) Enabled() bool { return m != nil && m.configs.Load() != nil }
+
+// Snapshot is the current configs (never to be modified).
+func (m *Manager) Snapshot() Configs {
+	if c := m.configs.Load(); c != nil {
+		return *c
+	}
+	return Configs{}
+}
+
+// Record adds value to the rate of kind for a request of principal
+// ("User:alice") and client id at now, and returns how long the client
+// must be throttled: zero within its quota or when it has none.
+func (m *Manager) Record(kind Kind, principal, clientID string, value float64, now time.Time) time.Duration {
+	c := m.configs.Load()
+	if c == nil {
+		return 0
+	}
+	user := UserOf(principal)
+	key, bound, ok := resolve(*c, kindKeys[kind], user, clientID)
+	if !ok {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweep(now)
+	rk := rateKey{kind, key}
+	er := m.rates[rk]
+	if er == nil {
+		er = &entityRate{r: newRate(m.window)}
+		m.rates[rk] = er
+	}
+	er.last = now
+	er.r.record(value, now)
+	total, span := er.r.measure(now)
+	var limit time.Duration
+	if kind == Request {
+		limit = m.window.Size
+	}
+	d := throttle(total, span, bound, limit)
+	if d > 0 && !er.throttled && m.log != nil {
+		m.log.Info("client quota exceeded: throttling", "quota", kindKeys[kind], "entity", key.String(),
+			"bound", bound, "rate", total/span, "throttle_ms", d.Milliseconds())
+	}
+	er.throttled = d > 0
+	return d
+}
+
+// sweep drops the rates of entities idle for a whole window, at most once
+// a window, so client ids that come and go do not accumulate.
+func (m *Manager) sweep(now time.Time) {
+	horizon := time.Duration(m.window.Num) * m.window.Size
+	if now.Sub(m.lastSweep) < horizon {
+		return
+	}
+	m.lastSweep = now
+	maps.DeleteFunc(m.rates, func(_ rateKey, er *entityRate) bool { return now.Sub(er.last) >= horizon })
+}
+
+// UserOf is the user name of a principal ("User:alice" -> "alice").
+func UserOf(principal string) string {
+	if _, name, ok := strings.Cut(principal, ":"); ok {
+		return name
+	}
+	return principal
+}
+
+// WindowCap is the most of kind one request may take for a client with
+// a quota: the quota over Num-1 windows, as Kafka caps a fetch's size so
+// that a single response cannot exceed what the window allows (which
+// would throttle the consumer for every fetch). ok is false without a
+// quota.
+func (m *Manager) WindowCap(kind Kind, principal, clientID string) (limit int64, ok bool) {
+	c := m.configs.Load()
+	if c == nil {
+		return 0, false
+	}
+	_, bound, ok := resolve(*c, kindKeys[kind], UserOf(principal), clientID)
+	if !ok {
+		return 0, false
+	}
+	v := bound * float64(m.window.Num-1) * m.window.Size.Seconds()
+	return int64(min(v, float64(1<<62))), true
+}
