@@ -19,7 +19,7 @@ func newAuthorizer(cfg *config.Broker, logger *slog.Logger, o Options) (*acl.Aut
 	if o.Cluster != nil && o.Cluster.ACLs != nil {
 		store = o.Cluster.ACLs
 	} else {
-		store = acl.NewFileStore(cfg.LogDirs[0])
+		store = acl.NewFileStore(o.FS, cfg.LogDirs[0])
 	}
 	rules := acl.Rules{SuperUsers: config.SuperUsers(cfg), AllowIfNoACL: config.ParseBool(cfg.Value(config.KeyAllowEveryoneACL))}
 	a, err := acl.New(rules, store, logger, o.Now)

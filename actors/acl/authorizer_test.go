@@ -2,11 +2,13 @@ package acl
 
 import (
 	"testing"
+
+	"github.com/samsa-io/samsa/segment/vfs"
 )
 
 func TestCreateDeleteSurviveReload(t *testing.T) {
 	dir := t.TempDir()
-	a, err := New(Rules{}, NewFileStore(dir), nil, nil)
+	a, err := New(Rules{}, NewFileStore(vfs.OS, dir), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +22,7 @@ func TestCreateDeleteSurviveReload(t *testing.T) {
 	if !a.Authorize("User:alice", "1.2.3.4:5", OpRead, ResourceTopic, "a") || a.Authorize("User:alice", "1.2.3.4:5", OpRead, ResourceTopic, "b") {
 		t.Fatal("the created ACL does not decide")
 	}
-	b, err := New(Rules{}, NewFileStore(dir), nil, nil)
+	b, err := New(Rules{}, NewFileStore(vfs.OS, dir), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestCreateDeleteSurviveReload(t *testing.T) {
 	if errs[0] != nil || len(matched[0]) != 1 || matched[0][0] != write || errs[1] == nil {
 		t.Fatalf("delete: %v %v", matched, errs)
 	}
-	c, err := New(Rules{}, NewFileStore(dir), nil, nil)
+	c, err := New(Rules{}, NewFileStore(vfs.OS, dir), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

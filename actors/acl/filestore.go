@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/samsa-io/samsa/segment/vfs"
 )
 
 // FileName is the file, in the first log directory, that holds a single
@@ -19,13 +20,17 @@ const FileName = "samsa-acls.json"
 // leaves either the old set or the new one. ACL changes are rare and
 // sets small.
 type FileStore struct {
+	fsys vfs.FS
 	path string
 	mu   sync.Mutex
 	acls map[Resource][]Entry
 }
 
-// NewFileStore keeps the ACLs in dir.
-func NewFileStore(dir string) *FileStore { return &FileStore{path: filepath.Join(dir, FileName)} }
+// NewFileStore keeps the ACLs in dir, through fsys (the broker's
+// filesystem, so crash tests reach it too).
+func NewFileStore(fsys vfs.FS, dir string) *FileStore {
+	return &FileStore{fsys: fsys, path: filepath.Join(dir, FileName)}
+}
 
 // fileBinding is one binding in the file, in Kafka's names.
 type fileBinding struct {
@@ -40,7 +45,7 @@ func (f *FileStore) Load() (map[Resource][]Entry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.acls = make(map[Resource][]Entry)
-	b, err := os.ReadFile(f.path)
+	b, err := vfs.ReadFile(f.fsys, f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f.acls, nil
 	}
@@ -90,35 +95,7 @@ func (f *FileStore) write(acls map[Resource][]Entry) error {
 	if err != nil {
 		return err
 	}
-	tmp := f.path + ".tmp"
-	if err := writeSynced(tmp, data); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, f.path); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(f.path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
-func writeSynced(path string, data []byte) error {
-	fd, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := fd.Write(data); err != nil {
-		fd.Close()
-		return err
-	}
-	if err := fd.Sync(); err != nil {
-		fd.Close()
-		return err
-	}
-	return fd.Close()
+	return vfs.WriteFileAtomic(f.fsys, f.path, data)
 }
 
 func patternName(p PatternType) string {
