@@ -65,17 +65,7 @@ func TestJavaSASLSSLUnderACLs(t *testing.T) {
 	b := startSecureBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	op := kadm.NewClient(client(t, b.operatorAddr(), nil))
-	if _, err := op.CreateTopics(ctx, 1, 1, nil, "a", "b"); err != nil {
-		t.Fatal(err)
-	}
-	res, err := op.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "alice-secret"}})
-	if err == nil {
-		err = res.Error()
-	}
-	if err != nil {
-		t.Fatalf("SCRAM user: %v", err)
-	}
+	op := b.topicsAndAlice(ctx, t)
 	alice := func() *kadm.ACLBuilder {
 		return kadm.NewACLs().Allow("User:alice").AllowHosts("*").ResourcePatternType(kadm.ACLPatternLiteral)
 	}
@@ -96,7 +86,7 @@ func TestJavaSASLSSLUnderACLs(t *testing.T) {
 		b.secureAddr(t), "a", "b", "20", "g", ca, "SCRAM-SHA-512", "alice", "alice-secret")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	out := strings.TrimSpace(stdout.String())
 	if err != nil || !strings.HasPrefix(out, "OK") {
 		t.Fatalf("java sasl-ssl-acl: %v\nstdout:\n%s\nstderr (end):\n%s", err, out, testkit.LastLines(stderr.String(), 60))

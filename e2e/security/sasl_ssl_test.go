@@ -54,6 +54,25 @@ func (b *secureBroker) secureAddr(t *testing.T) string {
 	return addrs[1].(*net.TCPAddr).AddrPort().String()
 }
 
+// topicsAndAlice makes topics a and b and the SCRAM-SHA-512 user alice
+// (password alice-secret) through the operator listener, and returns the
+// operator's admin client.
+func (b *secureBroker) topicsAndAlice(ctx context.Context, t *testing.T) *kadm.Client {
+	t.Helper()
+	op := kadm.NewClient(client(t, b.operatorAddr(), nil))
+	if _, err := op.CreateTopics(ctx, 1, 1, nil, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := op.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "alice-secret"}})
+	if err == nil {
+		err = res.Error()
+	}
+	if err != nil {
+		t.Fatalf("SCRAM user: %v", err)
+	}
+	return op
+}
+
 // app is a franz-go client of the SASL_SSL listener: TLS trusting the
 // test CA, then SASL with mech.
 func (b *secureBroker) app(t *testing.T, mech sasl.Mechanism, opts ...kgo.Opt) *kgo.Client {
@@ -192,17 +211,7 @@ func TestKcatSASLSSLUnderACLs(t *testing.T) {
 	b := startSecureBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	op := kadm.NewClient(client(t, b.operatorAddr(), nil))
-	if _, err := op.CreateTopics(ctx, 1, 1, nil, "a", "b"); err != nil {
-		t.Fatal(err)
-	}
-	res, err := op.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "alice-secret"}})
-	if err == nil {
-		err = res.Error()
-	}
-	if err != nil {
-		t.Fatalf("SCRAM user: %v", err)
-	}
+	op := b.topicsAndAlice(ctx, t)
 	rs, err := op.CreateACLs(ctx, kadm.NewACLs().Allow("User:alice").AllowHosts("*").ResourcePatternType(kadm.ACLPatternLiteral).
 		Topics("a").Operations(kadm.OpWrite, kadm.OpRead))
 	if err != nil || rs[0].Err != nil {
