@@ -2,7 +2,10 @@ package config
 
 import (
 	"errors"
+	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -30,6 +33,7 @@ const (
 	KeyRack                = "broker.rack"
 	KeyShutdownTimeout     = "samsa.shutdown.timeout.ms"
 	KeyTransactionsEnable  = "samsa.transactions.enable"
+	KeyHTTPListeners       = "samsa.http.listeners"
 
 	KeyZooKeeperConnectionTimeout   = "zookeeper.connection.timeout.ms"
 	KeyZooKeeperSessionTimeout      = "zookeeper.session.timeout.ms"
@@ -66,6 +70,19 @@ var errEmpty = errors.New("must not be empty")
 func notEmpty(v string) error {
 	if strings.TrimSpace(v) == "" {
 		return errEmpty
+	}
+	return nil
+}
+
+// httpListeners accepts HOST:PORT addresses (an empty host binds every
+// interface), the form samsa.http.listeners takes.
+func httpListeners(v string) error {
+	for _, a := range ParseList(v) {
+		if _, port, err := net.SplitHostPort(a); err != nil {
+			return fmt.Errorf("%q is not HOST:PORT: %w", a, err)
+		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("%q: the port must be a number from 0 to 65535", a)
+		}
 	}
 	return nil
 }
@@ -298,6 +315,8 @@ var brokerDefs = []Def{
 	// samsa's own.
 	{Name: KeyShutdownTimeout, Type: Long, Default: "30000", Check: AtLeast(1),
 		Doc: "Longest graceful shutdown: requests in flight finish and logs close within this time."},
+	{Name: KeyHTTPListeners, Type: List, Default: "", Check: httpListeners,
+		Doc: "HOST:PORT[,HOST:PORT] for the HTTP side: /metrics, /healthz, /readyz, the console, the Schema Registry and REST proxy (off when empty)."},
 }
 
 var brokerIndex = index(slices.Concat(brokerDefs, kafkaDynamicDefs, groupBrokerDefs, aclDefs, saslDefs, quotaDefs))

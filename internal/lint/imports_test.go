@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"internal":    {"*"},
 	"e2e":         {"*"},
 	"zkmeta":      {},
+	"web":         {"wire"},
 }
 
 // forbidden lists third-party or standard-library import prefixes a folder
@@ -36,6 +37,7 @@ var forbidden = map[string][]string{
 	"interbroker": {"github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go", "github.com/go-zookeeper/zk"},
 	"actors":      {"github.com/panjf2000/gnet"},
 	"zkmeta":      {"github.com/panjf2000/gnet", "github.com/asynkron/protoactor-go"},
+	"web":         {"github.com/panjf2000/gnet"},
 }
 
 type pkg struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/netloop"
 	"github.com/samsa-io/samsa/segment/vfs"
+	"github.com/samsa-io/samsa/web"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/zkmeta"
 )
@@ -33,6 +34,14 @@ type clusterNode struct {
 	done     chan struct{}
 	stopOnce sync.Once
 	ctrl     *brokerController // nil if it could not start
+	web      *web.Server       // nil when samsa.http.listeners is empty
+}
+
+// setReady tells /readyz whether this broker is in the cluster.
+func (cn *clusterNode) setReady(notReady error) {
+	if cn.web != nil {
+		cn.web.SetReady(notReady)
+	}
 }
 
 // startCluster is Start in cluster mode, in Kafka's order: a ZooKeeper
@@ -40,7 +49,7 @@ type clusterNode struct {
 // cluster is refused before anything opens), the logs, the listeners,
 // and only then the registration in /brokers/ids, so that a broker
 // others learn of answers; then the controller campaign.
-func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler, tlsLis []*netloop.TLSListener) (*Node, error) {
+func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler, tlsLis []*netloop.TLSListener, w *web.Server) (*Node, error) {
 	cc := cfg.Cluster
 	zc, err := zkmeta.Connect(context.Background(), zkmeta.Config{Connect: cc.ZooKeeperConnect, SessionTimeout: cc.SessionTimeout,
 		ConnectionTimeout: cc.ConnectionTimeout, Log: logger})
@@ -105,7 +114,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	host, port := Advertised(cfg, server.Addrs())
 	broker.SetAdvertised(host, port)
 	node := &Node{Broker: broker, Server: server, Host: host, Port: port}
-	cn := &clusterNode{zk: zc, cfg: cc, log: logger, broker: broker, stop: make(chan struct{}), done: make(chan struct{}),
+	cn := &clusterNode{zk: zc, cfg: cc, log: logger, broker: broker, web: w, stop: make(chan struct{}), done: make(chan struct{}),
 		info: zkmeta.BrokerInfo{ID: cfg.BrokerID, Endpoints: endpoints(cfg, server.Addrs(), host), Rack: cfg.Rack, JMXPort: -1,
 			Features: map[string]zkmeta.VersionRange{}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*cc.SessionTimeout+cc.ConnectionTimeout)
@@ -146,6 +155,7 @@ func (cn *clusterNode) keepRegistered() {
 			switch ev {
 			case zkmeta.Expired:
 				cn.log.Warn("ZooKeeper session expired: this broker is out of the cluster until it registers again")
+				cn.setReady(errSessionExpired)
 			case zkmeta.NewSession:
 				ctx, cancel := context.WithCancel(context.Background())
 				go func() {
@@ -162,6 +172,7 @@ func (cn *clusterNode) keepRegistered() {
 					continue
 				}
 				cn.broker.SetBrokerEpoch(epoch)
+				cn.setReady(nil)
 				cn.log.Info("registered again after a new ZooKeeper session", "broker_epoch", epoch)
 			}
 		}

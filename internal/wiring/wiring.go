@@ -12,6 +12,7 @@ import (
 	"github.com/samsa-io/samsa/actors"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/netloop"
+	"github.com/samsa-io/samsa/web"
 )
 
 // Node is a running broker: its actors and its listeners.
@@ -21,6 +22,10 @@ type Node struct {
 	// Host and Port are the address the broker advertises.
 	Host string
 	Port int32
+
+	// Web is the HTTP side (samsa.http.listeners), nil when none is
+	// configured; its handlers are mounted on it by the caller.
+	Web *web.Server
 
 	cluster *clusterNode // cluster mode only
 }
@@ -39,12 +44,35 @@ func Start(cfg *config.Broker, logger *slog.Logger) (*Node, error) {
 // The wrapper must keep the broker's Drain, as embedding *actors.Broker
 // does.
 func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler) (*Node, error) {
+	w, err := startWeb(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	node, err := startNode(cfg, logger, wrap, w)
+	if err != nil {
+		if w != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+			defer cancel()
+			err = errors.Join(err, w.Shutdown(ctx))
+		}
+		return nil, err
+	}
+	node.Web = w
+	if w != nil {
+		w.SetReady(nil)
+	}
+	return node, nil
+}
+
+// startNode opens the broker and its Kafka listeners, alone or in the
+// cluster; w (nil when off) hears about readiness changes afterwards.
+func startNode(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler, w *web.Server) (*Node, error) {
 	tlsLis, stores, err := tlsListeners(cfg, logger)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Cluster != nil {
-		return startCluster(cfg, logger, wrap, tlsLis)
+		return startCluster(cfg, logger, wrap, tlsLis, w)
 	}
 	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger)})
 	if err != nil {
@@ -85,13 +113,23 @@ func closeBroker(b *actors.Broker, cfg *config.Broker) error {
 // finished and answered), then closes the broker (every log closed
 // cleanly), both within ctx.
 func (n *Node) Stop(ctx context.Context) error {
+	if n.Web != nil {
+		n.Web.SetReady(errShuttingDown)
+	}
+	var err error
 	if n.cluster != nil {
 		n.cluster.controlledShutdown(ctx)
-		err := n.stopLocal(ctx)
+		err = n.stopLocal(ctx)
 		n.cluster.close()
-		return err
+	} else {
+		err = n.stopLocal(ctx)
 	}
-	return n.stopLocal(ctx)
+	if n.Web != nil {
+		if werr := n.Web.Shutdown(ctx); werr != nil {
+			err = errors.Join(err, fmt.Errorf("stopping the http listeners: %w", werr))
+		}
+	}
+	return err
 }
 
 // stopLocal stops the listeners and closes the broker.
