@@ -25,18 +25,26 @@ import (
 //
 // A fixed small limit would be a trap for a large broker, whose live heap
 // (thousands of partitions, many connections) can exceed it: the
-// collector would then run nearly without pause. So the limit only ever
-// rises: once a second the live heap is read, and when it passes three
-// quarters of the limit the limit becomes twice the live heap. Setting
-// GOMEMLIMIT (any value, or "off") leaves the runtime's own handling in
-// place.
+// collector would then run nearly without pause. So the limit follows
+// the live heap: once a second the live heap is read, and when it passes
+// three quarters of the limit the limit becomes twice the live heap; when
+// the live heap falls under a quarter of the limit (a burst of large
+// requests has gone) the limit comes back down to twice the live heap, no
+// lower than the default, so that the next burst starts from a small
+// heap instead of one the last burst inflated.
+//
+// The limit never passes the memory the process may have (memcap.go): a
+// cgroup's limit or the address space left under RLIMIT_AS. Past that
+// ceiling the collector works harder rather than the kernel killing the
+// broker. Setting GOMEMLIMIT (any value, or "off") leaves the runtime's
+// own handling in place.
 const (
 	defaultMemoryLimit = 28 << 20
 	memoryLimitEvery   = time.Second
 )
 
 // startMemoryLimit applies the default limit unless GOMEMLIMIT is set, and
-// raises it as the live heap grows until ctx is done.
+// moves it with the live heap until ctx is done.
 func startMemoryLimit(ctx context.Context, logger *slog.Logger) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		return
@@ -44,7 +52,7 @@ func startMemoryLimit(ctx context.Context, logger *slog.Logger) {
 	limit := int64(defaultMemoryLimit)
 	debug.SetMemoryLimit(limit)
 	go func() {
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"}}
 		t := time.NewTicker(memoryLimitEvery)
 		defer t.Stop()
 		for {
@@ -54,23 +62,38 @@ func startMemoryLimit(ctx context.Context, logger *slog.Logger) {
 			case <-t.C:
 			}
 			metrics.Read(sample)
-			if sample[0].Value.Kind() != metrics.KindUint64 {
-				return // this runtime does not report it: keep the limit
+			if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
+				return // this runtime does not report them: keep the limit
 			}
-			if next, raise := raisedLimit(limit, int64(sample[0].Value.Uint64())); raise {
-				logger.Info("raising the soft memory limit: the live heap outgrew the default",
-					"live_bytes", sample[0].Value.Uint64(), "limit_bytes", next)
-				limit = next
-				debug.SetMemoryLimit(limit)
+			live, mapped := int64(sample[0].Value.Uint64()), int64(sample[1].Value.Uint64())
+			next := nextLimit(limit, live, memoryCeiling(mapped))
+			if next == limit {
+				continue
 			}
+			if next > limit {
+				logger.Info("raising the soft memory limit: the live heap outgrew it", "live_bytes", live, "limit_bytes", next)
+			} else {
+				logger.Debug("lowering the soft memory limit", "live_bytes", live, "limit_bytes", next)
+			}
+			limit = next
+			debug.SetMemoryLimit(limit)
 		}
 	}()
 }
 
-// raisedLimit is the limit to use when live bytes are live under limit.
-func raisedLimit(limit, live int64) (int64, bool) {
-	if live*4 <= limit*3 {
-		return limit, false
+// nextLimit is the limit to use when live bytes are live under limit and
+// the process may have at most ceiling bytes of Go memory (<= 0: no
+// ceiling known).
+func nextLimit(limit, live, ceiling int64) int64 {
+	next := limit
+	switch {
+	case live*4 > limit*3:
+		next = max(2*live, limit)
+	case live*4 < limit:
+		next = max(2*live, defaultMemoryLimit)
 	}
-	return max(2*live, limit), true
+	if ceiling > 0 && next > ceiling {
+		next = max(ceiling, defaultMemoryLimit)
+	}
+	return next
 }
