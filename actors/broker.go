@@ -248,6 +248,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		b.cluster = metaCfg.Cluster
 		metaCfg.Cluster.OnConfigs = o.Cluster.OnConfigs
 		metaCfg.Cluster.OnUserConfigs = b.watchUsers(saslSvc)
+		metaCfg.Cluster.OnQuotaConfigs = b.watchQuotas(e.Quotas)
 		e.Cluster, e.ClientListener = metaCfg.Cluster.View, ClientListener(cfg)
 		b.startReplication(metaCfg)
 	}

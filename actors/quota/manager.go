@@ -34,6 +34,7 @@ type Manager struct {
 	window  Window
 	log     *slog.Logger
 	persist Persist
+	read    func(Entity) (map[string]float64, error) // nil: the held configs are the truth
 
 	configs atomic.Pointer[Configs] // nil: no quota anywhere
 
@@ -62,6 +63,11 @@ func NewManager(configs Configs, persist Persist, w Window, log *slog.Logger) *M
 	m.install(configs)
 	return m
 }
+
+// ReadThrough has alterations start from each entity's configs as read
+// (ZooKeeperRead) rather than as held. Call it before the Manager is
+// shared.
+func (m *Manager) ReadThrough(read func(Entity) (map[string]float64, error)) { m.read = read }
 
 func (m *Manager) install(c Configs) {
 	if len(c) == 0 {
