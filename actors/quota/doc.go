@@ -36,5 +36,15 @@
 // Persistence: a single node keeps the configs in its first data
 // directory (file.go: temporary file, fsync, rename); the file's JSON is
 // {"version":1,"entities":[{"entity":{"user":"alice"},"config":{...}}]},
-// a <default> name is JSON null.
+// a <default> name is JSON null. A cluster keeps them in ZooKeeper in
+// Kafka 3.9's layout (zookeeper.go): an alteration, through any broker,
+// reads each entity's znode, writes it back with the new quotas (other
+// keys, a user's SCRAM credentials, kept) and a change notification;
+// every broker's config watch (actors/catalog) hands each quota entity's
+// znode to Replace, at start and on each notification. Like Kafka's,
+// the read-modify-write of a znode is not guarded against a concurrent
+// write of the same znode through another broker.
+//
+// ip entities hold connection_creation_rate (KIP-612), stored and
+// described like the others.
 package quota
