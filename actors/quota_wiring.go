@@ -47,3 +47,27 @@ func (b *Broker) watchQuotas(m *quota.Manager) func(entityType, name string, con
 		m.Replace(e, q)
 	}
 }
+
+// newConnectionQuotas builds the connection creation quotas: the
+// broker's and each listener's max.connection.creation.rate as set at
+// start, and the ip entities' rates of m. In a cluster the inter-broker
+// listener is spared the broker's rate when there are several
+// listeners, as in Kafka.
+func newConnectionQuotas(cfg *config.Broker, m *quota.Manager) *quota.Connections {
+	limits := quota.ConnectionLimits{
+		Broker:    float64(config.ParseInt(cfg.Value(config.KeyMaxConnectionCreationRate))),
+		Listeners: map[string]float64{},
+	}
+	for l, v := range cfg.ListenerConnectionCreationRates() {
+		limits.Listeners[l] = float64(v)
+	}
+	if cfg.Cluster != nil && len(cfg.Listeners) > 1 {
+		limits.Protected = cfg.Cluster.InterBrokerListener
+	}
+	return quota.NewConnections(m, limits)
+}
+
+// ConnectionQuotas are the broker's connection creation quotas, for
+// netloop to consult on every accepted connection
+// (netloop.Config.ConnectionGate).
+func (b *Broker) ConnectionQuotas() *quota.Connections { return b.connQuotas }

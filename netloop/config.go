@@ -103,6 +103,13 @@ type Config struct {
 	MaxConnections int
 	// MaxConnectionsPerIP is max.connections.per.ip; 0 = unlimited.
 	MaxConnectionsPerIP int
+	// MaxConnectionsPerIPOverrides is max.connections.per.ip.overrides:
+	// the limit of each address (as its unmapped netip.Addr prints), in
+	// place of MaxConnectionsPerIP; 0 admits none.
+	MaxConnectionsPerIPOverrides map[string]int
+	// ConnectionGate, if set, hears of each accepted connection before
+	// it is served (connection creation quotas; gate.go).
+	ConnectionGate ConnectionGate
 	// EventLoops is the number of gnet event loops; 0 = one per CPU.
 	EventLoops int
 	// Logger receives one line per notable event (refused connection, bad

@@ -304,7 +304,8 @@ func (s *Server) finish(n int) {
 	}
 }
 
-// admitConn applies max.connections and max.connections.per.ip and, if
+// admitConn applies max.connections and max.connections.per.ip (or the
+// address's override) and, if
 // the connection may stay, counts it. It returns the refusal reason.
 func (s *Server) admitConn(ip string) string {
 	s.mu.Lock()
@@ -314,7 +315,12 @@ func (s *Server) admitConn(ip string) string {
 		return "shutting down"
 	case s.cfg.MaxConnections > 0 && s.open >= s.cfg.MaxConnections:
 		return fmt.Sprintf("max.connections (%d) reached", s.cfg.MaxConnections)
-	case s.cfg.MaxConnectionsPerIP > 0 && s.perIP[ip] >= s.cfg.MaxConnectionsPerIP:
+	}
+	if limit, ok := s.cfg.MaxConnectionsPerIPOverrides[ip]; ok {
+		if s.perIP[ip] >= limit {
+			return fmt.Sprintf("max.connections.per.ip.overrides (%d) reached for %s", limit, ip)
+		}
+	} else if s.cfg.MaxConnectionsPerIP > 0 && s.perIP[ip] >= s.cfg.MaxConnectionsPerIP {
 		return fmt.Sprintf("max.connections.per.ip (%d) reached for %s", s.cfg.MaxConnectionsPerIP, ip)
 	}
 	s.open++

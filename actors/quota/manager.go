@@ -37,6 +37,8 @@ type Manager struct {
 	read    func(Entity) (map[string]float64, error) // nil: the held configs are the truth
 
 	configs atomic.Pointer[Configs] // nil: no quota anywhere
+	clients atomic.Bool             // some user or client-id entity has quotas
+	ips     atomic.Pointer[ipTable] // nil: no ip has a connection creation rate
 
 	alterMu sync.Mutex // serializes alterations and their persistence
 
@@ -75,14 +77,20 @@ func (m *Manager) install(c Configs) {
 	} else {
 		m.configs.Store(&c)
 	}
+	clients := false
+	for e := range c {
+		clients = clients || !e.IP.Present
+	}
+	m.clients.Store(clients)
+	m.ips.Store(ipTableOf(c))
 	m.mu.Lock()
 	clear(m.rates) // a rate may now belong to another entity
 	m.mu.Unlock()
 }
 
-// Enabled reports whether any quota is set: the request path's one
-// check. A nil Manager has none.
-func (m *Manager) Enabled() bool { return m != nil && m.configs.Load() != nil }
+// Enabled reports whether any user or client-id quota is set: the
+// request path's one check. A nil Manager has none.
+func (m *Manager) Enabled() bool { return m != nil && m.clients.Load() }
 
 // Snapshot is the current configs (never to be modified).
 func (m *Manager) Snapshot() Configs {

@@ -56,6 +56,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 	}
 	nc := NetloopConfig(cfg, logger)
 	nc.TLS = tlsLis
+	nc.ConnectionGate = broker.ConnectionQuotas()
 	applyFDLimit(&nc, cfg, logger)
 	server, err := netloop.New(nc, h)
 	if err != nil {
@@ -139,6 +140,8 @@ func NetloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 		MaxConnectionsPerIP: cfg.MaxConnectionsPerIP,
 		Logger:              logger,
 	}
+	// Checked when the configuration loaded.
+	nc.MaxConnectionsPerIPOverrides, _ = config.ParsePerIPOverrides(cfg.Value(config.KeyMaxConnectionsPerIPOverrides))
 	if nc.ConnectionsMaxIdle == 0 {
 		nc.ConnectionsMaxIdle = -1 // Kafka's 0: never close idle connections
 	}
