@@ -33,6 +33,10 @@ func TestClientQuotasAcrossCluster(t *testing.T) {
 	one, two, three := c.BrokerByID(1), c.BrokerByID(2), c.BrokerByID(3)
 	configs(one, "--entity-type", "clients", "--entity-name", app, "--add-config", "producer_byte_rate=1024,request_percentage=200")
 	configs(one, "--entity-type", "users", "--entity-default", "--entity-type", "clients", "--entity-name", app, "--add-config", "consumer_byte_rate=2048")
+	// An address no test connects from: its connection rate is only
+	// stored and described here.
+	ip := "127.0.0.99"
+	configs(three, "--entity-type", "ips", "--entity-name", ip, "--add-config", "connection_creation_rate=5")
 	// AlterUserScramCredentials through 3, then AlterClientQuotas through
 	// 2 (the tool takes one or the other at a time), both into
 	// /config/users/<user>.
@@ -64,15 +68,19 @@ func TestClientQuotasAcrossCluster(t *testing.T) {
 	if userCfg["consumer_byte_rate"] != "4096" || !strings.HasSuffix(userCfg["SCRAM-SHA-256"], ",iterations=4096") || len(userCfg) != 2 {
 		t.Errorf("/config/users/%s config %v: want the quota next to the SCRAM credential", user, userCfg)
 	}
-	checkNotified(t, c, "clients/"+app, "users/<default>/clients/"+app, "users/"+user)
+	if got, want := znode("/config/ips/"+ip), map[string]string{"connection_creation_rate": "5"}; !maps.Equal(got, want) {
+		t.Errorf("/config/ips/%s config %v, want %v", ip, got, want)
+	}
+	checkNotified(t, c, "clients/"+app, "users/<default>/clients/"+app, "users/"+user, "ips/"+ip)
 
 	// Every broker has heard: the same answer from each.
 	want := []string{
 		"client-id=" + app + " producer_byte_rate=1024 request_percentage=200",
 		"user=" + user + " consumer_byte_rate=4096",
 		"user=<default>,client-id=" + app + " consumer_byte_rate=2048",
+		"ip=" + ip + " connection_creation_rate=5",
 	}
-	waitDescribed(t, c, []string{app, user}, want)
+	waitDescribed(t, c, []string{app, user, ip}, want)
 
 	// Broker 2 leads the topic; the client's quota went through 1.
 	topic := name(t, "topic")
@@ -98,7 +106,7 @@ func TestClientQuotasAcrossCluster(t *testing.T) {
 	if got := znode("/config/clients/" + app); len(got) != 0 {
 		t.Errorf("/config/clients/%s after the removal: %v", app, got)
 	}
-	waitDescribed(t, c, []string{app, user}, want[1:])
+	waitDescribed(t, c, []string{app, user, ip}, want[1:])
 }
 
 // throttleSeen records the longest throttle each broker asked for.
