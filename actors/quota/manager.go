@@ -125,17 +125,64 @@ func (m *Manager) Record(kind Kind, principal, clientID string, value float64, n
 	er.last = now
 	er.r.record(value, now)
 	total, span := er.r.measure(now)
-	var limit time.Duration
-	if kind == Request {
-		limit = m.window.Size
-	}
-	d := throttle(total, span, bound, limit)
+	d := throttle(total, span, bound, m.limit(kind))
 	if d > 0 && !er.throttled && m.log != nil {
 		m.log.Info("client quota exceeded: throttling", "quota", kindKeys[kind], "entity", key.String(),
 			"bound", bound, "rate", total/span, "throttle_ms", d.Milliseconds())
 	}
 	er.throttled = d > 0
 	return d
+}
+
+// Unrecord takes value back from the rate of kind that Record added it
+// to: a fetch throttled after all is answered empty, and Kafka counts
+// only what it sends.
+func (m *Manager) Unrecord(kind Kind, principal, clientID string, value float64, now time.Time) {
+	c := m.configs.Load()
+	if c == nil {
+		return
+	}
+	key, _, ok := resolve(*c, kindKeys[kind], UserOf(principal), clientID)
+	if !ok {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if er := m.rates[rateKey{kind, key}]; er != nil {
+		er.r.record(-value, now)
+	}
+}
+
+// Pending is the throttle the rate of kind already calls for, without
+// recording anything: a fetch is answered empty when its client is over
+// its request_percentage, as Kafka does, and the fetch's own handling
+// time is recorded later.
+func (m *Manager) Pending(kind Kind, principal, clientID string, now time.Time) time.Duration {
+	c := m.configs.Load()
+	if c == nil {
+		return 0
+	}
+	key, bound, ok := resolve(*c, kindKeys[kind], UserOf(principal), clientID)
+	if !ok {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	er := m.rates[rateKey{kind, key}]
+	if er == nil {
+		return 0
+	}
+	total, span := er.r.measure(now)
+	return throttle(total, span, bound, m.limit(kind))
+}
+
+// limit bounds the throttle of kind: one window for request_percentage,
+// as Kafka bounds it; none for the byte rates.
+func (m *Manager) limit(kind Kind) time.Duration {
+	if kind == Request {
+		return m.window.Size
+	}
+	return 0
 }
 
 // sweep drops the rates of entities idle for a whole window, at most once
