@@ -50,6 +50,9 @@ func (s *Server) acceptLoop(ln *net.TCPListener, name string, tlsLis *TLSListene
 		if g := s.cfg.ConnectionGate; err == nil && g != nil && !s.gateConn(g, tc, name) {
 			continue
 		}
+		if err == nil && !s.waitForSlot(tc, name) {
+			return // Shutdown
+		}
 		if err == nil && tlsLis != nil {
 			err = s.startTLS(tc, name, tlsLis)
 		} else if err == nil {

@@ -99,8 +99,12 @@ type Config struct {
 	// (Stats.Unanswered). 0 means the default (DefaultUnansweredAfter);
 	// negative disables the check.
 	UnansweredAfter time.Duration
-	// MaxConnections is max.connections; 0 = unlimited.
+	// MaxConnections is max.connections; 0 = unlimited. At the limit a
+	// listener stops accepting until a connection closes (slots.go).
 	MaxConnections int
+	// ProtectedListener is spared MaxConnections: the inter-broker
+	// listener of a broker with several (Kafka's protectedListener).
+	ProtectedListener string
 	// MaxConnectionsPerIP is max.connections.per.ip; 0 = unlimited.
 	MaxConnectionsPerIP int
 	// MaxConnectionsPerIPOverrides is max.connections.per.ip.overrides:

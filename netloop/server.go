@@ -88,6 +88,10 @@ type Server struct {
 	tlsConns map[*tlsConn]struct{}
 	open     int
 	perIP    map[string]int
+	// slotFreed, when not nil, is closed when a connection closes: a
+	// listener waits on it at max.connections (slots.go).
+	slotFreed chan struct{}
+	slotLogAt atomic.Int64 // unix nanoseconds of the last slot wait logged
 
 	pauseWarned atomic.Bool
 	hooks       testHooks
@@ -307,13 +311,17 @@ func (s *Server) finish(n int) {
 // admitConn applies max.connections and max.connections.per.ip (or the
 // address's override) and, if
 // the connection may stay, counts it. It returns the refusal reason.
-func (s *Server) admitConn(ip string) string {
+func (s *Server) admitConn(ip string) string { return s.admitConnOn(ip, "") }
+
+// admitConnOn is admitConn for a connection of listener: the protected
+// listener is spared max.connections.
+func (s *Server) admitConnOn(ip, listener string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.draining.Load():
 		return "shutting down"
-	case s.cfg.MaxConnections > 0 && s.open >= s.cfg.MaxConnections:
+	case s.cfg.MaxConnections > 0 && s.open >= s.cfg.MaxConnections && (listener == "" || listener != s.cfg.ProtectedListener):
 		return fmt.Sprintf("max.connections (%d) reached", s.cfg.MaxConnections)
 	}
 	if limit, ok := s.cfg.MaxConnectionsPerIPOverrides[ip]; ok {
@@ -336,6 +344,7 @@ func (s *Server) forgetConn(ip string) {
 	if s.perIP[ip]--; s.perIP[ip] <= 0 {
 		delete(s.perIP, ip)
 	}
+	s.slotFreedLocked()
 }
 
 // reportUnanswered logs, once each, the requests of conns that have had

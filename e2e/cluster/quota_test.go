@@ -82,6 +82,21 @@ func TestClientQuotasAcrossCluster(t *testing.T) {
 	}
 	waitDescribed(t, c, []string{app, user, ip}, want)
 
+	// The address's rate, set through 3, refuses its connections at 2
+	// past about 50 at once (5/s over the 10 s a new rate spans).
+	refused := 0
+	for range 60 {
+		if !testkit.Answered(t, two.Addr(), ip) {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Errorf("broker 2 served 60 connections from %s at once, over its connection_creation_rate of 5/s", ip)
+	}
+	if !testkit.Answered(t, two.Addr(), "127.0.0.98") {
+		t.Error("broker 2 refused an address without a connection quota")
+	}
+
 	// Broker 2 leads the topic; the client's quota went through 1.
 	topic := name(t, "topic")
 	createAssigned(t, c, topic, 2)

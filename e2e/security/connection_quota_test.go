@@ -2,14 +2,10 @@ package security
 
 import (
 	"context"
-	"encoding/binary"
-	"io"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/testkit"
 )
@@ -40,7 +36,7 @@ func TestConnectionCreationRatePerIP(t *testing.T) {
 	// then the address is refused.
 	answered, refused := 0, 0
 	for range 24 {
-		if apiVersionsFrom(t, b.Addr, limited) {
+		if testkit.Answered(t, b.Addr, limited) {
 			answered++
 		} else {
 			refused++
@@ -52,7 +48,7 @@ func TestConnectionCreationRatePerIP(t *testing.T) {
 	if st := b.Server.Stats(); st.ConnectionsThrottled != uint64(refused) {
 		t.Fatalf("%d connections refused, the listener counted %d", refused, st.ConnectionsThrottled)
 	}
-	if !apiVersionsFrom(t, b.Addr, "127.0.0.3") {
+	if !testkit.Answered(t, b.Addr, "127.0.0.3") {
 		t.Fatal("127.0.0.3, which has no quota, was refused")
 	}
 }
@@ -64,36 +60,11 @@ func TestListenerConnectionCreationRate(t *testing.T) {
 	b := testkit.StartInProcess(t, "listener.name.plaintext.max.connection.creation.rate", "5")
 	// 5/s over 10 s admits 50 at once; the next three wait.
 	for i := range 53 {
-		if !apiVersionsFrom(t, b.Addr, "127.0.0.1") {
+		if !testkit.Answered(t, b.Addr, "127.0.0.1") {
 			t.Fatalf("connection %d was not served", i+1)
 		}
 	}
 	if st := b.Server.Stats(); st.AcceptThrottles == 0 || st.ConnectionsThrottled != 0 {
 		t.Fatalf("stats %+v: want the listener held, no connection refused", st)
 	}
-}
-
-// apiVersionsFrom opens a connection to addr from the local address ip,
-// sends ApiVersions and reports whether it was answered; the connection
-// stays open until t ends.
-func apiVersionsFrom(t *testing.T, addr, ip string) bool {
-	t.Helper()
-	d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatalf("dial from %s: %v", ip, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	req := kmsg.NewPtrApiVersionsRequest()
-	if _, err := c.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("conn-quota")).AppendRequest(nil, req, 1)); err != nil {
-		return false
-	}
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var size [4]byte
-	if _, err := io.ReadFull(c, size[:]); err != nil {
-		return false
-	}
-	body := make([]byte, binary.BigEndian.Uint32(size[:]))
-	_, err = io.ReadFull(c, body)
-	return err == nil
 }

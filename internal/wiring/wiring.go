@@ -142,6 +142,9 @@ func NetloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 	}
 	// Checked when the configuration loaded.
 	nc.MaxConnectionsPerIPOverrides, _ = config.ParsePerIPOverrides(cfg.Value(config.KeyMaxConnectionsPerIPOverrides))
+	if cfg.Cluster != nil && len(cfg.Listeners) > 1 {
+		nc.ProtectedListener = cfg.Cluster.InterBrokerListener // Kafka spares it max.connections
+	}
 	if nc.ConnectionsMaxIdle == 0 {
 		nc.ConnectionsMaxIdle = -1 // Kafka's 0: never close idle connections
 	}
