@@ -16,9 +16,9 @@ const (
 
 // ParsePerIPOverrides reads max.connections.per.ip.overrides, Kafka's
 // "host:count,host:count" (the count after the last ':', so IPv6
-// addresses work), keyed by each address as its unmapped netip.Addr
-// prints. Kafka resolves host names once at start; samsa takes
-// addresses only, so that a broker's limits do not depend on DNS.
+// addresses work). An address is keyed as its unmapped netip.Addr
+// prints; a host name is kept as written, for the caller to resolve
+// once at start, as Kafka does (ResolvePerIPOverrides).
 func ParsePerIPOverrides(v string) (map[string]int, error) {
 	out := map[string]int{}
 	for entry := range strings.SplitSeq(v, ",") {
@@ -28,20 +28,45 @@ func ParsePerIPOverrides(v string) (map[string]int, error) {
 		}
 		i := strings.LastIndex(entry, ":")
 		if i < 0 {
-			return nil, fmt.Errorf("%q is not <address>:<count>", entry)
+			return nil, fmt.Errorf("%q is not <host>:<count>", entry)
 		}
-		host, count := strings.TrimSpace(entry[:i]), strings.TrimSpace(entry[i+1:])
-		a, err := netip.ParseAddr(strings.Trim(host, "[]"))
-		if err != nil {
-			return nil, fmt.Errorf("%q: %q is not an IP address (host names are not resolved)", entry, host)
-		}
+		host, count := strings.Trim(strings.TrimSpace(entry[:i]), "[]"), strings.TrimSpace(entry[i+1:])
 		n, err := strconv.Atoi(count)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%q: %q is not a connection count", entry, count)
+		if err != nil || n < 0 || host == "" {
+			return nil, fmt.Errorf("%q is not <host>:<count>", entry)
 		}
-		out[a.Unmap().String()] = n
+		if a, err := netip.ParseAddr(host); err == nil {
+			host = a.Unmap().String()
+		}
+		out[host] = n
 	}
 	return out, nil
+}
+
+// ResolvePerIPOverrides is ParsePerIPOverrides with host names resolved
+// (each of their addresses gets the count) through lookup; a name that
+// does not resolve is reported in unresolved and left out.
+func ResolvePerIPOverrides(v string, lookup func(host string) ([]netip.Addr, error)) (byAddr map[string]int, unresolved []string, err error) {
+	parsed, err := ParsePerIPOverrides(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	byAddr = map[string]int{}
+	for host, n := range parsed {
+		if _, err := netip.ParseAddr(host); err == nil {
+			byAddr[host] = n
+			continue
+		}
+		addrs, err := lookup(host)
+		if err != nil || len(addrs) == 0 {
+			unresolved = append(unresolved, host)
+			continue
+		}
+		for _, a := range addrs {
+			byAddr[a.Unmap().String()] = n
+		}
+	}
+	return byAddr, unresolved, nil
 }
 
 func checkPerIPOverrides(v string) error {

@@ -231,7 +231,7 @@ var brokerDefs = []Def{
 	{Name: KeyMaxConnectionsPerIP, Type: Int, Default: intMax, Check: AtLeast(0), Dynamic: true, Inert: true,
 		Doc: "Most connections from one client address."},
 	{Name: KeyMaxConnectionsPerIPOverrides, Type: String, Default: "", Check: checkPerIPOverrides, Dynamic: true, Inert: true,
-		Doc: "Per-address limits in place of max.connections.per.ip: <address>:<count>,... (addresses only; host names are not resolved)."},
+		Doc: "Per-host limits in place of max.connections.per.ip: <host or address>:<count>,...; host names are resolved once at start."},
 	{Name: KeyMaxConnectionCreationRate, Type: Int, Default: intMax, Check: AtLeast(0), Dynamic: true, Inert: true,
 		Doc: "Most new connections per second the broker accepts (the inter-broker listener is spared when there are several): over it, listeners stop accepting for the throttle time. listener.name.<listener>.max.connection.creation.rate sets one listener's."},
 	{Name: "socket.send.buffer.bytes", Type: Int, Default: "102400", Ignored: true, Doc: "Accepted; the OS default is used."},
