@@ -21,7 +21,7 @@ func newQuotas(cfg *config.Broker, fsys vfs.FS, cluster *ClusterOptions, log *sl
 	}
 	if cluster != nil {
 		m := quota.NewManager(nil, quota.ZooKeeperPersist(cluster.Store), w, log)
-		m.ReadThrough(quota.ZooKeeperRead(cluster.Store))
+		m.ReadThrough(quota.ZooKeeperRead(cluster.Store), quota.ZooKeeperReadAll(cluster.Store))
 		return m, nil
 	}
 	configs, err := quota.LoadFile(fsys, cfg.LogDirs[0])

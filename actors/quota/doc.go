@@ -48,7 +48,10 @@
 // reads each entity's znode, writes it back with the new quotas (other
 // keys, a user's SCRAM credentials, kept) and a change notification;
 // every broker's config watch (actors/catalog) hands each quota entity's
-// znode to Replace, at start and on each notification. Like Kafka's,
+// znode to Replace, at start and on each notification. A description
+// reads every quota znode (ZooKeeperReadAll), as Kafka's ZooKeeper mode
+// does, so it shows a change made through another broker at once. Like
+// Kafka's,
 // the read-modify-write of a znode is not guarded against a concurrent
 // write of the same znode through another broker.
 //

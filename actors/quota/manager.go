@@ -35,6 +35,7 @@ type Manager struct {
 	log     *slog.Logger
 	persist Persist
 	read    func(Entity) (map[string]float64, error) // nil: the held configs are the truth
+	readAll func() (Configs, error)                  // nil: the held configs are the truth
 
 	configs atomic.Pointer[Configs] // nil: no quota anywhere
 	clients atomic.Bool             // some user or client-id entity has quotas
@@ -69,7 +70,22 @@ func NewManager(configs Configs, persist Persist, w Window, log *slog.Logger) *M
 // ReadThrough has alterations start from each entity's configs as read
 // (ZooKeeperRead) rather than as held. Call it before the Manager is
 // shared.
-func (m *Manager) ReadThrough(read func(Entity) (map[string]float64, error)) { m.read = read }
+func (m *Manager) ReadThrough(read func(Entity) (map[string]float64, error), readAll func() (Configs, error)) {
+	m.read, m.readAll = read, readAll
+}
+
+// ReadsThrough reports whether Current reads a store (and may block).
+func (m *Manager) ReadsThrough() bool { return m != nil && m.readAll != nil }
+
+// Current is every entity's configs for a description: read from the
+// store when there is one to read (ReadsThrough; it may block), else
+// the held ones.
+func (m *Manager) Current() (Configs, error) {
+	if m.readAll != nil {
+		return m.readAll()
+	}
+	return m.Snapshot(), nil
+}
 
 func (m *Manager) install(c Configs) {
 	if len(c) == 0 {

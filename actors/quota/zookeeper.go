@@ -173,3 +173,48 @@ func javaDouble(v float64) string {
 	}
 	return mant + "E" + exp
 }
+
+// Lister is EntityStore with the listing of /config/<type>'s children.
+type Lister interface {
+	EntityStore
+	EntitiesWithConfig(entityType string) ([]string, error)
+}
+
+// ZooKeeperReadAll reads every quota entity's quotas from ZooKeeper, as
+// Kafka's DescribeClientQuotas does in ZooKeeper mode: a description
+// through any broker shows a change made through another at once.
+func ZooKeeperReadAll(zk Lister) func() (Configs, error) {
+	// A directory to list: its children are entities of typ named
+	// prefix+child.
+	type dir struct{ path, typ, prefix string }
+	return func() (Configs, error) {
+		out := Configs{}
+		todo := []dir{{ZKClients, ZKClients, ""}, {ZKIPs, ZKIPs, ""}, {ZKUsers, ZKUsers, ""}}
+		for len(todo) > 0 {
+			d := todo[0]
+			todo = todo[1:]
+			children, err := zk.EntitiesWithConfig(d.path)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range children {
+				name := d.prefix + c
+				if d.path == ZKUsers { // each user's clients too
+					todo = append(todo, dir{ZKUsers + "/" + c + "/clients", ZKUsers, c + "/clients/"})
+				}
+				e, ok := EntityAt(d.typ, name)
+				if !ok {
+					continue
+				}
+				cfg, err := zk.EntityConfig(d.typ, name)
+				if err != nil {
+					return nil, err
+				}
+				if q, _ := QuotasOf(e, cfg); len(q) > 0 {
+					out[e] = q
+				}
+			}
+		}
+		return out, nil
+	}
+}

@@ -2,6 +2,8 @@ package quota
 
 import (
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -16,6 +18,20 @@ type entityStore struct {
 
 func (s *entityStore) EntityConfig(typ, name string) (map[string]string, error) {
 	return maps.Clone(s.nodes[typ+"/"+name]), nil
+}
+
+// EntitiesWithConfig lists the children of /config/<dir>: the first
+// path element below it.
+func (s *entityStore) EntitiesWithConfig(dir string) ([]string, error) {
+	var out []string
+	for p := range s.nodes {
+		if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
+			if c, _, _ := strings.Cut(rest, "/"); !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (s *entityStore) SetEntityConfig(typ, name string, cfg map[string]string) error {
@@ -97,7 +113,7 @@ func TestZooKeeperPersistKeepsOtherKeys(t *testing.T) {
 		"users/alice": {"SCRAM-SHA-256": scram, KeyConsumerByteRate: "2048"},
 	}}
 	m := NewManager(nil, ZooKeeperPersist(s), Window{Num: 11, Size: 1e9}, nil)
-	m.ReadThrough(ZooKeeperRead(s))
+	m.ReadThrough(ZooKeeperRead(s), ZooKeeperReadAll(s))
 
 	req := kmsg.NewPtrAlterClientQuotasRequest()
 	req.Entries = []kmsg.AlterClientQuotasRequestEntry{
@@ -149,5 +165,39 @@ func TestQuotasOf(t *testing.T) {
 	q, _ = QuotasOf(Entity{IP: DefaultPart()}, map[string]string{KeyConnectionCreationRate: "3", KeyProducerByteRate: "1"})
 	if !maps.Equal(q, map[string]float64{KeyConnectionCreationRate: 3}) {
 		t.Errorf("ip quotas %v", q)
+	}
+}
+
+// A description in a cluster reads every quota entity from ZooKeeper:
+// users, each user's clients, clients, ips; znodes without quotas (a
+// SCRAM-only user, a parent) are not entities.
+func TestZooKeeperReadAll(t *testing.T) {
+	s := &entityStore{nodes: map[string]map[string]string{
+		"users/alice":                         {"SCRAM-SHA-256": "x", KeyProducerByteRate: "10"},
+		"users/bob":                           {"SCRAM-SHA-256": "y"},
+		"users/%3Cdefault%3E/clients/app%2F1": {KeyRequestPercentage: "12.5"},
+		"users/<default>/clients/<default>":   {KeyConsumerByteRate: "20"},
+		"clients/app":                         {KeyProducerByteRate: "30"},
+		"ips/10.0.0.1":                        {KeyConnectionCreationRate: "3"},
+		"topics/t":                            {"retention.ms": "1"},
+	}}
+	got, err := ZooKeeperReadAll(s)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Configs{
+		{User: Named("alice")}:                             {KeyProducerByteRate: 10},
+		{User: Named("<default>"), Client: Named("app/1")}: {KeyRequestPercentage: 12.5},
+		{User: DefaultPart(), Client: DefaultPart()}:       {KeyConsumerByteRate: 20},
+		{Client: Named("app")}:                             {KeyProducerByteRate: 30},
+		{IP: Named("10.0.0.1")}:                            {KeyConnectionCreationRate: 3},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read %v, want %v", got, want)
+	}
+	for e, cfg := range want {
+		if !maps.Equal(got[e], cfg) {
+			t.Errorf("%s: %v, want %v", e, got[e], cfg)
+		}
 	}
 }
