@@ -25,6 +25,7 @@ import (
 	"github.com/samsa-io/samsa/actors/fetch"
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/actors/partition"
+	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/actors/replica"
 	"github.com/samsa-io/samsa/actors/routing"
 	"github.com/samsa-io/samsa/actors/txn"
@@ -95,6 +96,8 @@ type Broker struct {
 	log  *slog.Logger
 	opts Options
 	env  *env.Env
+	// connQuotas are the connection creation quotas (quota_wiring.go).
+	connQuotas *quota.Connections
 	// dispatch runs every actor's mailbox (dispatcher.go).
 	dispatch *workerDispatcher
 	meta     *actor.PID
@@ -197,6 +200,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		b.unlock()
 		return nil, err
 	}
+	b.connQuotas = newConnectionQuotas(cfg, e.Quotas)
 	for _, path := range cfg.LogDirs {
 		d, err := o.openDir(path, dirOptions(cfg, logger, o.FS))
 		if err != nil {
@@ -248,6 +252,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		b.cluster = metaCfg.Cluster
 		metaCfg.Cluster.OnConfigs = o.Cluster.OnConfigs
 		metaCfg.Cluster.OnUserConfigs = b.watchUsers(saslSvc)
+		metaCfg.Cluster.OnQuotaConfigs = b.watchQuotas(e.Quotas)
 		e.Cluster, e.ClientListener = metaCfg.Cluster.View, ClientListener(cfg)
 		b.startReplication(metaCfg)
 	}

@@ -223,30 +223,31 @@ func TestMeasureProducerQuotas(t *testing.T) {
 }
 
 // request_percentage holds a client whose requests take more of the
-// broker's loop time than its share: with a share far below what any
-// request takes, each answer is followed by a mute of one window (the
-// bound Kafka puts on request throttles), so three requests in a row
-// take at least two windows.
+// broker's loop time than its share, and says so as Kafka does: with a
+// share far below what any request takes, every answer carries
+// throttle_time_ms, at most one window (the bound Kafka puts on request
+// throttles), and franz-go hears of it.
 func TestRequestPercentageHoldsClient(t *testing.T) {
 	n := testkit.StartInProcess(t, "log.dirs", t.TempDir(), "quota.window.num", "2")
 	adm, _ := n.Admin(t)
 	setClientQuotaTo(t, adm, "busy", "request_percentage", 1e-9, false)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.ClientID("busy"))
+	h := &throttleHook{first: make(chan struct{})}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.ClientID("busy"), kgo.WithHooks(h))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
 	ctx := ctxT(t)
-	if _, err := cl.Request(ctx, kmsg.NewPtrMetadataRequest()); err != nil { // connects; the mute starts after its answer
-		t.Fatal(err)
-	}
-	start := time.Now()
-	for range 2 {
-		if _, err := cl.Request(ctx, kmsg.NewPtrMetadataRequest()); err != nil {
+	for i := range 3 {
+		resp, err := cl.Request(ctx, kmsg.NewPtrMetadataRequest())
+		if err != nil {
 			t.Fatal(err)
 		}
+		if ms := resp.(*kmsg.MetadataResponse).ThrottleMillis; ms <= 0 || ms > 1000 {
+			t.Fatalf("Metadata answer %d: throttle_time_ms %d, want (0, 1000]", i+1, ms)
+		}
 	}
-	if d := time.Since(start); d < 1500*time.Millisecond {
-		t.Fatalf("two requests after a throttled one took %v, want at least about two 1 s windows", d)
+	if h.n.Load() == 0 {
+		t.Fatal("franz-go heard of no throttle")
 	}
 }

@@ -47,6 +47,12 @@ func (s *Server) acceptLoop(ln *net.TCPListener, name string, tlsLis *TLSListene
 	var failures uint64
 	for {
 		tc, err := ln.AcceptTCP()
+		if g := s.cfg.ConnectionGate; err == nil && g != nil && !s.gateConn(g, tc, name) {
+			continue
+		}
+		if err == nil && !s.waitForSlot(tc, name) {
+			return // Shutdown
+		}
 		if err == nil && tlsLis != nil {
 			err = s.startTLS(tc, name, tlsLis)
 		} else if err == nil {

@@ -99,10 +99,21 @@ type Config struct {
 	// (Stats.Unanswered). 0 means the default (DefaultUnansweredAfter);
 	// negative disables the check.
 	UnansweredAfter time.Duration
-	// MaxConnections is max.connections; 0 = unlimited.
+	// MaxConnections is max.connections; 0 = unlimited. At the limit a
+	// listener stops accepting until a connection closes (slots.go).
 	MaxConnections int
+	// ProtectedListener is spared MaxConnections: the inter-broker
+	// listener of a broker with several (Kafka's protectedListener).
+	ProtectedListener string
 	// MaxConnectionsPerIP is max.connections.per.ip; 0 = unlimited.
 	MaxConnectionsPerIP int
+	// MaxConnectionsPerIPOverrides is max.connections.per.ip.overrides:
+	// the limit of each address (as its unmapped netip.Addr prints), in
+	// place of MaxConnectionsPerIP; 0 admits none.
+	MaxConnectionsPerIPOverrides map[string]int
+	// ConnectionGate, if set, hears of each accepted connection before
+	// it is served (connection creation quotas; gate.go).
+	ConnectionGate ConnectionGate
 	// EventLoops is the number of gnet event loops; 0 = one per CPU.
 	EventLoops int
 	// Logger receives one line per notable event (refused connection, bad

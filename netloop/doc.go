@@ -133,8 +133,13 @@
 // and reaches the Handler like any other. A panic in Handle is recovered,
 // logged, and costs only its connection.
 //
-// max.connections and max.connections.per.ip are checked in OnOpen; an
-// extra connection is closed at once with a log line.
+// max.connections and max.connections.per.ip (or the address's
+// override) are checked in OnOpen; an extra connection is closed at once
+// with a log line. Connection creation rates are the ConnectionGate's
+// (gate.go), asked by the accept goroutine before a connection is
+// enrolled: it may hold the listener's accepting for a while, or refuse
+// the connection, which is then kept unread and closed after a delay, as
+// Kafka's acceptor does; no event loop waits.
 //
 // # Accepting
 //

@@ -24,15 +24,14 @@ func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	s := e.s
 	remote := gc.RemoteAddr()
 	ip := hostOf(remote)
-	if reason := s.admitConn(ip); reason != "" {
+	en, _ := gc.Context().(enrollment) // set by enroll
+	if reason := s.admitConnOn(ip, en.listener); reason != "" {
 		s.stats.connectionsRefused.Add(1)
 		s.log.Warn("netloop: connection refused", "client", remote.String(), "reason", reason)
 		return nil, gnet.Close
 	}
 	c := newConn(s, gc, ip)
-	if e, ok := gc.Context().(enrollment); ok { // set by enroll
-		c.session.Listener = e.listener
-	}
+	c.session.Listener = en.listener
 	gc.SetContext(c)
 	s.mu.Lock()
 	s.conns[c] = struct{}{}

@@ -9,8 +9,10 @@ import (
 	"time"
 )
 
-// max.connections and max.connections.per.ip refuse extra connections
-// with a log line; the others keep working.
+// max.connections.per.ip refuses extra connections with a log line; at
+// max.connections the listener stops accepting until a connection
+// closes, as Kafka's acceptor waits for a slot: the waiting connection
+// is served then. The others keep working.
 func TestConnectionLimits(t *testing.T) {
 	closed := make(chan struct{}, 16)
 	s, logs := newServer(t, Config{MaxConnections: 3, MaxConnectionsPerIP: 2}, answerHandler{})
@@ -34,17 +36,32 @@ func TestConnectionLimits(t *testing.T) {
 	b1 := dialFrom(t, addr, "127.0.0.2")
 	b1.roundTrip(3)
 	c1 := dialFrom(t, addr, "127.0.0.3")
-	c1.expectClosed()
-	if l := logs.lines("connection refused", "max.connections (3)", c1.LocalAddr().String()); len(l) != 1 {
-		t.Fatalf("log lines %q", l)
+	c1.send(apiVersionsFrame(4))
+	if !pollUntil(func() bool { return s.Stats().SlotWaits == 1 }) {
+		t.Fatalf("the listener did not wait for a slot: %+v", s.Stats())
 	}
-	if st := s.Stats(); st.ConnectionsRefused != 2 || st.ConnectionsOpen != 3 || st.ConnectionsAccepted != 3 {
+	if st := s.Stats(); st.ConnectionsRefused != 1 || st.ConnectionsOpen != 3 || st.ConnectionsAccepted != 3 {
 		t.Fatalf("stats %+v", st)
 	}
-	// A closed connection frees its place.
+	// A closed connection frees its place: the waiting one is served.
 	a1.Close()
 	waitSignal(t, closed, "the close")
-	dialFrom(t, addr, "127.0.0.1").roundTrip(4)
+	if corr, _ := c1.recv(); corr != 4 {
+		t.Fatalf("the waiting connection's answer has correlation id %d", corr)
+	}
+}
+
+// The protected (inter-broker) listener is spared max.connections.
+func TestProtectedListenerSparedMaxConnections(t *testing.T) {
+	s, _ := startServer(t, Config{Listeners: []string{"127.0.0.1:0", "127.0.0.2:0"}, ListenerNames: []string{"EXTERNAL", "INTERNAL"},
+		ProtectedListener: "INTERNAL", MaxConnections: 1}, answerHandler{})
+	external, internal := s.Addrs()[0], s.Addrs()[1]
+	dial(t, external).roundTrip(1)
+	dial(t, internal).roundTrip(2)
+	dial(t, internal).roundTrip(3)
+	if st := s.Stats(); st.ConnectionsOpen != 3 || st.SlotWaits != 0 {
+		t.Fatalf("stats %+v", st)
+	}
 }
 
 // connections.max.idle.ms closes a connection with no traffic, but not

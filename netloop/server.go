@@ -88,6 +88,10 @@ type Server struct {
 	tlsConns map[*tlsConn]struct{}
 	open     int
 	perIP    map[string]int
+	// slotFreed, when not nil, is closed when a connection closes: a
+	// listener waits on it at max.connections (slots.go).
+	slotFreed chan struct{}
+	slotLogAt atomic.Int64 // unix nanoseconds of the last slot wait logged
 
 	pauseWarned atomic.Bool
 	hooks       testHooks
@@ -304,17 +308,27 @@ func (s *Server) finish(n int) {
 	}
 }
 
-// admitConn applies max.connections and max.connections.per.ip and, if
+// admitConn applies max.connections and max.connections.per.ip (or the
+// address's override) and, if
 // the connection may stay, counts it. It returns the refusal reason.
-func (s *Server) admitConn(ip string) string {
+func (s *Server) admitConn(ip string) string { return s.admitConnOn(ip, "") }
+
+// admitConnOn is admitConn for a connection of listener: the protected
+// listener is spared max.connections.
+func (s *Server) admitConnOn(ip, listener string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.draining.Load():
 		return "shutting down"
-	case s.cfg.MaxConnections > 0 && s.open >= s.cfg.MaxConnections:
+	case s.cfg.MaxConnections > 0 && s.open >= s.cfg.MaxConnections && (listener == "" || listener != s.cfg.ProtectedListener):
 		return fmt.Sprintf("max.connections (%d) reached", s.cfg.MaxConnections)
-	case s.cfg.MaxConnectionsPerIP > 0 && s.perIP[ip] >= s.cfg.MaxConnectionsPerIP:
+	}
+	if limit, ok := s.cfg.MaxConnectionsPerIPOverrides[ip]; ok {
+		if s.perIP[ip] >= limit {
+			return fmt.Sprintf("max.connections.per.ip.overrides (%d) reached for %s", limit, ip)
+		}
+	} else if s.cfg.MaxConnectionsPerIP > 0 && s.perIP[ip] >= s.cfg.MaxConnectionsPerIP {
 		return fmt.Sprintf("max.connections.per.ip (%d) reached for %s", s.cfg.MaxConnectionsPerIP, ip)
 	}
 	s.open++
@@ -330,6 +344,7 @@ func (s *Server) forgetConn(ip string) {
 	if s.perIP[ip]--; s.perIP[ip] <= 0 {
 		delete(s.perIP, ip)
 	}
+	s.slotFreedLocked()
 }
 
 // reportUnanswered logs, once each, the requests of conns that have had

@@ -10,6 +10,9 @@ type Stats struct {
 	ConnectionsRefused    uint64 // closed at once: max.connections, max.connections.per.ip, shutting down
 	ConnectionsIdleClosed uint64 // closed by connections.max.idle.ms
 	AcceptErrors          uint64 // accept(2) failures (out of descriptors, typically) and connections no loop took
+	ConnectionsThrottled  uint64 // refused by the ConnectionGate (over an address's connection creation rate), closed after a delay
+	AcceptThrottles       uint64 // times a listener stopped accepting for a while (over a connection creation rate)
+	SlotWaits             uint64 // times a listener stopped accepting at max.connections until a connection closed
 
 	FramesRejected       uint64 // size prefix negative or above MaxRequestBytes
 	RequestTimeouts      uint64 // connections closed because a request took longer than RequestReadTimeout to arrive
@@ -41,6 +44,9 @@ type counters struct {
 	connectionsRefused    atomic.Uint64
 	connectionsIdleClosed atomic.Uint64
 	acceptErrors          atomic.Uint64
+	connectionsThrottled  atomic.Uint64
+	acceptThrottles       atomic.Uint64
+	slotWaits             atomic.Uint64
 	framesRejected        atomic.Uint64
 	requestTimeouts       atomic.Uint64
 	unanswered            atomic.Uint64
@@ -73,6 +79,9 @@ func (c *counters) snapshot() Stats {
 		ConnectionsRefused:    c.connectionsRefused.Load(),
 		ConnectionsIdleClosed: c.connectionsIdleClosed.Load(),
 		AcceptErrors:          c.acceptErrors.Load(),
+		ConnectionsThrottled:  c.connectionsThrottled.Load(),
+		AcceptThrottles:       c.acceptThrottles.Load(),
+		SlotWaits:             c.slotWaits.Load(),
 		FramesRejected:        c.framesRejected.Load(),
 		RequestTimeouts:       c.requestTimeouts.Load(),
 		Unanswered:            c.unanswered.Load(),

@@ -26,8 +26,10 @@
 //     listener admits nothing else (Admit, sasl_gate.go, called by the
 //     router).
 //   - DescribeUserScramCredentials, AlterUserScramCredentials: the SCRAM
-//     credential store (actors/sasl), alters persisted on a goroutine;
-//     DescribeClientQuotas: answered on the loop (no quotas).
+//     credential store (actors/sasl), alters persisted on a goroutine.
+//   - DescribeClientQuotas: answered on the loop from the quota configs
+//     (actors/quota); AlterClientQuotas: on a goroutine, which persists
+//     the change (a file alone, ZooKeeper in a cluster) before answering.
 //
 // Authorization (authz*.go): with an authorizer (env.Env.Auth), each API
 // checks Kafka's operations on the request's principal and host. The

@@ -103,7 +103,7 @@ func handleProduce(s *Services, req *wire.Request) {
 			req.ReleaseFrame() // no partition was asked
 		}
 		if body.Acks == 0 {
-			ackZero(s, req, resp, timedOut)
+			ackZero(s, req, resp, size, timedOut)
 			return
 		}
 		if q := s.Env.Quotas; q.Enabled() {
@@ -119,7 +119,7 @@ func handleProduce(s *Services, req *wire.Request) {
 // earlier requests), as Kafka does: the client reads no responses, and a
 // dropped connection is what makes it refresh its metadata and notice.
 // After a timeout the outcome is unknown and nothing is closed.
-func ackZero(s *Services, req *wire.Request, resp *kmsg.ProduceResponse, timedOut bool) {
+func ackZero(s *Services, req *wire.Request, resp *kmsg.ProduceResponse, size int, timedOut bool) {
 	const logged = 8 // failed partitions named in the log line
 	var failed []any // partition, error name, ...
 	if !timedOut {
@@ -132,6 +132,15 @@ func ackZero(s *Services, req *wire.Request, resp *kmsg.ProduceResponse, timedOu
 		}
 	}
 	if len(failed) == 0 {
+		// Over producer_byte_rate an acks=0 producer gets no answer
+		// either, but its connection is muted for the throttle time, as
+		// Kafka mutes its channel (request_percentage spares acks=0).
+		if q := s.Env.Quotas; q.Enabled() {
+			if d := q.Record(quota.Produce, req.Session.Principal(), req.Header.ClientID, float64(size), s.Env.Now()); d > 0 {
+				req.Reply(&wire.Response{MuteFor: d})
+				return
+			}
+		}
 		req.Reply(nil)
 		return
 	}

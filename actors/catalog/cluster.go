@@ -73,6 +73,13 @@ type ClusterMode struct {
 	// ZooKeeper): at start every user's, then each changed one's. The
 	// SCRAM credentials are there. Called from the watch's goroutine.
 	OnUserConfigs func(user string, configs map[string]string)
+	// OnQuotaConfigs, if set, hears every client quota entity's dynamic
+	// configs as the config watch reads them: entityType is "users",
+	// "clients" or "ips", name the path below it as in ZooKeeper
+	// ("alice", "alice/clients/app", "<default>"). At start every
+	// entity's, then each changed one's. Called from the watch's
+	// goroutine.
+	OnQuotaConfigs func(entityType, name string, configs map[string]string)
 
 	links clusterLinks // cluster_links.go
 }

@@ -50,6 +50,10 @@ type configWatch struct {
 	// (/config/users/<user>: SCRAM credentials, quotas), from the
 	// watch's goroutine.
 	onUsers func(user string, configs map[string]string)
+	// onQuotas, when set, hears every quota entity's configs as read
+	// (/config/users/..., /config/clients/<c>, /config/ips/<ip>; the
+	// type and the name under it), from the watch's goroutine.
+	onQuotas func(entityType, name string, configs map[string]string)
 
 	last    int64                // sequence of the newest notification processed; -1 none
 	created map[string]time.Time // notifications seen, by name: when made
@@ -133,14 +137,8 @@ func (w *configWatch) idle(changed <-chan struct{}) bool {
 // syncAll reads every topic's configs and this broker's dynamic layers,
 // as Kafka's DynamicConfigManager does at start.
 func (w *configWatch) syncAll() error {
-	topics, err := w.store.EntitiesWithConfig(entityTopics)
-	if err != nil {
+	if _, err := w.applyListed(entityTopics, entityTopics, ""); err != nil {
 		return err
-	}
-	for _, t := range topics {
-		if err := w.apply(entityTopics, t); err != nil {
-			return err
-		}
 	}
 	if err := w.apply(entityBrokers, defaultEntity); err != nil {
 		return err
@@ -151,21 +149,44 @@ func (w *configWatch) syncAll() error {
 	return w.apply(entityBrokers, w.brokerID)
 }
 
-// syncUsers reads every user's configs, when someone listens.
+// syncUsers reads every user's configs, when someone listens, and
+// every other quota entity's (Kafka's fetchAllEntityConfigs and
+// fetchAllChildEntityConfigs for users, clients and ips).
 func (w *configWatch) syncUsers() error {
-	if w.onUsers == nil {
+	if w.onUsers == nil && w.onQuotas == nil {
 		return nil
 	}
-	users, err := w.store.EntitiesWithConfig(entityUsers)
-	if err != nil {
+	users, err := w.applyListed(entityUsers, entityUsers, "")
+	if err != nil || w.onQuotas == nil {
 		return err
 	}
 	for _, u := range users {
-		if err := w.apply(entityUsers, u); err != nil {
+		clients := u + "/" + entityClients
+		if _, err := w.applyListed(entityUsers+"/"+clients, entityUsers, clients+"/"); err != nil {
+			return err
+		}
+	}
+	for _, typ := range []string{entityClients, entityIPs} {
+		if _, err := w.applyListed(typ, typ, ""); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// applyListed applies every entity listed under /config/<dir>, as
+// entityType and the name prefix+<child>, and returns the children.
+func (w *configWatch) applyListed(dir, entityType, prefix string) ([]string, error) {
+	names, err := w.store.EntitiesWithConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if err := w.apply(entityType, prefix+n); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
 }
 
 // process handles the notifications newer than the last processed, in
@@ -193,8 +214,9 @@ func (w *configWatch) process(nodes []string) error {
 
 // apply reads one entity's configs and sends them to the actor, if they
 // concern this broker (topics, its own id, the cluster default); users
-// go to onUsers (their SCRAM credentials); quotas (clients, ips) and
-// other brokers' configs concern no one here.
+// go to onUsers (their SCRAM credentials), quota entities (users,
+// users/<u>/clients/<c>, clients, ips) to onQuotas; other brokers'
+// configs concern no one here.
 func (w *configWatch) apply(entityType, name string) error {
 	var msg any
 	switch {
@@ -210,13 +232,22 @@ func (w *configWatch) apply(entityType, name string) error {
 			return err
 		}
 		msg = &BrokerConfigsChanged{ClusterDefault: name == defaultEntity, Configs: cfg}
-	case entityType == entityUsers && w.onUsers != nil && !strings.Contains(name, "/"):
+	case entityType == entityUsers || entityType == entityClients || entityType == entityIPs:
 		// users/<u>/clients/<c> are quota entities, not users.
-		cfg, err := w.store.EntityConfig(entityUsers, name)
+		user := entityType == entityUsers && w.onUsers != nil && !strings.Contains(name, "/")
+		if !user && w.onQuotas == nil {
+			return nil
+		}
+		cfg, err := w.store.EntityConfig(entityType, name)
 		if err != nil {
 			return err
 		}
-		w.onUsers(name, cfg)
+		if user {
+			w.onUsers(name, cfg)
+		}
+		if w.onQuotas != nil {
+			w.onQuotas(entityType, name, cfg)
+		}
 		return nil
 	default:
 		return nil

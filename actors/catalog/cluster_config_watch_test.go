@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -48,10 +49,15 @@ func (f *fakeConfigs) SetEntityConfig(string, string, map[string]string) error {
 func (f *fakeConfigs) EntitiesWithConfig(typ string) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// The children of /config/<typ>: the first path element below it
+	// (users/alice/clients/app makes users/alice a parent).
 	var out []string
 	for p := range f.entities {
-		if t, n, _ := cut(p); t == typ {
-			out = append(out, n)
+		if rest, ok := strings.CutPrefix(p, typ+"/"); ok {
+			n, _, _ := strings.Cut(rest, "/")
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
 		}
 	}
 	slices.Sort(out)
@@ -151,4 +157,48 @@ func TestConfigWatchFollowsNotifications(t *testing.T) {
 		t.Fatalf("unexpected %s", m)
 	default:
 	}
+}
+
+// Quota entities reach onQuotas, at start (every user, each user's
+// clients, every client and ip) and on their notifications; only
+// /config/users/<user> reaches onUsers too, and topics go on as before.
+func TestConfigWatchQuotaEntities(t *testing.T) {
+	now := time.Unix(10_000, 0)
+	f := newFakeConfigs()
+	f.change(0, "users/alice", map[string]string{"SCRAM-SHA-256": "x", "producer_byte_rate": "1024"}, now)
+	f.change(1, "users/alice/clients/app", map[string]string{"consumer_byte_rate": "10"}, now)
+	f.change(2, "users/<default>/clients/<default>", map[string]string{"request_percentage": "50.0"}, now)
+	f.change(3, "clients/c", map[string]string{"producer_byte_rate": "1"}, now)
+	f.change(4, "ips/<default>", map[string]string{"connection_creation_rate": "3"}, now)
+	heard := make(chan string, 64)
+	stop := make(chan struct{})
+	defer close(stop)
+	w := newConfigWatch(f, 1, func(any) {}, slog.New(slog.DiscardHandler), func() time.Time { return now }, stop)
+	w.onUsers = func(user string, cfg map[string]string) { heard <- fmt.Sprintf("user %s %v", user, cfg) }
+	w.onQuotas = func(typ, name string, cfg map[string]string) { heard <- fmt.Sprintf("quota %s/%s %v", typ, name, cfg) }
+	go w.run()
+	expect := func(want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if got := <-heard; got != w {
+				t.Fatalf("got %q, want %q", got, w)
+			}
+		}
+	}
+	alice := "map[SCRAM-SHA-256:x producer_byte_rate:1024]"
+	expect( // the start
+		"user <default> map[]", "quota users/<default> map[]",
+		"user alice "+alice, "quota users/alice "+alice,
+		"quota users/<default>/clients/<default> map[request_percentage:50.0]",
+		"quota users/alice/clients/app map[consumer_byte_rate:10]",
+		"quota clients/c map[producer_byte_rate:1]",
+		"quota ips/<default> map[connection_creation_rate:3]",
+		// then the five notifications
+		"user alice "+alice, "quota users/alice "+alice,
+		"quota users/alice/clients/app map[consumer_byte_rate:10]",
+		"quota users/<default>/clients/<default> map[request_percentage:50.0]",
+		"quota clients/c map[producer_byte_rate:1]",
+		"quota ips/<default> map[connection_creation_rate:3]")
+	f.change(5, "users/alice/clients/app", map[string]string{}, now)
+	expect("quota users/alice/clients/app map[]")
 }

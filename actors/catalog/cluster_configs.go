@@ -53,6 +53,8 @@ const (
 	entityTopics  = "topics"
 	entityBrokers = "brokers"
 	entityUsers   = "users"
+	entityClients = "clients"
+	entityIPs     = "ips"
 	defaultEntity = "<default>"
 )
 

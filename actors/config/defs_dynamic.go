@@ -31,9 +31,6 @@ var kafkaDynamicDefs = append(dynamicIgnored([]Def{
 	{Name: "sasl.login.refresh.min.period.seconds", Type: Short, Default: "60", Check: Between(0, 900), PerBroker: true, Doc: saslDoc},
 	{Name: "sasl.login.refresh.buffer.seconds", Type: Short, Default: "300", Check: Between(0, 3600), PerBroker: true, Doc: saslDoc},
 
-	// Connections.
-	{Name: "max.connection.creation.rate", Type: Int, Default: intMax, Check: AtLeast(0), Doc: "Accepted; connection rate limits come later."},
-
 	// Log cleaner: the keys the cleaner reads are in brokerDefs.
 	{Name: "log.cleaner.io.buffer.size", Type: Int, Default: "524288", Check: AtLeast(0), Doc: cleanerDoc},
 

@@ -143,4 +143,11 @@
 // answer keeps the reads it sends and releases them in Response.Done
 // (netloop calls it after the last byte, or when the connection is gone);
 // reads trimmed off by max_bytes are released when the answer is built.
+//
+// Client quotas (quota.go): a consumer with a consumer_byte_rate asks
+// for at most its quota's window; an answer that takes it over its byte
+// rate, or finds it over its request_percentage, is replaced by Kafka's
+// throttled answer (no partitions, throttle_time_ms, its reads released
+// and its bytes taken back from the rate, the session left as the
+// request made it) and the connection is muted for the throttle time.
 package fetch

@@ -254,13 +254,15 @@ func logSession(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, fc *fe
 // answerFetch builds and sends the response of an answered op.
 func answerFetch(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp, abandoned bool) {
 	o.outcomes(abandoned)
+	if q := svc.env.Quotas; q.Enabled() && ReplicaID(kreq) < 0 {
+		if d := throttleFetch(svc, q, req, o); d > 0 {
+			answerThrottled(svc, req, kreq, fc, o, d)
+			return
+		}
+	}
 	o.include = make([]bool, len(o.slots))
 	svc.sessions.finish(fc, o.outs, o.include)
 	resp := buildFetchResponse(kreq, fc, o)
-	var mute time.Duration
-	if q := svc.env.Quotas; q.Enabled() && ReplicaID(kreq) < 0 {
-		mute = throttleFetch(svc, q, req, resp)
-	}
 	out, err := wire.EncodeFetchResponse(req.Header.CorrelationID, resp)
 	if err != nil {
 		o.releaseAll()
@@ -277,7 +279,6 @@ func answerFetch(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, fc *f
 		}
 	}
 	out.Done = o.releaseAll
-	out.MuteFor = mute
 	req.Reply(out)
 }
 

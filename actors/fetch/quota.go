@@ -3,32 +3,54 @@ package fetch
 import (
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
 )
 
-// throttleFetch counts a consumer's response against its
-// consumer_byte_rate: the record bytes it carries. Over the quota, the
-// response still carries its records (samsa does not, as Kafka does,
-// swap in an empty response and take the bytes back: the session state
-// would then have to be rolled back too); it tells the client how long
-// to wait (the returned time: the caller holds the connection for it
-// once the response is written).
-// The size cap of Handle keeps one response within the quota's window,
-// so the rate over time stays at the quota either way.
-func throttleFetch(svc *Service, q *quota.Manager, req *wire.Request, resp *wire.FetchResponse) time.Duration {
+// throttleFetch counts a consumer's answer against its
+// consumer_byte_rate (the record bytes it would carry) and returns the
+// throttle it is due: the longer of that quota's and of its
+// request_percentage's, as Kafka's handleFetchRequest takes the larger.
+// A throttled answer is sent empty (answerThrottled), so its bytes are
+// taken back from the rate, as Kafka un-records them.
+func throttleFetch(svc *Service, q *quota.Manager, req *wire.Request, o *fetchOp) time.Duration {
 	var n int64
-	for ti := range resp.Topics {
-		for pi := range resp.Topics[ti].Partitions {
-			for _, c := range resp.Topics[ti].Partitions[pi].Records {
-				n += c.Len()
-			}
-		}
+	for i := range o.outs {
+		n += o.outs[i].bytes
 	}
-	d := q.Record(quota.Fetch, req.Session.Principal(), req.Header.ClientID, float64(n), svc.env.Now())
+	principal, client, now := req.Session.Principal(), req.Header.ClientID, svc.env.Now()
+	d := q.Record(quota.Fetch, principal, client, float64(n), now)
+	d = max(d, q.Pending(quota.Request, principal, client, now))
 	if d > 0 {
-		resp.ThrottleMillis = env.ThrottleMillis(d)
+		q.Unrecord(quota.Fetch, principal, client, float64(n), now)
 	}
 	return d
+}
+
+// answerThrottled answers a throttled fetch as Kafka's
+// getThrottledResponse does (KIP-219): no partitions, the throttle time,
+// and the connection held for it once written. An incremental session
+// keeps its id and state (the partitions are sent again later); a full
+// fetch's new session is dropped, as Kafka creates none for a throttled
+// answer (session id 0: the client fetches in full again).
+func answerThrottled(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp, d time.Duration) {
+	o.releaseAll()
+	sid := fc.sessionID
+	if sid != 0 && !fc.incremental {
+		svc.sessions.drop(sid)
+		sid = 0
+	}
+	resp := &wire.FetchResponse{Version: kreq.Version, SessionID: sid, ThrottleMillis: env.ThrottleMillis(d)}
+	out, err := wire.EncodeFetchResponse(req.Header.CorrelationID, resp)
+	if err != nil {
+		svc.env.Log.Error("throttled fetch response cannot be encoded", "err", err, "client", req.ClientAddr)
+		replyFetchError(svc, req, kreq, kerr.UnknownServerError)
+		return
+	}
+	out.MuteFor = d
+	req.Reply(out)
 }

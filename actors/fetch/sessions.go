@@ -286,6 +286,13 @@ func (c *fetchSessions) finish(fc *fetchContext, outs []fetchOutcome, include []
 	s.parts = append(kept, moving...)
 }
 
+// drop removes session id, if it is still there.
+func (c *fetchSessions) drop(id int32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.remove(id)
+}
+
 // remove drops session id and returns it (nil if unknown), with its
 // counters frozen for a log line. Called with mu held.
 func (c *fetchSessions) remove(id int32) *fetchSession {

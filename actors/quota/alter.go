@@ -3,6 +3,8 @@ package quota
 import (
 	"maps"
 	"math"
+	"net"
+	"slices"
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -55,7 +57,7 @@ func applyEntry(configs Configs, en kmsg.AlterClientQuotasRequestEntry) (Entity,
 			return e, nil, "Duplicate quota key " + op.Key + " for entity " + e.String()
 		}
 		seen[op.Key] = true
-		if !IsKey(op.Key) {
+		if !slices.Contains(KeysOf(e), op.Key) {
 			return e, nil, "Invalid configuration key " + op.Key
 		}
 		if op.Remove {
@@ -76,15 +78,22 @@ func checkValue(key string, v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return "Invalid value " + strconv.FormatFloat(v, 'g', -1, 64) + " for configuration key " + key
 	}
-	if (key == KeyProducerByteRate || key == KeyConsumerByteRate) && (v != math.Trunc(v) || v > math.MaxInt64) {
-		return "Configuration " + key + " must be a Long value"
+	if !isWhole(key) {
+		return ""
+	}
+	if key == KeyConnectionCreationRate && (v != math.Trunc(v) || v > math.MaxInt32) {
+		return "Configuration " + key + " must be a INT value"
+	}
+	if v != math.Trunc(v) || v > math.MaxInt64 {
+		return "Configuration " + key + " must be a LONG value"
 	}
 	return ""
 }
 
-// entityOf reads a request's entity: user and/or client-id, each at most
-// once, a nil name being <default>. ip entities (connection creation
-// quotas) are not supported.
+// entityOf reads a request's entity: user and/or client-id, or an ip
+// alone, each at most once, a nil name being <default>. An ip is an
+// address (Kafka also takes a host name it can resolve; samsa does not
+// resolve names on the request path).
 func entityOf(cs []kmsg.AlterClientQuotasRequestEntryEntity) (Entity, string) {
 	var e Entity
 	if len(cs) == 0 {
@@ -93,6 +102,9 @@ func entityOf(cs []kmsg.AlterClientQuotasRequestEntryEntity) (Entity, string) {
 	for _, c := range cs {
 		p := DefaultPart()
 		if c.Name != nil {
+			if *c.Name == "" {
+				return e, "Empty " + c.Type + " not supported"
+			}
 			p = Named(*c.Name)
 		}
 		var slot *Part
@@ -102,7 +114,10 @@ func entityOf(cs []kmsg.AlterClientQuotasRequestEntryEntity) (Entity, string) {
 		case TypeClientID:
 			slot = &e.Client
 		case TypeIP:
-			return e, "Connection quotas of ip entities are not supported by this broker"
+			if c.Name != nil && net.ParseIP(*c.Name) == nil {
+				return e, *c.Name + " is not a valid IP or resolvable host."
+			}
+			slot = &e.IP
 		default:
 			return e, "Unhandled client quota entity type: " + c.Type
 		}
@@ -110,6 +125,9 @@ func entityOf(cs []kmsg.AlterClientQuotasRequestEntryEntity) (Entity, string) {
 			return e, "Duplicate quota entity type " + c.Type
 		}
 		*slot = p
+	}
+	if e.IP.Present && (e.User.Present || e.Client.Present) {
+		return e, "Invalid quota entity combination, IP entity should not be used with user/client ID entity."
 	}
 	return e, ""
 }

@@ -41,7 +41,14 @@ func TestAlterValidation(t *testing.T) {
 		{"unknown type", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyProducerByteRate, 1, false)}, comp("group", alice)), false},
 		{"duplicate type", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyProducerByteRate, 1, false)}, comp(TypeUser, alice), comp(TypeUser, nil)), false},
 		{"no entity", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyProducerByteRate, 1, false)}), false},
-		{"ip", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op("connection_creation_rate", 1, false)}, comp(TypeIP, nil)), false},
+		{"default ip", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyConnectionCreationRate, 10, false)}, comp(TypeIP, nil)), true},
+		{"ip", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyConnectionCreationRate, 10, false)}, comp(TypeIP, kmsg.StringPtr("10.0.0.1"))), true},
+		{"ip not an address", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyConnectionCreationRate, 10, false)}, comp(TypeIP, kmsg.StringPtr("not an ip"))), false},
+		{"ip with user", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyConnectionCreationRate, 10, false)}, comp(TypeIP, nil), comp(TypeUser, alice)), false},
+		{"ip byte rate", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyProducerByteRate, 10, false)}, comp(TypeIP, nil)), false},
+		{"user connection rate", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyConnectionCreationRate, 10, false)}, comp(TypeUser, alice)), false},
+		{"fractional connection rate", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyConnectionCreationRate, 1.5, false)}, comp(TypeIP, nil)), false},
+		{"empty user", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyProducerByteRate, 1, false)}, comp(TypeUser, kmsg.StringPtr(""))), false},
 		{"duplicate key", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyProducerByteRate, 1, false), op(KeyProducerByteRate, 0, true)}, comp(TypeUser, alice)), false},
 		{"fractional byte rate", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyProducerByteRate, 1.5, false)}, comp(TypeUser, alice)), false},
 		{"negative", alterEntry([]kmsg.AlterClientQuotasRequestEntryOp{op(KeyRequestPercentage, -1, false)}, comp(TypeUser, alice)), false},
@@ -106,6 +113,8 @@ func TestDescribeFilters(t *testing.T) {
 		{User: DefaultPart()}:                        {KeyConsumerByteRate: 3},
 		{Client: Named("app")}:                       {KeyRequestPercentage: 4},
 		{User: DefaultPart(), Client: DefaultPart()}: {KeyRequestPercentage: 5},
+		{IP: Named("10.0.0.1")}:                      {KeyConnectionCreationRate: 6},
+		{IP: DefaultPart()}:                          {KeyConnectionCreationRate: 7},
 	}
 	alice, app := kmsg.StringPtr("alice"), kmsg.StringPtr("app")
 	cases := []struct {
@@ -119,8 +128,10 @@ func TestDescribeFilters(t *testing.T) {
 		{"any user strict", describeReq(true, filter(TypeUser, matchAny, nil)), []string{"users/<default>", "users/alice"}},
 		{"any client", describeReq(false, filter(TypeClientID, matchAny, nil)), []string{"clients/app", "users/<default>/clients/<default>", "users/alice/clients/app"}},
 		{"client app strict", describeReq(true, filter(TypeClientID, matchExact, app)), []string{"clients/app"}},
-		{"all", describeReq(false), []string{"clients/app", "users/<default>", "users/<default>/clients/<default>", "users/alice", "users/alice/clients/app"}},
-		{"ip", describeReq(false, filter(TypeIP, matchAny, nil)), []string{}},
+		{"all", describeReq(false), []string{"clients/app", "ips/10.0.0.1", "ips/<default>", "users/<default>", "users/<default>/clients/<default>", "users/alice", "users/alice/clients/app"}},
+		{"ip", describeReq(false, filter(TypeIP, matchAny, nil)), []string{"ips/10.0.0.1", "ips/<default>"}},
+		{"default ip", describeReq(true, filter(TypeIP, matchDefault, nil)), []string{"ips/<default>"}},
+		{"ip exact", describeReq(true, filter(TypeIP, matchExact, kmsg.StringPtr("10.0.0.1"))), []string{"ips/10.0.0.1"}},
 		{"unknown type", describeReq(false, filter("group", matchAny, nil)), nil},
 		{"duplicate type", describeReq(false, filter(TypeUser, matchAny, nil), filter(TypeUser, matchDefault, nil)), nil},
 		{"exact without name", describeReq(false, filter(TypeUser, matchExact, nil)), nil},
@@ -143,9 +154,12 @@ func TestDescribeFilters(t *testing.T) {
 				if c.Name != nil {
 					p = Named(*c.Name)
 				}
-				if c.Type == TypeUser {
+				switch c.Type {
+				case TypeUser:
 					e.User = p
-				} else {
+				case TypeIP:
+					e.IP = p
+				default:
 					e.Client = p
 				}
 			}

@@ -26,8 +26,7 @@ func Describe(configs Configs, req *kmsg.DescribeClientQuotasRequest) *kmsg.Desc
 		resp.ErrorCode, resp.ErrorMessage, resp.Entries = kerr.InvalidRequest.Int16(), kmsg.StringPtr(msg), nil
 		return resp
 	}
-	var user, client *kmsg.DescribeClientQuotasRequestComponent
-	ip := false
+	var user, client, ip *kmsg.DescribeClientQuotasRequestComponent
 	for i := range req.Components {
 		c := &req.Components[i]
 		var slot **kmsg.DescribeClientQuotasRequestComponent
@@ -37,11 +36,7 @@ func Describe(configs Configs, req *kmsg.DescribeClientQuotasRequest) *kmsg.Desc
 		case TypeClientID:
 			slot = &client
 		case TypeIP:
-			if ip {
-				return fail("Duplicate entity type in filter: ip")
-			}
-			ip = true
-			continue
+			slot = &ip
 		default:
 			return fail("Unexpected quota entity type " + c.EntityType)
 		}
@@ -59,16 +54,13 @@ func Describe(configs Configs, req *kmsg.DescribeClientQuotasRequest) *kmsg.Desc
 		}
 		*slot = c
 	}
-	if ip && (user != nil || client != nil) {
+	if ip != nil && (user != nil || client != nil) {
 		return fail("Invalid entity filter component combination: ip with user or client-id")
 	}
 	resp.Entries = []kmsg.DescribeClientQuotasResponseEntry{}
-	if ip {
-		return resp // no ip quotas are kept
-	}
 	var matched []Entity
 	for e := range configs {
-		if matches(e.User, user, req.Strict) && matches(e.Client, client, req.Strict) {
+		if matches(e.User, user, req.Strict) && matches(e.Client, client, req.Strict) && matches(e.IP, ip, req.Strict) {
 			matched = append(matched, e)
 		}
 	}
@@ -109,6 +101,7 @@ func describeEntry(e Entity, cfg map[string]float64) kmsg.DescribeClientQuotasRe
 	}
 	add(TypeUser, e.User)
 	add(TypeClientID, e.Client)
+	add(TypeIP, e.IP)
 	keys := make([]string, 0, len(cfg))
 	for k := range cfg {
 		keys = append(keys, k)

@@ -3,16 +3,23 @@
 // consumer_byte_rate) and a share of request handling time
 // (request_percentage: the time each request's handler takes on the gnet
 // loop, in percent of one thread, as Kafka's unit; actors' work is not
-// counted; its throttle is bounded by one window, as Kafka bounds it,
-// and only holds the connection, throttle_time_ms is not set for it).
-// controller_mutation_rate is stored and described, not enforced.
+// counted; its throttle is bounded by one window, as Kafka bounds it; the
+// answer's throttle_time_ms reports it and the connection is held for
+// it). controller_mutation_rate is stored and described, not enforced.
+// Connection creation quotas (connections.go) are the broker's and each
+// listener's max.connection.creation.rate and the ip entities'
+// connection_creation_rate, consulted by netloop on every accepted
+// connection.
 //
 // What is counted: a produce request's whole frame (as Kafka counts the
-// request size), once its partitions have answered; a fetch response's
-// record bytes. Unlike Kafka, a throttled fetch still carries its
-// records (Kafka answers empty and takes the bytes back); the fetch
-// size is capped at the quota over Num-1 windows as in Kafka, so one
-// response never outruns the window. acks=0 produces are not throttled.
+// request size), once its partitions have answered; a fetch answer's
+// record bytes. As in Kafka (KIP-219), a fetch over its consumer quota
+// or its request_percentage is answered empty, with the throttle time,
+// and its bytes are taken back (Unrecord); the fetch size is capped at
+// the quota over Num-1 windows, so one answer never outruns the window.
+// An acks=0 produce over its byte rate gets no answer, as any acks=0
+// produce, and its connection is muted for the throttle time; acks=0
+// produces are spared request_percentage, as in Kafka.
 //
 // Entities are Kafka's: a user, a client id, or both, each of which may be
 // the <default> entity. The quota that applies to a request is found in
@@ -36,5 +43,18 @@
 // Persistence: a single node keeps the configs in its first data
 // directory (file.go: temporary file, fsync, rename); the file's JSON is
 // {"version":1,"entities":[{"entity":{"user":"alice"},"config":{...}}]},
-// a <default> name is JSON null.
+// a <default> name is JSON null. A cluster keeps them in ZooKeeper in
+// Kafka 3.9's layout (zookeeper.go): an alteration, through any broker,
+// reads each entity's znode, writes it back with the new quotas (other
+// keys, a user's SCRAM credentials, kept) and a change notification;
+// every broker's config watch (actors/catalog) hands each quota entity's
+// znode to Replace, at start and on each notification. A description
+// reads every quota znode (ZooKeeperReadAll), as Kafka's ZooKeeper mode
+// does, so it shows a change made through another broker at once. Like
+// Kafka's,
+// the read-modify-write of a znode is not guarded against a concurrent
+// write of the same znode through another broker.
+//
+// ip entities hold connection_creation_rate (KIP-612), stored and
+// described like the others.
 package quota

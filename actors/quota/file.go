@@ -54,6 +54,8 @@ func LoadFile(fsys vfs.FS, dir string) (Configs, error) {
 				e.User = p
 			case TypeClientID:
 				e.Client = p
+			case TypeIP:
+				e.IP = p
 			default:
 				return nil, fmt.Errorf("quota: %s: unknown entity type %q", name, typ)
 			}
@@ -78,6 +80,9 @@ func FilePersist(fsys vfs.FS, dir string) Persist {
 			}
 			if e.Client.Present {
 				en.Entity[TypeClientID] = e.Client.Ptr()
+			}
+			if e.IP.Present {
+				en.Entity[TypeIP] = e.IP.Ptr()
 			}
 			f.Entities = append(f.Entities, en)
 		}

@@ -34,8 +34,12 @@ type Manager struct {
 	window  Window
 	log     *slog.Logger
 	persist Persist
+	read    func(Entity) (map[string]float64, error) // nil: the held configs are the truth
+	readAll func() (Configs, error)                  // nil: the held configs are the truth
 
 	configs atomic.Pointer[Configs] // nil: no quota anywhere
+	clients atomic.Bool             // some user or client-id entity has quotas
+	ips     atomic.Pointer[ipTable] // nil: no ip has a connection creation rate
 
 	alterMu sync.Mutex // serializes alterations and their persistence
 
@@ -63,20 +67,46 @@ func NewManager(configs Configs, persist Persist, w Window, log *slog.Logger) *M
 	return m
 }
 
+// ReadThrough has alterations start from each entity's configs as read
+// (ZooKeeperRead) rather than as held. Call it before the Manager is
+// shared.
+func (m *Manager) ReadThrough(read func(Entity) (map[string]float64, error), readAll func() (Configs, error)) {
+	m.read, m.readAll = read, readAll
+}
+
+// ReadsThrough reports whether Current reads a store (and may block).
+func (m *Manager) ReadsThrough() bool { return m != nil && m.readAll != nil }
+
+// Current is every entity's configs for a description: read from the
+// store when there is one to read (ReadsThrough; it may block), else
+// the held ones.
+func (m *Manager) Current() (Configs, error) {
+	if m.readAll != nil {
+		return m.readAll()
+	}
+	return m.Snapshot(), nil
+}
+
 func (m *Manager) install(c Configs) {
 	if len(c) == 0 {
 		m.configs.Store(nil)
 	} else {
 		m.configs.Store(&c)
 	}
+	clients := false
+	for e := range c {
+		clients = clients || !e.IP.Present
+	}
+	m.clients.Store(clients)
+	m.ips.Store(ipTableOf(c))
 	m.mu.Lock()
 	clear(m.rates) // a rate may now belong to another entity
 	m.mu.Unlock()
 }
 
-// Enabled reports whether any quota is set: the request path's one
-// check. A nil Manager has none.
-func (m *Manager) Enabled() bool { return m != nil && m.configs.Load() != nil }
+// Enabled reports whether any user or client-id quota is set: the
+// request path's one check. A nil Manager has none.
+func (m *Manager) Enabled() bool { return m != nil && m.clients.Load() }
 
 // Snapshot is the current configs (never to be modified).
 func (m *Manager) Snapshot() Configs {
@@ -111,17 +141,64 @@ func (m *Manager) Record(kind Kind, principal, clientID string, value float64, n
 	er.last = now
 	er.r.record(value, now)
 	total, span := er.r.measure(now)
-	var limit time.Duration
-	if kind == Request {
-		limit = m.window.Size
-	}
-	d := throttle(total, span, bound, limit)
+	d := throttle(total, span, bound, m.limit(kind))
 	if d > 0 && !er.throttled && m.log != nil {
 		m.log.Info("client quota exceeded: throttling", "quota", kindKeys[kind], "entity", key.String(),
 			"bound", bound, "rate", total/span, "throttle_ms", d.Milliseconds())
 	}
 	er.throttled = d > 0
 	return d
+}
+
+// Unrecord takes value back from the rate of kind that Record added it
+// to: a fetch throttled after all is answered empty, and Kafka counts
+// only what it sends.
+func (m *Manager) Unrecord(kind Kind, principal, clientID string, value float64, now time.Time) {
+	c := m.configs.Load()
+	if c == nil {
+		return
+	}
+	key, _, ok := resolve(*c, kindKeys[kind], UserOf(principal), clientID)
+	if !ok {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if er := m.rates[rateKey{kind, key}]; er != nil {
+		er.r.record(-value, now)
+	}
+}
+
+// Pending is the throttle the rate of kind already calls for, without
+// recording anything: a fetch is answered empty when its client is over
+// its request_percentage, as Kafka does, and the fetch's own handling
+// time is recorded later.
+func (m *Manager) Pending(kind Kind, principal, clientID string, now time.Time) time.Duration {
+	c := m.configs.Load()
+	if c == nil {
+		return 0
+	}
+	key, bound, ok := resolve(*c, kindKeys[kind], UserOf(principal), clientID)
+	if !ok {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	er := m.rates[rateKey{kind, key}]
+	if er == nil {
+		return 0
+	}
+	total, span := er.r.measure(now)
+	return throttle(total, span, bound, m.limit(kind))
+}
+
+// limit bounds the throttle of kind: one window for request_percentage,
+// as Kafka bounds it; none for the byte rates.
+func (m *Manager) limit(kind Kind) time.Duration {
+	if kind == Request {
+		return m.window.Size
+	}
+	return 0
 }
 
 // sweep drops the rates of entities idle for a whole window, at most once

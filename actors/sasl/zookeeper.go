@@ -28,27 +28,36 @@ type EntityStore interface {
 func ZooKeeperPersist(zk EntityStore) Persist {
 	return func(changed []string, all Users) error {
 		for _, user := range changed {
-			name := SanitizeUser(user)
-			configs, err := zk.EntityConfig(UsersEntity, name)
-			if err != nil {
-				return err
-			}
-			next := maps.Clone(configs)
-			if next == nil {
-				next = map[string]string{}
-			}
-			for _, m := range ScramMechanisms {
-				delete(next, m)
-			}
+			creds := map[string]string{}
 			for m, c := range all[user] {
-				next[m] = c.String()
+				creds[m] = c.String()
 			}
-			if err := zk.SetEntityConfig(UsersEntity, name, next); err != nil {
+			if err := UpdateEntity(zk, UsersEntity, SanitizeUser(user), ScramMechanisms, creds); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
+}
+
+// UpdateEntity rewrites /config/<entityType>/<name> with the keys owned
+// set to values (those of owned not in values removed) and every other
+// key kept as read: a user's SCRAM credentials and quotas share the
+// znode, each written by its own API.
+func UpdateEntity(zk EntityStore, entityType, name string, owned []string, values map[string]string) error {
+	configs, err := zk.EntityConfig(entityType, name)
+	if err != nil {
+		return err
+	}
+	next := maps.Clone(configs)
+	if next == nil {
+		next = map[string]string{}
+	}
+	for _, k := range owned {
+		delete(next, k)
+	}
+	maps.Copy(next, values)
+	return zk.SetEntityConfig(entityType, name, next)
 }
 
 // UserCredentials picks the SCRAM credentials out of a user's configs as

@@ -103,6 +103,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	}
 	nc := NetloopConfig(cfg, logger)
 	nc.TLS = tlsLis
+	nc.ConnectionGate = broker.ConnectionQuotas()
 	applyFDLimit(&nc, cfg, logger)
 	server, err := netloop.New(nc, h)
 	if err != nil {

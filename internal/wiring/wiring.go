@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"time"
 
@@ -84,6 +85,7 @@ func startNode(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 	}
 	nc := NetloopConfig(cfg, logger)
 	nc.TLS = tlsLis
+	nc.ConnectionGate = broker.ConnectionQuotas()
 	applyFDLimit(&nc, cfg, logger)
 	server, err := netloop.New(nc, h)
 	if err != nil {
@@ -177,6 +179,16 @@ func NetloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 		MaxConnectionsPerIP: cfg.MaxConnectionsPerIP,
 		Logger:              logger,
 	}
+	// The syntax was checked when the configuration loaded; host names
+	// are resolved now, once, as Kafka resolves them.
+	overrides, unresolved, _ := config.ResolvePerIPOverrides(cfg.Value(config.KeyMaxConnectionsPerIPOverrides), lookupHost)
+	nc.MaxConnectionsPerIPOverrides = overrides
+	for _, h := range unresolved {
+		slogOr(logger).Warn("max.connections.per.ip.overrides names a host that does not resolve; its override is left out", "host", h)
+	}
+	if cfg.Cluster != nil && len(cfg.Listeners) > 1 {
+		nc.ProtectedListener = cfg.Cluster.InterBrokerListener // Kafka spares it max.connections
+	}
 	if nc.ConnectionsMaxIdle == 0 {
 		nc.ConnectionsMaxIdle = -1 // Kafka's 0: never close idle connections
 	}
@@ -224,4 +236,19 @@ func boundEndpoint(l config.Listener, bound net.Addr) (string, int32) {
 		}
 	}
 	return host, int32(port)
+}
+
+// lookupHost resolves a host name of a connection limit.
+func lookupHost(host string) ([]netip.Addr, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// slogOr is logger, or the default one when nil.
+func slogOr(logger *slog.Logger) *slog.Logger {
+	if logger == nil {
+		return slog.Default()
+	}
+	return logger
 }
