@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -19,6 +20,7 @@ type Context struct {
 	cl     *kgo.Client
 	state  *State
 	logger *slog.Logger
+	reg    prometheus.Registerer
 
 	mu         sync.Mutex
 	produceErr error // the first failed produce of this run
@@ -51,6 +53,12 @@ func (c *Context) Produce(r *kgo.Record) {
 		}
 	})
 }
+
+// Metrics is where the plug-in registers its Prometheus collectors; they
+// are served with the broker's metrics, labelled plugin="NAME". Open runs
+// at every restart, so register in the plug-in's constructor or once (on
+// prometheus.AlreadyRegisteredError, use its ExistingCollector).
+func (c *Context) Metrics() prometheus.Registerer { return c.reg }
 
 // State is the plug-in's key-value state, or nil unless the plug-in is
 // Stateful.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -24,6 +25,10 @@ type Options struct {
 	// starts again: it doubles from MinBackoff at each failure in a row,
 	// up to MaxBackoff (defaults 200ms and 30s).
 	MinBackoff, MaxBackoff time.Duration
+	// Metrics is where the host's figures per plug-in and the plug-ins'
+	// own (Context.Metrics) are registered: the broker's registry, so
+	// they are served on its /metrics. Nil: a registry of the host's own.
+	Metrics prometheus.Registerer
 	// HealthyAfter is how long a run must last for the next failure to
 	// count as the first in a row again (default 1 minute).
 	HealthyAfter time.Duration
@@ -63,6 +68,9 @@ func NewHost(opts Options) *Host {
 	if opts.MaxBackoff < opts.MinBackoff {
 		opts.MaxBackoff = max(30*time.Second, opts.MinBackoff)
 	}
+	if opts.Metrics == nil {
+		opts.Metrics = prometheus.NewRegistry()
+	}
 	if opts.HealthyAfter <= 0 {
 		opts.HealthyAfter = time.Minute
 	}
@@ -82,7 +90,11 @@ func (h *Host) Start(plugins ...Plugin) error {
 		if _, dup := h.stats[p.Name()]; dup {
 			return fmt.Errorf("two plug-ins are named %q", p.Name())
 		}
-		h.stats[p.Name()] = &pluginStats{}
+		st := &pluginStats{}
+		if err := h.registerStats(p.Name(), st); err != nil {
+			return fmt.Errorf("plug-in %q: registering its metrics: %w", p.Name(), err)
+		}
+		h.stats[p.Name()] = st
 	}
 	for _, p := range plugins {
 		st := h.stats[p.Name()]

@@ -17,7 +17,7 @@ import (
 // fails (the error).
 func (h *Host) runOnce(p Plugin, st *pluginStats, log *slog.Logger) error {
 	ctx := h.ctx
-	c := &Context{ctx: ctx, io: context.WithoutCancel(ctx), name: p.Name(), logger: log}
+	c := &Context{ctx: ctx, io: context.WithoutCancel(ctx), name: p.Name(), logger: log, reg: h.metricsFor(p.Name())}
 	if s, ok := p.(Stateful); ok && s.KeepsState() {
 		topic := StateTopic(p.Name())
 		admCl, err := kgo.NewClient(h.opts.ClientOptions...)

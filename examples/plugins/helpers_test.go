@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -19,12 +20,18 @@ import (
 // loopback port and data in dir, stopped when t ends (or by the caller).
 func startBroker(t *testing.T, dir string, plugins ...plugin.Plugin) *samsa.Broker {
 	t.Helper()
+	return startBrokerWith(t, dir, prometheus.NewRegistry(), plugins...)
+}
+
+// startBrokerWith is startBroker with the plug-ins' metrics in reg.
+func startBrokerWith(t *testing.T, dir string, reg prometheus.Registerer, plugins ...plugin.Plugin) *samsa.Broker {
+	t.Helper()
 	b, err := samsa.Start(samsa.Options{
 		Environ: []string{}, // the test's environment must not configure the broker
 		Properties: map[string]string{"listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": dir, "num.network.threads": "1",
 			"group.initial.rebalance.delay.ms": "0"},
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Plugins: plugin.Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond},
+		Plugins: plugin.Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Metrics: reg},
 	}, plugins...)
 	if err != nil {
 		t.Fatal(err)

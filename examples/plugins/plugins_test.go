@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -141,7 +142,8 @@ func (p *panicky) Handle(c *plugin.Context, r *kgo.Record) error {
 // clients throughout.
 func TestPanickingPluginLosesNothing(t *testing.T) {
 	p := &panicky{Plugin: enrich.New("events", "events-enriched")}
-	b := startBroker(t, t.TempDir(), p)
+	reg := prometheus.NewRegistry()
+	b := startBrokerWith(t, t.TempDir(), reg, p)
 	createTopics(t, b, 3, "events", "events-enriched", "bystander")
 	cl := client(t, b)
 	var recs []*kgo.Record
@@ -168,12 +170,38 @@ func TestPanickingPluginLosesNothing(t *testing.T) {
 	if st.Restarts < 10 || st.Handled < 100 {
 		t.Errorf("stats %+v: want at least 10 restarts (a panic per ten records) and 100 records handled", st)
 	}
+	if restarts := counter(t, reg, "samsa_plugin_restarts_total", p.Name()); restarts != float64(st.Restarts) {
+		t.Errorf("samsa_plugin_restarts_total{plugin=%q} = %v, want %d", p.Name(), restarts, st.Restarts)
+	}
 	// The broker was not disturbed: another client produces and reads.
 	produce(t, cl, &kgo.Record{Topic: "bystander", Value: []byte("still here")})
 	if got := readUntil(t, b, "bystander", func(rs []*kgo.Record) bool { return len(rs) >= 1 }); string(got[0].Value) != "still here" {
 		t.Errorf("bystander read %q", got[0].Value)
 	}
 	t.Logf("100 records, %d outputs (duplicates are redeliveries), %d restarts", len(got), st.Restarts)
+}
+
+// counter reads a counter of the plug-in named plugin from reg.
+func counter(t *testing.T, reg *prometheus.Registry, name, plugin string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "plugin" && l.GetValue() == plugin {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s{plugin=%q} in the registry", name, plugin)
+	return 0
 }
 
 func bytesUpper(s string) []byte {
