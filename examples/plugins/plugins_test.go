@@ -5,16 +5,19 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hamba/avro/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/samsa-io/samsa/actors/plugin"
 	"github.com/samsa-io/samsa/examples/plugins/enrich"
+	"github.com/samsa-io/samsa/examples/plugins/jsonavro"
 	"github.com/samsa-io/samsa/examples/plugins/router"
 )
 
@@ -212,4 +215,37 @@ func bytesUpper(s string) []byte {
 		}
 	}
 	return out
+}
+
+// TestJSONToAvro: JSON records come out as Avro that decodes back to the
+// same values; a record that does not fit the schema goes to the
+// dead-letter topic with the reason, and the others still flow.
+func TestJSONToAvro(t *testing.T) {
+	const schema = `{"type":"record","name":"Order","fields":[{"name":"id","type":"long"},{"name":"item","type":"string"},{"name":"note","type":["null","string"],"default":null}]}`
+	conv, err := jsonavro.New("orders-json", "orders-avro", "orders-bad", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := startBroker(t, t.TempDir(), conv)
+	createTopics(t, b, 1, "orders-json", "orders-avro", "orders-bad")
+	produce(t, client(t, b),
+		&kgo.Record{Topic: "orders-json", Value: []byte(`{"id":1,"item":"tea"}`)},
+		&kgo.Record{Topic: "orders-json", Value: []byte(`{"id":"two","item":"milk"}`)},
+		&kgo.Record{Topic: "orders-json", Value: []byte(`{"id":3,"item":"jam","note":"<b>gift</b>"}`)})
+	got := readUntil(t, b, "orders-avro", func(rs []*kgo.Record) bool { return len(rs) >= 2 })
+	s := avro.MustParse(schema)
+	want := []map[string]any{{"id": int64(1), "item": "tea", "note": nil}, {"id": int64(3), "item": "jam", "note": "<b>gift</b>"}}
+	for i, r := range got {
+		var v map[string]any
+		if err := avro.Unmarshal(s, r.Value, &v); err != nil {
+			t.Fatalf("output %d is not Avro of the schema: %v", i, err)
+		}
+		if !maps.Equal(v, want[i]) || header(r, "content-type") != "avro/binary" {
+			t.Errorf("output %d decodes to %v (content-type %q), want %v", i, v, header(r, "content-type"), want[i])
+		}
+	}
+	bad := readUntil(t, b, "orders-bad", func(rs []*kgo.Record) bool { return len(rs) >= 1 })
+	if string(bad[0].Value) != `{"id":"two","item":"milk"}` || !strings.Contains(header(bad[0], "error"), "id: want an integer") {
+		t.Errorf("dead letter %q with error %q", bad[0].Value, header(bad[0], "error"))
+	}
 }
