@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,13 +84,17 @@ func NewHost(opts Options) *Host {
 func (h *Host) Start(plugins ...Plugin) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	names := map[string]bool{}
 	for _, p := range plugins {
-		if p.Name() == "" || len(p.Topics()) == 0 {
+		if p.Name() == "" || len(p.Topics()) == 0 || slices.Contains(p.Topics(), "") {
 			return fmt.Errorf("plug-in %q: a plug-in needs a name and at least one topic", p.Name())
 		}
-		if _, dup := h.stats[p.Name()]; dup {
+		if _, dup := h.stats[p.Name()]; dup || names[p.Name()] {
 			return fmt.Errorf("two plug-ins are named %q", p.Name())
 		}
+		names[p.Name()] = true
+	}
+	for _, p := range plugins {
 		st := &pluginStats{}
 		if err := h.registerStats(p.Name(), st); err != nil {
 			return fmt.Errorf("plug-in %q: registering its metrics: %w", p.Name(), err)
