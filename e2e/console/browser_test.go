@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,24 @@ func TestConsoleInChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("messages per second", func(t *testing.T) {
+		run(t, ctx, "topic page", chromedp.Navigate(b.base+"/topics/orders"), chromedp.WaitVisible(chromedp.ID("rate-chart")))
+		// A first sample is taken as the page loads; records produced
+		// now show as a rate above zero at the next one.
+		get(t, ctx, "first sample", chromedp.Poll[bool](`document.querySelector("#rate-chart .chart-label").textContent !== "measuring…"`))
+		cl := b.client(t)
+		for i := range 100 {
+			cl.Produce(context.Background(), &kgo.Record{Topic: "orders", Value: fmt.Appendf(nil, "r%d", i)}, nil)
+		}
+		if err := cl.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		get(t, ctx, "a rate above zero", chromedp.Poll[bool](`/peak [1-9]/.test(document.querySelector("#rate-chart .chart-label").textContent)`))
+		if n := get(t, ctx, "chart", chromedp.Evaluate[int](`document.querySelectorAll("#rate-chart svg polyline").length`)); n != 1 {
+			t.Errorf("rate chart has %d lines, want 1", n)
+		}
+	})
+
 	t.Run("group lag falls as the consumer reads", func(t *testing.T) {
 		groupLag(t, ctx, b)
 	})
@@ -161,9 +180,10 @@ func groupLag(t *testing.T, ctx context.Context, b *consoleBroker) {
 	if !strings.Contains(members, "e2e-reader") || !strings.Contains(members, "lagged: 0") {
 		t.Errorf("members table %q does not show e2e-reader assigned lagged: 0", members)
 	}
-	screenshot(t, ctx, "group")
 	read(15)
 	waitText(t, ctx, "#total-lag", "0")
+	waitText(t, ctx, "#lag-chart .chart-label", "0 messages behind (peak 15)")
+	screenshot(t, ctx, "group")
 	consumer.Close() // leaves the group: it is Empty and may be reset
 
 	// Dry run: the plan shows 0, nothing is committed.
