@@ -126,6 +126,9 @@ func TestBadInputGetsAClearErrorPage(t *testing.T) {
 	if status, _ := fetch(t, cl, b, "/"); status != http.StatusOK {
 		t.Errorf("the cluster page after bad input: %d", status)
 	}
+	if status, body := fetch(t, cl, b, "/security"); status != http.StatusOK || !strings.Contains(body, "ACLs are off") {
+		t.Errorf("/security without an authorizer: %d, want 200 saying ACLs are off", status)
+	}
 }
 
 // TestReadOnlyConsole: with samsa.console.read.only the forms are gone
@@ -204,6 +207,21 @@ func TestSignInWithSASLUsers(t *testing.T) {
 	}
 	if td["admins"].Err != nil || td["alices"].Err == nil {
 		t.Errorf("after the console: admins %v, alices %v; want admins made, alices not", td["admins"].Err, td["alices"].Err)
+	}
+	// The security page lists ACLs and quotas as the cluster has them.
+	if _, err := adm.CreateACLs(context.Background(), kadm.NewACLs().Allow("User:alice").Topics("admins").Operations(kadm.OpRead).ResourcePatternType(kadm.ACLPatternLiteral)); err != nil {
+		t.Fatal(err)
+	}
+	alice2 := "alice"
+	if _, err := adm.AlterClientQuotas(context.Background(), []kadm.AlterClientQuotaEntry{{
+		Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &alice2}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 1024}}}}); err != nil {
+		t.Fatal(err)
+	}
+	status, body = fetch(t, admin, b, "/security")
+	for _, want := range []string{"<td>User:alice</td>", "<td>READ</td>", "<td>admins</td>", "user=alice", "producer_byte_rate=1024"} {
+		if status != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("/security (%d) lacks %q", status, want)
+		}
 	}
 	// Signing out ends the session: the old cookie no longer opens pages.
 	resp, _ = post(t, alice, b, "/logout", url.Values{"csrf": {token(t, alice, b, "/topics")}}, nil)

@@ -64,6 +64,7 @@ func (c *Console) routes() {
 		"GET /topics/{topic}":          c.topicPage,
 		"GET /topics/{topic}/messages": c.messagesPage,
 		"GET /topics/{topic}/offsets":  c.topicOffsets,
+		"GET /security":                c.securityPage,
 		"GET /groups":                  c.groupsPage,
 		"GET /groups/{group}":          c.groupPage,
 		"GET /groups/{group}/lag":      c.groupLagFragment,
