@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,28 +37,9 @@ func addConfigFlags(fs *pflag.FlagSet) {
 // flags > environment (SAMSA_*) > file (--config or SAMSA_CONFIG) >
 // defaults.
 func loadBrokerConfig(cmd *cobra.Command, configFile string, environ []string) (*config.Broker, error) {
-	var inputs []config.Input
-	if configFile == "" {
-		for _, kv := range environ {
-			if v, ok := cutPrefix(kv, envConfigFile+"="); ok {
-				configFile = v
-			}
-		}
-	}
-	if configFile != "" {
-		f, err := os.Open(configFile)
-		if err != nil {
-			return nil, fmt.Errorf("config file: %w", err)
-		}
-		vals, err := config.ParseProperties(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("config file %s: %w", configFile, err)
-		}
-		inputs = append(inputs, config.Input{Origin: configFile, Values: vals})
-	}
-	if env := config.FromEnv(environ, notConfigEnv...); len(env) > 0 {
-		inputs = append(inputs, config.Input{Origin: "environment", Values: env})
+	inputs, err := config.FileAndEnv(configFile, environ, notConfigEnv...)
+	if err != nil {
+		return nil, err
 	}
 	flags := make(map[string]string)
 	for _, d := range config.BrokerDefs() {
@@ -71,11 +51,4 @@ func loadBrokerConfig(cmd *cobra.Command, configFile string, environ []string) (
 		inputs = append(inputs, config.Input{Origin: "flags", Values: flags})
 	}
 	return config.Load(inputs...)
-}
-
-func cutPrefix(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
-		return s[len(prefix):], true
-	}
-	return "", false
 }

@@ -26,6 +26,10 @@ var allowed = map[string][]string{
 	"e2e":         {"*"},
 	"zkmeta":      {},
 	"web":         {"wire"},
+	// pkg/samsa is the entry point other modules import (samsa.Run);
+	// examples/ use only it and the plug-in API.
+	"pkg":      {"*"},
+	"examples": {"pkg", "actors"},
 }
 
 // forbidden lists third-party or standard-library import prefixes a folder

@@ -59,6 +59,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, err
 	}
 	node.Web = w
+	mountConsole(node, cfg, logger)
 	if w != nil {
 		w.SetReady(nil)
 	}
