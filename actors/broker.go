@@ -83,6 +83,10 @@ type ClusterOptions struct {
 	// ACLs keep the ACLs in ZooKeeper, shared with the other brokers,
 	// when an authorizer is configured.
 	ACLs acl.Store
+	// InterBroker is how this broker's connections to the others are
+	// secured (TLS, SASL), as the inter-broker listener's security
+	// protocol asks; the zero value is PLAINTEXT.
+	InterBroker interbroker.Security
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor
@@ -247,6 +251,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		metaCfg.Cluster = catalog.NewClusterMode(o.Cluster.Store, o.Cluster.ClusterID, ClientListener(cfg), seed)
 		b.cluster = metaCfg.Cluster
 		metaCfg.Cluster.OnConfigs = o.Cluster.OnConfigs
+		metaCfg.Cluster.InterBroker = o.Cluster.InterBroker
 		metaCfg.Cluster.OnUserConfigs = b.watchUsers(saslSvc)
 		e.Cluster, e.ClientListener = metaCfg.Cluster.View, ClientListener(cfg)
 		b.startReplication(metaCfg)

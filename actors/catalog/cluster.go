@@ -13,6 +13,7 @@ import (
 	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/interbroker"
 )
 
 // ClusterStore is what the metadata actor needs of ZooKeeper in cluster
@@ -73,6 +74,9 @@ type ClusterMode struct {
 	// ZooKeeper): at start every user's, then each changed one's. The
 	// SCRAM credentials are there. Called from the watch's goroutine.
 	OnUserConfigs func(user string, configs map[string]string)
+	// InterBroker secures this broker's connections to the controller
+	// (AllocateProducerIds), as the inter-broker listener asks.
+	InterBroker interbroker.Security
 
 	links clusterLinks // cluster_links.go
 }

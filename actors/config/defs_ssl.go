@@ -35,7 +35,7 @@ var sslDefs = dynamicInert([]Def{
 	{Name: "ssl.client.auth", Type: String, Default: "none", Check: OneOf("required", "requested", "none"), PerBroker: true,
 		Doc: "Whether an SSL listener asks clients for a certificate (requested) or refuses clients without a trusted one (required); the principal of a client certificate is its subject, mapped by ssl.principal.mapping.rules."},
 	{Name: "ssl.endpoint.identification.algorithm", Type: String, Default: "https", PerBroker: true,
-		Doc: "Accepted: clients check the broker's host name; the broker checks no client's."},
+		Doc: "https: a broker dialling another on a TLS inter-broker listener checks that the peer's certificate names the host it dialled; empty: only that it chains to the truststore. Clients check the broker's host name by their own setting; the broker checks no client's."},
 	{Name: "ssl.provider", Type: String, Nullable: true, PerBroker: true, Ignored: true, Doc: javaTLSDoc},
 	{Name: "ssl.keymanager.algorithm", Type: String, Default: "SunX509", PerBroker: true, Ignored: true, Doc: javaTLSDoc},
 	{Name: "ssl.trustmanager.algorithm", Type: String, Default: "PKIX", PerBroker: true, Ignored: true, Doc: javaTLSDoc},

@@ -15,6 +15,7 @@ import (
 	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/netloop"
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/wire"
@@ -32,7 +33,8 @@ type clusterNode struct {
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
-	ctrl     *brokerController // nil if it could not start
+	ctrl     *brokerController    // nil if it could not start
+	sec      interbroker.Security // how it dials the other brokers (interbroker.go)
 }
 
 // startCluster is Start in cluster mode, in Kafka's order: a ZooKeeper
@@ -40,7 +42,8 @@ type clusterNode struct {
 // cluster is refused before anything opens), the logs, the listeners,
 // and only then the registration in /brokers/ids, so that a broker
 // others learn of answers; then the controller campaign.
-func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler, tlsLis []*netloop.TLSListener) (*Node, error) {
+func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler, tlsLis []*netloop.TLSListener,
+	stores keystores, sec interbroker.Security) (*Node, error) {
 	cc := cfg.Cluster
 	zc, err := zkmeta.Connect(context.Background(), zkmeta.Config{Connect: cc.ZooKeeperConnect, SessionTimeout: cc.SessionTimeout,
 		ConnectionTimeout: cc.ConnectionTimeout, Log: logger})
@@ -78,8 +81,9 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	}
 	clusterOpts := &actors.ClusterOptions{
 		ClusterID: clusterID, Store: zkStore{zc},
-		Controller: func(req *wire.Request) { ctrl.serve(req) },
-		OnConfigs:  ctrl.configsRead,
+		Controller:  func(req *wire.Request) { ctrl.serve(req) },
+		OnConfigs:   ctrl.configsRead,
+		InterBroker: sec,
 	}
 	if acls != nil {
 		clusterOpts.ACLs = acls
@@ -105,7 +109,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	host, port := Advertised(cfg, server.Addrs())
 	broker.SetAdvertised(host, port)
 	node := &Node{Broker: broker, Server: server, Host: host, Port: port}
-	cn := &clusterNode{zk: zc, cfg: cc, log: logger, broker: broker, stop: make(chan struct{}), done: make(chan struct{}),
+	cn := &clusterNode{zk: zc, cfg: cc, log: logger, broker: broker, stop: make(chan struct{}), done: make(chan struct{}), sec: sec,
 		info: zkmeta.BrokerInfo{ID: cfg.BrokerID, Endpoints: endpoints(cfg, server.Addrs(), host), Rack: cfg.Rack, JMXPort: -1,
 			Features: map[string]zkmeta.VersionRange{}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*cc.SessionTimeout+cc.ConnectionTimeout)
@@ -118,7 +122,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	}
 	broker.SetBrokerEpoch(epoch)
 	logger.Info("registered in the cluster", "broker_id", cfg.BrokerID, "cluster_id", clusterID, "broker_epoch", epoch, "zookeeper", cc.ZooKeeperConnect)
-	cn.ctrl = startController(cfg, logger, zc, ctrl, broker)
+	cn.ctrl = startController(cfg, logger, zc, ctrl, broker, sec)
 	node.cluster = cn
 	if acls != nil {
 		acls.Watch(broker.Authorizer(), logger, cn.stop)

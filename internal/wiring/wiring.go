@@ -44,7 +44,11 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, err
 	}
 	if cfg.Cluster != nil {
-		return startCluster(cfg, logger, wrap, tlsLis)
+		sec, err := interBrokerSecurity(cfg, stores)
+		if err != nil {
+			return nil, err
+		}
+		return startCluster(cfg, logger, wrap, tlsLis, stores, sec)
 	}
 	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger)})
 	if err != nil {
