@@ -16,7 +16,8 @@ import (
 )
 
 // The sasl_ssl column: the single broker gets a second listener,
-// SASL_SSL with a PEM keystore issued by a CA made for the run, and a
+// SASL_SSL with a PEM keystore issued by a CA made for the run (a
+// cluster's brokers get one too, and talk to each other on it), and a
 // SCRAM-SHA-512 user made through the PLAINTEXT listener with the Kafka
 // API (AlterUserScramCredentials) before any client runs. Each client
 // then connects there trusting the CA, produces saslCount records to
@@ -127,13 +128,52 @@ func makeScramUser(ctx context.Context, plainAddr string) error {
 	return nil
 }
 
+// The cluster's brokers talk to each other on their SASL_SSL listener
+// (PLAIN between brokers, with the listener's JAAS entry), which also
+// serves the sasl_ssl column; the runner and the main scenario use a
+// second, PLAINTEXT listener.
+const clusterPlainJAAS = `org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="broker-secret" user_broker="broker-secret";`
+
+// launchSecureCluster starts n brokers whose inter-broker listener is
+// SASL_SSL, with a PLAINTEXT one beside it, and makes the SCRAM user.
+func launchSecureCluster(ctx context.Context, n int) (*testkit.Cluster, *secureListener, func(), error) {
+	dir, err := os.MkdirTemp("", "interop-tls-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	ca, keystore, caPath, err := makeCerts(dir)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	c, err := testkit.LaunchCluster(testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: n, Listener: "SASL_SSL", ExtraListener: "PLAINTEXT",
+		Properties: map[string]string{
+			"ssl.keystore.type": "PEM", "ssl.keystore.location": keystore,
+			"ssl.truststore.type": "PEM", "ssl.truststore.location": caPath,
+			"sasl.enabled.mechanisms":                       "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+			"sasl.mechanism.inter.broker.protocol":          "PLAIN",
+			"listener.name.sasl_ssl.plain.sasl.jaas.config": clusterPlainJAAS,
+		}})
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	if err := makeScramUser(ctx, c.Broker(0).ExtraAddr()); err != nil {
+		c.Close()
+		cleanup()
+		return nil, nil, nil, err
+	}
+	return c, &secureListener{addr: c.Broker(0).Addr(), caPath: caPath, ca: ca}, cleanup, nil
+}
+
 // saslStep is one client's sasl_ssl check: it produces n records to topic
 // over s and consumes them back, and returns the cell.
 type saslStep func(ctx context.Context, root string, s *secureListener, topic string, n int) Result
 
 // runSaslStep fills the sasl_ssl cell of rep with the client's step; it
-// stays "—" without a SASL_SSL listener (the cluster run) or without a
-// step in the runner for the client (a note says so).
+// stays "—" without a SASL_SSL listener (a broker given with -broker) or
+// without a step in the runner for the client (a note says so).
 func runSaslStep(ctx context.Context, root string, s *secureListener, c client, prefix string, count int, rep *Report) {
 	if s == nil {
 		return
