@@ -88,7 +88,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	if acls != nil {
 		clusterOpts.ACLs = acls
 	}
-	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts})
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts, OnKeystores: stores.reload(logger), CheckKeystore: stores.check})
 	if err != nil {
 		return fail(err)
 	}

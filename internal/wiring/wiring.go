@@ -50,7 +50,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		}
 		return startCluster(cfg, logger, wrap, tlsLis, stores, sec)
 	}
-	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger)})
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger), CheckKeystore: stores.check})
 	if err != nil {
 		return nil, err
 	}
