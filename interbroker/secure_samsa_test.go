@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/netloop/tlsconf/tlstest"
@@ -96,6 +98,48 @@ func TestSecuredSessionRenewed(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal(ctx.Err())
 		case <-time.After(100 * time.Millisecond): // a request now and then, as a follower's fetches come
+		}
+	}
+}
+
+// TestSecuredScramAgainstSamsa: SCRAM-SHA-512, whose exchange takes two
+// SaslAuthenticate round trips, with a credential made through the
+// broker's PLAINTEXT listener (AlterUserScramCredentials).
+func TestSecuredScramAgainstSamsa(t *testing.T) {
+	ca := tlstest.NewCA(t)
+	var ports [2]int
+	for i := range ports {
+		p, err := testkit.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = p
+	}
+	b := testkit.StartInProcess(t, "listeners", fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,SASL_SSL://127.0.0.1:%d", ports[0], ports[1]),
+		"ssl.keystore.type", "PEM", "ssl.keystore.location", ca.Server(t).WritePEM(t, t.TempDir(), "server.pem"),
+		"sasl.enabled.mechanisms", "SCRAM-SHA-512")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	adm, _ := b.Admin(t)
+	res, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: "broker", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "broker-secret"}})
+	if err == nil {
+		err = res.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	secure := fmt.Sprintf("127.0.0.1:%d", ports[1])
+	tc := &tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}
+	for _, c := range []struct {
+		pass string
+		ok   bool
+	}{{"wrong", false}, {"broker-secret", true}} {
+		cl := interbroker.New(interbroker.Config{Security: interbroker.Security{TLS: tc,
+			SASL: scram.Auth{User: "broker", Pass: c.pass}.AsSha512Mechanism()}})
+		_, err := cl.Send(ctx, secure, kmsg.NewPtrMetadataRequest())
+		cl.Close()
+		if c.ok && err != nil || !c.ok && !errors.Is(err, interbroker.ErrAuthentication) {
+			t.Fatalf("password %q: %v", c.pass, err)
 		}
 	}
 }
