@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -41,35 +40,14 @@ type secureListener struct {
 // checks the handshake and the authenticated path, not throughput.
 func saslCount(count int) int { return max(min(count/100, 100), 1) }
 
-// certFailure carries a tlstest failure out of failT.
-type certFailure struct{ msg string }
-
-// failT lets the runner, not a test, call tlstest (which takes a
-// testing.TB): a failure panics with certFailure, which makeCerts turns
-// back into an error. The embedded nil TB is never called.
-type failT struct{ testing.TB }
-
-func (failT) Helper()                           {}
-func (failT) Fatal(args ...any)                 { panic(certFailure{fmt.Sprint(args...)}) }
-func (failT) Fatalf(format string, args ...any) { panic(certFailure{fmt.Sprintf(format, args...)}) }
-
 // makeCerts makes the run's CA and writes the broker's PEM keystore and
 // the CA certificate into dir.
 func makeCerts(dir string) (ca *tlstest.CA, keystore, caPath string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, ok := r.(certFailure)
-			if !ok {
-				panic(r)
-			}
-			err = fmt.Errorf("test certificates: %s", f.msg)
-		}
-	}()
-	t := failT{}
-	ca = tlstest.NewCA(t)
-	keystore = ca.Server(t).WritePEM(t, dir, "broker.pem")
-	caPath = ca.WritePEM(t, dir, "ca.pem")
-	return ca, keystore, caPath, nil
+	certs, err := testkit.WriteTestCerts(dir)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return certs.CA, certs.KeystorePEM, certs.CAPEM, nil
 }
 
 // launchSecureBroker starts the single broker with a PLAINTEXT listener
