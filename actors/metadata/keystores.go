@@ -15,9 +15,9 @@ import (
 // keystoreKeys are the listener settings whose change makes a TLS
 // listener read its keystore again, as Kafka's dynamic keystore update
 // does (listener.name.<listener>.ssl.keystore.location and the keys that
-// go with it).
+// go with it, and the two that say how far its certificate may change).
 var keystoreKeys = []string{"ssl.keystore.location", "ssl.keystore.type", "ssl.keystore.password", "ssl.key.password",
-	"ssl.keystore.key", "ssl.keystore.certificate.chain"}
+	"ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.allow.dn.changes", "ssl.allow.san.changes"}
 
 // keystoreListener is the listener a keystore override names, "" for
 // any other key.

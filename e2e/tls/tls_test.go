@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -166,6 +167,7 @@ func TestKeystoreReloadThroughAlterConfigs(t *testing.T) {
 	ca := tlstest.NewCA(t)
 	dir := t.TempDir()
 	first, second := ca.Server(t), ca.Server(t)
+	renamed := ca.Broker(t, pkix.Name{CommonName: "renamed"}) // another subject, the same host names
 	b := testkit.StartInProcess(t, "listeners", "SSL://127.0.0.1:0",
 		"ssl.keystore.type", "PEM", "ssl.keystore.location", first.WritePEM(t, dir, "first.pem"))
 	served := func() *tlstest.Cert {
@@ -181,6 +183,8 @@ func TestKeystoreReloadThroughAlterConfigs(t *testing.T) {
 			return first
 		case leaf.Equal(second.Leaf):
 			return second
+		case leaf.Equal(renamed.Leaf):
+			return renamed
 		}
 		t.Fatal("the broker serves a certificate it was never given")
 		return nil
@@ -193,8 +197,8 @@ func TestKeystoreReloadThroughAlterConfigs(t *testing.T) {
 	set := func(path string) error {
 		t.Helper()
 		res, err := adm.AlterBrokerConfigs(ctx(t), []kadm.AlterConfig{{Name: key, Value: &path}}, 0)
-		if err == nil {
-			err = res[0].Err
+		if err == nil && res[0].Err != nil {
+			err = fmt.Errorf("%w: %s", res[0].Err, res[0].ErrMessage)
 		}
 		return err
 	}
@@ -217,6 +221,25 @@ func TestKeystoreReloadThroughAlterConfigs(t *testing.T) {
 	}
 	if got := storedBrokerConfig(ctx(t), t, adm, 0, key); got != secondPath {
 		t.Fatalf("stored %s=%q, want %s", key, got, secondPath)
+	}
+
+	// Another subject is refused unless ssl.allow.dn.changes says so, as
+	// in Kafka; the flag may come in the same request.
+	renamedPath := renamed.WritePEM(t, dir, "renamed.pem")
+	if err := set(renamedPath); !errors.Is(err, kerr.InvalidConfig) || !strings.Contains(err.Error(), "ssl.allow.dn.changes") {
+		t.Fatalf("a certificate of another subject: %v, want INVALID_CONFIG naming ssl.allow.dn.changes", err)
+	}
+	allow := "true"
+	res, err := adm.AlterBrokerConfigs(ctx(t), []kadm.AlterConfig{{Name: key, Value: &renamedPath},
+		{Name: "listener.name.ssl.ssl.allow.dn.changes", Value: &allow}}, 0)
+	if err == nil {
+		err = res[0].Err
+	}
+	if err != nil {
+		t.Fatalf("with ssl.allow.dn.changes=true: %v", err)
+	}
+	if served() != renamed {
+		t.Fatal("the renamed certificate is not served")
 	}
 }
 

@@ -13,11 +13,11 @@ func TestInterBrokerSecurity(t *testing.T) {
 	const jaas = `org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="s" user_broker="s";`
 	base := func(kv ...string) map[string]string {
 		m := map[string]string{
-			"listeners":                            "PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9093",
-			"zookeeper.connect":                    "127.0.0.1:2181",
-			"inter.broker.listener.name":           "SASL_PLAINTEXT",
-			"sasl.enabled.mechanisms":              "PLAIN,SCRAM-SHA-512",
-			"sasl.mechanism.inter.broker.protocol": "PLAIN",
+			"listeners":                                           "PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9093",
+			"zookeeper.connect":                                   "127.0.0.1:2181",
+			"inter.broker.listener.name":                          "SASL_PLAINTEXT",
+			"sasl.enabled.mechanisms":                             "PLAIN,SCRAM-SHA-512",
+			"sasl.mechanism.inter.broker.protocol":                "PLAIN",
 			"listener.name.sasl_plaintext.plain.sasl.jaas.config": jaas,
 		}
 		for i := 0; i+1 < len(kv); i += 2 {

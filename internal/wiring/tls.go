@@ -48,14 +48,22 @@ type keystores map[string]*tlsconf.Keystore
 
 // check is actors.Options.CheckKeystore: the keystore listener would read
 // with the settings layers resolve, read now and thrown away, so that
-// AlterConfigs refuses a keystore the listener could not load before
-// anything is stored. A listener that is not SSL has none to check.
+// AlterConfigs refuses a keystore the listener could not load, or whose
+// certificate names another subject or other hosts than the current one
+// (unless ssl.allow.dn.changes / ssl.allow.san.changes, as in Kafka),
+// before anything is stored. A listener that is not SSL has none to
+// check.
 func (ks keystores) check(listener string, layers config.Layers) error {
-	if ks[listener] == nil {
+	current := ks[listener]
+	if current == nil {
 		return nil
 	}
-	_, err := tlsconf.LoadKeystore(layerSettings(listener, layers))
-	return err
+	get := layerSettings(listener, layers)
+	next, err := tlsconf.LoadKeystore(get)
+	if err != nil {
+		return err
+	}
+	return tlsconf.CheckRotation(current.Leaf(), next.Leaf(), get)
 }
 
 // layerSettings reads a listener's ssl.* settings from the layers: its

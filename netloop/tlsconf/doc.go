@@ -26,7 +26,9 @@
 //
 // Reloading: the certificate is served through tls.Config.GetCertificate
 // from a Keystore, whose Reload reads the keystore again; handshakes in
-// progress keep the certificate they started with.
+// progress keep the certificate they started with. CheckRotation refuses
+// a new certificate of another subject or other host names unless
+// ssl.allow.dn.changes / ssl.allow.san.changes allow it, as Kafka does.
 //
 // Threading: a Keystore is safe for concurrent use; everything else is
 // built once and read only.
