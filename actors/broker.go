@@ -60,10 +60,16 @@ type Options struct {
 	// it instead of sleeping.
 	housekept func(pass string)
 	// OnKeystores hears the listeners whose keystore settings
-	// AlterConfigs changed on this broker (single-node mode), with the
+	// AlterConfigs changed on this broker (in a cluster: as the config
+	// watch reads /config/brokers/<id>), with the
 	// layers that resolve them: internal/wiring reads those keystores
 	// again.
 	OnKeystores func(listeners []string, layers config.Layers)
+	// CheckKeystore reads the keystore a listener would get from the
+	// layers, and says why it cannot serve: AlterConfigs refuses such a
+	// change (INVALID_CONFIG) before storing it. internal/wiring
+	// provides it (tlsconf).
+	CheckKeystore func(listener string, layers config.Layers) error
 	// Cluster is required when the configuration is in cluster mode
 	// (zookeeper.connect): what internal/wiring built from ZooKeeper.
 	Cluster *ClusterOptions
@@ -84,6 +90,10 @@ type ClusterOptions struct {
 	// ACLs keep the ACLs in ZooKeeper, shared with the other brokers,
 	// when an authorizer is configured.
 	ACLs acl.Store
+	// InterBroker is how this broker's connections to the others are
+	// secured (TLS, SASL), as the inter-broker listener's security
+	// protocol asks; the zero value is PLAINTEXT.
+	InterBroker interbroker.Security
 }
 
 // Broker is the broker's brain: an actor system with one metadata actor
@@ -218,7 +228,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.fetch = fetch.New(e, int(config.ParseInt(cfg.Value(fetch.KeySessionSlots))))
 	ready := make(chan struct{})
 	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: catalog.NewProducerIDs(o.FS), FS: o.FS, Stopped: b.metaStopped,
-		OnKeystores: o.OnKeystores}
+		OnKeystores: o.OnKeystores, CheckKeystore: o.CheckKeystore}
 	// The coordinators are made after the metadata actor (they need it);
 	// roles it reports before then are applied once they exist.
 	groups := new(atomic.Pointer[coordinator.Coordinators])
@@ -251,6 +261,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 		metaCfg.Cluster = catalog.NewClusterMode(o.Cluster.Store, o.Cluster.ClusterID, ClientListener(cfg), seed)
 		b.cluster = metaCfg.Cluster
 		metaCfg.Cluster.OnConfigs = o.Cluster.OnConfigs
+		metaCfg.Cluster.InterBroker = o.Cluster.InterBroker
 		metaCfg.Cluster.OnUserConfigs = b.watchUsers(saslSvc)
 		metaCfg.Cluster.OnQuotaConfigs = b.watchQuotas(e.Quotas)
 		e.Cluster, e.ClientListener = metaCfg.Cluster.View, ClientListener(cfg)

@@ -27,7 +27,8 @@ func (b *Broker) startReplication(metaCfg *catalog.ActorConfig) {
 		return time.Duration(config.ParseInt(cfg.Value(key))) * time.Millisecond
 	}
 	listener := cfg.Cluster.InterBrokerListener
-	b.peers = interbroker.New(interbroker.Config{ClientID: "samsa-replica-" + strconv.Itoa(int(cfg.BrokerID)), Log: b.log})
+	b.peers = interbroker.New(interbroker.Config{ClientID: "samsa-replica-" + strconv.Itoa(int(cfg.BrokerID)), Log: b.log,
+		Security: b.opts.Cluster.InterBroker})
 	throttles := replica.NewThrottles(cfg.BrokerID)
 	b.fetchers = replica.New(replica.Config{
 		Me: cfg.BrokerID, Root: b.env.System.Root, Client: b.peers, View: b.cluster.View, Listener: listener, Log: b.log,
@@ -103,7 +104,8 @@ func (b *Broker) remoteMarkers() func(ctx context.Context, broker int32, req *km
 	// connection would get its Fetch answer only after that one (answers
 	// go in request order): the two waited for each other until the 30 s
 	// request timeout cut the connection.
-	b.markerPeers = interbroker.New(interbroker.Config{ClientID: "samsa-txn-markers-" + strconv.Itoa(int(b.cfg.BrokerID)), Log: b.log})
+	b.markerPeers = interbroker.New(interbroker.Config{ClientID: "samsa-txn-markers-" + strconv.Itoa(int(b.cfg.BrokerID)), Log: b.log,
+		Security: b.opts.Cluster.InterBroker})
 	return func(ctx context.Context, broker int32, req *kmsg.WriteTxnMarkersRequest) (*kmsg.WriteTxnMarkersResponse, error) {
 		v := b.cluster.View.Load()
 		if v == nil {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +33,9 @@ type Config struct {
 	// MaxResponseBytes refuses larger response frames (default 100 MiB,
 	// Kafka's socket.request.max.bytes).
 	MaxResponseBytes int32
+	// Security is TLS and SASL for every connection (security.go); the
+	// zero value is PLAINTEXT.
+	Security Security
 }
 
 // Dialer opens a connection to a peer address.
@@ -51,9 +56,13 @@ type Client struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // dials, handshakes and readers
 
-	mu     sync.Mutex
-	conns  map[string]*conn
-	closed bool
+	mu    sync.Mutex
+	conns map[string]*conn
+	// retired are connections whose SASL session came due: they take no
+	// new requests and are closed once their requests in flight have had
+	// Config.Timeout to be answered, or by Close.
+	retired map[*conn]struct{}
+	closed  bool
 }
 
 // New returns a Client; it opens nothing until the first Send.
@@ -78,11 +87,12 @@ func New(cfg Config) *Client {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Client{
-		cfg:    cfg,
-		format: kmsg.NewRequestFormatter(kmsg.FormatterClientID(cfg.ClientID)),
-		ctx:    ctx,
-		cancel: cancel,
-		conns:  make(map[string]*conn),
+		cfg:     cfg,
+		format:  kmsg.NewRequestFormatter(kmsg.FormatterClientID(cfg.ClientID)),
+		ctx:     ctx,
+		cancel:  cancel,
+		conns:   make(map[string]*conn),
+		retired: make(map[*conn]struct{}),
 	}
 }
 
@@ -153,13 +163,17 @@ func (c *Client) connect(ctx context.Context, addr string) (*conn, error) {
 		return nil, ErrClosed
 	}
 	cn := c.conns[addr]
+	if cn != nil && cn.alive() && cn.expired(time.Now()) {
+		c.retire(cn)
+		cn = nil
+	}
 	if cn == nil || !cn.alive() {
 		cn = newConn(addr, &c.cfg, c.format)
 		c.conns[addr] = cn
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			cn.open(c.ctx, c.cfg.Dial, c.cfg.SoftwareVersion, &c.wg)
+			cn.open(c.ctx, c.cfg.Dial, &c.cfg.Security, c.cfg.SoftwareVersion, &c.wg)
 		}()
 	}
 	c.mu.Unlock()
@@ -169,9 +183,25 @@ func (c *Client) connect(ctx context.Context, addr string) (*conn, error) {
 		return nil, fmt.Errorf("interbroker: connecting to %s: %w", addr, context.Cause(ctx))
 	}
 	if cn.versions == nil {
+		if cn.openErr != nil {
+			return nil, cn.openErr
+		}
 		return nil, cn.deathErr()
 	}
 	return cn, nil
+}
+
+// retire takes a connection whose SASL session came due out of service:
+// its requests in flight get Config.Timeout to be answered, then it is
+// closed. Called with c.mu held.
+func (c *Client) retire(cn *conn) {
+	c.retired[cn] = struct{}{}
+	time.AfterFunc(c.cfg.Timeout, func() {
+		cn.kill(errSessionRenewed)
+		c.mu.Lock()
+		delete(c.retired, cn) // a no-op after Close
+		c.mu.Unlock()
+	})
 }
 
 // Close closes every connection, failing the requests in flight with
@@ -184,8 +214,11 @@ func (c *Client) Close() {
 		return
 	}
 	c.closed = true
-	conns := c.conns
-	c.conns = nil
+	conns := slices.Collect(maps.Values(c.conns))
+	for cn := range c.retired {
+		conns = append(conns, cn)
+	}
+	c.conns, c.retired = nil, nil
 	c.mu.Unlock()
 	c.cancel()
 	for _, cn := range conns {

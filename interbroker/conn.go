@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -29,6 +30,13 @@ type conn struct {
 	// over; then versions is set, or the connection is dead.
 	ready    chan struct{}
 	versions map[int16]versionRange
+	// openErr is why the handshake or the authentication failed, when
+	// they did (set before ready is closed).
+	openErr error
+	// renewAt is when the connection's SASL session is due for renewal
+	// (Unix nanoseconds; 0: never): from then on it takes no new
+	// requests (security.go).
+	renewAt atomic.Int64
 
 	wmu  sync.Mutex
 	corr int32
@@ -72,6 +80,13 @@ func (c *conn) alive() bool {
 	default:
 		return true
 	}
+}
+
+// expired reports whether the connection's SASL session is due for
+// renewal: new requests go to a new connection.
+func (c *conn) expired(now time.Time) bool {
+	at := c.renewAt.Load()
+	return at != 0 && now.UnixNano() >= at
 }
 
 // kill closes the connection and fails every request waiting on it with

@@ -7,8 +7,8 @@
 // actors hold no sockets, and kgo, a full client with its own metadata and
 // retries, is more than a link to one known peer needs.
 //
-// Imports: wire (its constants and kerr) and kmsg; nothing else of the
-// project (internal/lint).
+// Imports: wire (its constants and kerr), kmsg and franz-go's sasl
+// interface; nothing else of the project (internal/lint).
 //
 // # Files
 //
@@ -19,6 +19,7 @@
 //	pin.go        Pinned, Pin: a caller-chosen version
 //	channel.go    Channel: per-broker queues, retry, removal
 //	errors.go     the error kinds callers tell apart with errors.Is
+//	security.go   Security: TLS and SASL on every connection
 //
 // # Client
 //
@@ -30,6 +31,17 @@
 // the caller chose with Pin. Request header v2 goes with flexible
 // versions, v1 otherwise (kmsg.RequestFormatter). Requests to one address
 // are pipelined on its connection and answered in order.
+//
+// Security: with Config.Security a connection is TLS from the first byte
+// (SSL), authenticated with SASL right after ApiVersions (SASL_PLAINTEXT;
+// SaslHandshake v1, then SaslAuthenticate with franz-go's PLAIN and SCRAM
+// client mechanisms), or both (SASL_SSL), as the peer's inter-broker
+// listener asks. A failed handshake or login is ErrAuthentication (and
+// ErrConnection: it is retried like a lost connection). A SASL session
+// with a lifetime (KIP-368) is not re-authenticated in place: at 85% of
+// the lifetime the connection takes no new requests, the next Send opens
+// a new one, and the old one is closed once its requests have had their
+// time.
 //
 // Failures: a lost connection fails every request in flight on it
 // (ErrConnection) and the next Send dials again; a response that takes

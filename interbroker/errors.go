@@ -23,7 +23,16 @@ var (
 	// ErrMalformedResponse: the response could not be decoded at the
 	// version it was asked for.
 	ErrMalformedResponse = errors.New("interbroker: malformed response")
+	// ErrAuthentication: the TLS handshake or the SASL exchange failed
+	// (wrapped in ErrConnection too: the next Send tries again, as
+	// Kafka's brokers do, since a peer's credentials may be fixed
+	// without a restart).
+	ErrAuthentication = errors.New("interbroker: authentication failed")
 	// ErrRemoved: the Channel's broker was removed (or never added)
 	// before the request was answered.
 	ErrRemoved = errors.New("interbroker: broker removed")
 )
+
+// errSessionRenewed closes a connection whose SASL session came due, once
+// its last requests have had their time.
+var errSessionRenewed = errors.New("SASL session due for renewal; replaced by a new connection")

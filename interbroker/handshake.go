@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -22,13 +23,17 @@ const softwareName = "samsa"
 
 type versionRange struct{ min, max int16 }
 
-// open dials, starts the reader and asks the peer's API versions, then
-// closes ready. Every failure kills the connection, which is how the
+// open dials (with the TLS handshake, when sec asks for TLS), starts the
+// reader, asks the peer's API versions and authenticates (when sec asks
+// for SASL), then closes ready. Every failure kills the connection, which is how the
 // waiting Sends learn of it.
-func (c *conn) open(ctx context.Context, dial Dialer, softwareVersion string, wg *sync.WaitGroup) {
+func (c *conn) open(ctx context.Context, dial Dialer, sec *Security, softwareVersion string, wg *sync.WaitGroup) {
 	defer close(c.ready)
 	dctx, cancel := context.WithTimeout(ctx, c.timeout)
 	nc, err := dial(dctx, c.addr)
+	if err == nil {
+		nc, err = sec.secure(dctx, nc, c.addr)
+	}
 	cancel()
 	if err != nil {
 		c.kill(fmt.Errorf("dial: %w", err))
@@ -48,7 +53,18 @@ func (c *conn) open(ctx context.Context, dial Dialer, softwareVersion string, wg
 		c.readLoop()
 	}()
 	versions, err := c.handshake(ctx, softwareVersion)
+	if err == nil && sec.SASL != nil {
+		var renew time.Time
+		renew, err = c.authenticate(ctx, sec.SASL, versions)
+		if !renew.IsZero() {
+			c.renewAt.Store(renew.UnixNano())
+		}
+	}
 	if err != nil {
+		// The peer closes a connection whose authentication failed
+		// right after answering, so the reader may well have killed it
+		// first, with a bare EOF: the answer is the better reason.
+		c.openErr = fmt.Errorf("%w: %s: %w", ErrConnection, c.addr, err)
 		c.kill(err)
 		return
 	}

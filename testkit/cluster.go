@@ -90,6 +90,21 @@ type ClusterConfig struct {
 	StopTimeout time.Duration
 	// Output, when set, also receives everything every broker prints.
 	Output io.Writer
+	// Listener is the security protocol of the brokers' listener, which
+	// clients and the brokers themselves use: PLAINTEXT ("" too), SSL,
+	// SASL_PLAINTEXT or SASL_SSL. The listener is named after its
+	// protocol (Kafka's default listener.security.protocol.map) and is
+	// the inter-broker listener; its ssl.* and sasl.* settings (keystore,
+	// mechanisms, JAAS, sasl.mechanism.inter.broker.protocol) go in
+	// Properties. Not with BrokerLinks, whose internal listener is
+	// PLAINTEXT.
+	Listener string
+	// ExtraListener, when set, is a second listener of this security
+	// protocol on a port of its own (ClusterBroker.ExtraAddr,
+	// Cluster.ExtraBootstrap), named after its protocol, which must
+	// differ from Listener's: for example a PLAINTEXT one for a test's
+	// own tools beside a SASL_SSL Listener.
+	ExtraListener string
 	// BrokerLinks routes the brokers' inter-broker traffic through the
 	// testkit, on a second listener (InterBrokerListener), so that
 	// CutFromBrokers and HealBrokers can cut one broker off from the
@@ -124,6 +139,8 @@ type Cluster struct {
 //	broker.id=<1..N>
 //	listeners=PLAINTEXT://127.0.0.1:<free port>
 //	advertised.listeners=PLAINTEXT://127.0.0.1:<same port>
+//	(another Listener: <Listener>://..., and inter.broker.listener.name=<Listener>;
+//	an ExtraListener: a second <ExtraListener>://127.0.0.1:<free port> in both)
 //	log.dirs=<Dir()>/data
 //	zookeeper.connect=<this broker's faultproxy><Chroot>
 //	zookeeper.session.timeout.ms=6000
@@ -174,6 +191,24 @@ func LaunchCluster(cfg ClusterConfig) (*Cluster, error) {
 	cfg.StopTimeout = orDefault(cfg.StopTimeout, 60*time.Second)
 	if cfg.Chroot != "" && (!strings.HasPrefix(cfg.Chroot, "/") || strings.HasSuffix(cfg.Chroot, "/")) {
 		return nil, fmt.Errorf("testkit: Chroot %q must start with / and not end with one", cfg.Chroot)
+	}
+	switch cfg.Listener {
+	case "":
+		cfg.Listener = "PLAINTEXT"
+	case "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL":
+	default:
+		return nil, fmt.Errorf("testkit: Listener %q is not a security protocol", cfg.Listener)
+	}
+	switch cfg.ExtraListener {
+	case "", "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL":
+	default:
+		return nil, fmt.Errorf("testkit: ExtraListener %q is not a security protocol", cfg.ExtraListener)
+	}
+	if cfg.ExtraListener == cfg.Listener {
+		return nil, fmt.Errorf("testkit: ExtraListener %s is the Listener's protocol too; listeners are named after their protocol", cfg.ExtraListener)
+	}
+	if cfg.BrokerLinks && (cfg.Listener != "PLAINTEXT" || cfg.ExtraListener != "") {
+		return nil, fmt.Errorf("testkit: BrokerLinks need the PLAINTEXT Listener (their internal listener is PLAINTEXT)")
 	}
 	c := &Cluster{cfg: cfg, zk: cfg.ZooKeeper}
 	var err error
@@ -239,9 +274,12 @@ func (c *Cluster) launch() error {
 
 // properties returns broker id's server.properties lines in a fixed
 // order: the defaults, then the configured ones, each key once.
-func (c *Cluster) properties(id int32, port int, zkConnect, dataDir string, listeners [][2]string) string {
+func (c *Cluster) properties(id int32, port, extraPort int, zkConnect, dataDir string, listeners [][2]string) string {
 	rf := strconv.Itoa(min(c.cfg.Brokers, 3))
-	addr := "PLAINTEXT://127.0.0.1:" + strconv.Itoa(port)
+	addr := c.cfg.Listener + "://127.0.0.1:" + strconv.Itoa(port)
+	if c.cfg.ExtraListener != "" {
+		addr += "," + c.cfg.ExtraListener + "://127.0.0.1:" + strconv.Itoa(extraPort)
+	}
 	defaults := [][2]string{
 		{"broker.id", strconv.Itoa(int(id))},
 		{"listeners", addr},
@@ -255,6 +293,9 @@ func (c *Cluster) properties(id int32, port int, zkConnect, dataDir string, list
 		{"transaction.state.log.replication.factor", rf},
 		{"transaction.state.log.min.isr", strconv.Itoa(min(c.cfg.Brokers, 2))},
 		{"group.initial.rebalance.delay.ms", "0"},
+	}
+	if c.cfg.Listener != "PLAINTEXT" {
+		defaults = append(defaults, [2]string{"inter.broker.listener.name", c.cfg.Listener})
 	}
 	values := map[string]string{}
 	var order []string
@@ -295,6 +336,15 @@ log4j.logger.kafka.request.logger=WARN
 // Bootstrap is every broker's address, comma-joined, for
 // bootstrap.servers or kgo.SeedBrokers(strings.Split(...)).
 func (c *Cluster) Bootstrap() string { return strings.Join(c.Addrs(), ",") }
+
+// ExtraBootstrap is every broker's ExtraListener address, comma-joined.
+func (c *Cluster) ExtraBootstrap() string {
+	addrs := make([]string, len(c.brokers))
+	for i, b := range c.brokers {
+		addrs[i] = b.ExtraAddr()
+	}
+	return strings.Join(addrs, ",")
+}
 
 // Addrs is every broker's host:port, in broker order.
 func (c *Cluster) Addrs() []string {

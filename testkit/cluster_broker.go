@@ -28,6 +28,7 @@ type ClusterBroker struct {
 	id    int32
 	port  int
 	addr  string
+	extra string // the ExtraListener's host:port, if any
 	dir   string
 	props string
 	proxy *faultproxy.Proxy
@@ -52,6 +53,13 @@ func (c *Cluster) newBroker(id int32) (*ClusterBroker, error) {
 	b := &ClusterBroker{c: c, id: id, port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		dir: c.brokerDir(id), proxy: proxy, out: &outputLog{tee: c.cfg.Output}}
 	b.props = filepath.Join(b.dir, "server.properties")
+	extraPort := 0
+	if c.cfg.ExtraListener != "" {
+		if extraPort, err = FreePort(); err != nil {
+			return b, err
+		}
+		b.extra = net.JoinHostPort("127.0.0.1", strconv.Itoa(extraPort))
+	}
 	if err := os.MkdirAll(filepath.Join(b.dir, "data"), 0o755); err != nil {
 		return b, fmt.Errorf("testkit: %w", err)
 	}
@@ -67,7 +75,7 @@ func (c *Cluster) newBroker(id int32) (*ClusterBroker, error) {
 		}
 		listeners = linkProperties(port, internal, router)
 	}
-	text := c.properties(id, port, proxy.Addr()+c.cfg.Chroot, filepath.Join(b.dir, "data"), listeners)
+	text := c.properties(id, port, extraPort, proxy.Addr()+c.cfg.Chroot, filepath.Join(b.dir, "data"), listeners)
 	if err := os.WriteFile(b.props, []byte(text), 0o644); err != nil {
 		return b, fmt.Errorf("testkit: %w", err)
 	}
@@ -79,6 +87,10 @@ func (c *Cluster) newBroker(id int32) (*ClusterBroker, error) {
 	}
 	return b, nil
 }
+
+// ExtraAddr is the host:port of the broker's ExtraListener ("" without
+// one).
+func (b *ClusterBroker) ExtraAddr() string { return b.extra }
 
 // ID is the broker's broker.id.
 func (b *ClusterBroker) ID() int32 { return b.id }

@@ -73,6 +73,13 @@
 // session (ZooKeeperConn) backs WaitForBrokers, Controller and
 // WaitForController, which wait on watches.
 //
+// Listener makes the brokers' listener SSL, SASL_PLAINTEXT or SASL_SSL
+// (also their inter-broker listener; its ssl.* and sasl.* keys go in
+// Properties), ExtraListener adds a second one of another protocol on a
+// port of its own (ExtraAddr, ExtraBootstrap). WriteTestCerts writes a CA
+// and a broker certificate (PEM and PKCS#12) for programs that start such
+// brokers outside a test.
+//
 // With BrokerLinks, each broker also listens on INTERNAL
 // (InterBrokerListener, its inter.broker.listener.name) and advertises
 // there the address of a router in the test process, so every connection

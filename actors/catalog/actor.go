@@ -47,6 +47,10 @@ type ActorConfig struct {
 	// layers to read the new settings from (a TLS listener reads its
 	// keystore again).
 	OnKeystores func(listeners []string, layers config.Layers)
+	// CheckKeystore, if set, reads the keystore a change of this
+	// broker's configs would give a listener: AlterConfigs refuses one
+	// it cannot read (INVALID_CONFIG) before writing anything.
+	CheckKeystore metadata.KeystoreCheck
 	// OnOffsetsRole, in cluster mode, hears every change of this
 	// broker's role for a __consumer_offsets partition (of n), once the
 	// partition is in that role: the group coordinators follow it.
@@ -213,6 +217,7 @@ func (a *metadataActor) start() {
 		}
 		a.state = s
 	}
+	a.state.SetKeystoreCheck(a.cfg.CheckKeystore)
 	a.parts = make(map[partKey]*actor.PID)
 	a.views = make(map[partKey]*partition.View)
 	if a.cfg.Txn != nil {

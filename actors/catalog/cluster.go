@@ -13,6 +13,7 @@ import (
 	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/interbroker"
 )
 
 // ClusterStore is what the metadata actor needs of ZooKeeper in cluster
@@ -80,6 +81,9 @@ type ClusterMode struct {
 	// entity's, then each changed one's. Called from the watch's
 	// goroutine.
 	OnQuotaConfigs func(entityType, name string, configs map[string]string)
+	// InterBroker secures this broker's connections to the controller
+	// (AllocateProducerIds), as the inter-broker listener asks.
+	InterBroker interbroker.Security
 
 	links clusterLinks // cluster_links.go
 }

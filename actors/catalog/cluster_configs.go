@@ -106,6 +106,7 @@ func (a *metadataActor) brokerConfigsChanged(m *BrokerConfigsChanged) {
 	for _, u := range eff.Unapplied {
 		a.env.Log.Info("config stored but not acted on by samsa", "resource", u.Resource, "key", u.Key, "why", u.Why)
 	}
+	a.keystoresChanged(eff)
 	a.apply(eff, nil)
 }
 
@@ -176,10 +177,13 @@ type alterResource struct {
 // IncrementalAlterConfigs in cluster mode, as Kafka's ZkAdminManager:
 // TOPIC and BROKER resources only (the error messages are Kafka 3.9.1's); each resource's current configs are
 // read from ZooKeeper, changed and checked by metadata.AlterConfig, and
-// (unless validateOnly) written back with a change notification.
+// (unless validateOnly) written back with a change notification. A
+// change of this broker's keystore settings is refused (INVALID_CONFIG)
+// unless the new keystore reads (ActorConfig.CheckKeystore); the config
+// watch then has the listener read it (brokerConfigsChanged).
 // Resources are independent: one failing leaves the others done.
 func (a *metadataActor) clusterAlterConfigs(req *wire.Request, rs []alterResource, replace, validateOnly bool, reply func([]alterResource)) {
-	store, layers, me, log := a.cfg.Cluster.Store, a.state.Layers(), a.env.BrokerID(), a.env.Log
+	store, layers, me, log, check := a.cfg.Cluster.Store, a.state.Layers(), a.env.BrokerID(), a.env.Log, a.cfg.CheckKeystore
 	go func() {
 		for i := range rs {
 			r := &rs[i]
@@ -194,6 +198,9 @@ func (a *metadataActor) clusterAlterConfigs(req *wire.Request, rs []alterResourc
 				continue
 			}
 			next, code, msg := metadata.AlterConfig(kind, current, r.changes, replace, layers)
+			if code == kerr.None && kind == metadata.BrokerConfigs {
+				code, msg = metadata.CheckKeystores(check, r.changes, next, layers)
+			}
 			if code != kerr.None {
 				r.code, r.msg = code, ptr(msg)
 				continue

@@ -37,7 +37,7 @@ func (a *metadataActor) startClusterLinks() {
 		go l.watch.run()
 		// Kafka's brokers name themselves by id to the controller.
 		me := a.env.BrokerID()
-		client := interbroker.New(interbroker.Config{ClientID: strconv.Itoa(int(me)), Log: a.env.Log})
+		client := interbroker.New(interbroker.Config{ClientID: strconv.Itoa(int(me)), Log: a.env.Log, Security: a.cfg.Cluster.InterBroker})
 		stopped := a.cfg.Stopped
 		go func() {
 			<-stopped

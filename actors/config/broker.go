@@ -230,7 +230,7 @@ func (b *Broker) buildCluster(origin map[string]string) error {
 	} else if b.BrokerID > c.ReservedBrokerMaxID {
 		return fmt.Errorf("%w: %s=%d (from %s): above %s (%d), where generated ids live; pick a lower id or raise %s", ErrInvalid, KeyBrokerID, b.BrokerID, from(KeyBrokerID), KeyReservedBrokerMaxID, c.ReservedBrokerMaxID, KeyReservedBrokerMaxID)
 	}
-	ln, err := b.interBrokerListener()
+	ln, err := b.interBrokerListener(from)
 	if err != nil {
 		return err
 	}
@@ -241,8 +241,9 @@ func (b *Broker) buildCluster(origin map[string]string) error {
 
 // interBrokerListener picks the listener named by
 // inter.broker.listener.name, or the first one whose protocol is
-// security.inter.broker.protocol, as Kafka does; it must be advertised.
-func (b *Broker) interBrokerListener() (string, error) {
+// security.inter.broker.protocol, as Kafka does; it must be advertised,
+// and a SASL one needs a mechanism samsa's brokers can log in with.
+func (b *Broker) interBrokerListener(from func(key string) string) (string, error) {
 	name := strings.ToUpper(b.Value(KeyInterBrokerListener))
 	if name == "" {
 		proto := strings.ToUpper(b.Value(KeyInterBrokerProtocol))
@@ -260,8 +261,13 @@ func (b *Broker) interBrokerListener() (string, error) {
 	if i < 0 {
 		return "", fmt.Errorf("%w: %s=%s names no listener in listeners", ErrInvalid, KeyInterBrokerListener, name)
 	}
-	if p := b.Listeners[i].Protocol; p != "PLAINTEXT" {
-		return "", fmt.Errorf("%w: the inter-broker listener %s uses %s; brokers talk to each other over PLAINTEXT only so far: name a PLAINTEXT listener in %s", ErrUnsupported, name, p, KeyInterBrokerListener)
+	if p := b.Listeners[i].Protocol; strings.HasPrefix(p, "SASL_") {
+		switch m := b.Value(KeyInterBrokerSASLMechanism); m {
+		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+		default:
+			return "", fmt.Errorf("%w: the inter-broker listener %s uses %s, and %s=%s (from %s); samsa's brokers log in to each other with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512",
+				ErrUnsupported, name, p, KeyInterBrokerSASLMechanism, m, from(KeyInterBrokerSASLMechanism))
+		}
 	}
 	if b.Advertised != nil && !slices.ContainsFunc(b.Advertised, func(l Listener) bool { return l.Name == name }) {
 		return "", fmt.Errorf("%w: %s=%s is not in advertised.listeners: other brokers could not reach this one", ErrInvalid, KeyInterBrokerListener, name)

@@ -110,7 +110,7 @@ var brokerDefs = []Def{
 	{Name: KeyInterBrokerListener, Type: String, Nullable: true,
 		Doc: "Cluster mode: the listener other brokers and the controller talk to this broker on. Defaults to the listener whose security protocol is security.inter.broker.protocol."},
 	{Name: KeyInterBrokerProtocol, Type: String, Default: "PLAINTEXT", Check: OneOf("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"),
-		Doc: "Cluster mode: the security protocol of the inter-broker listener, when inter.broker.listener.name is not set. Brokers talk to each other over PLAINTEXT only so far."},
+		Doc: "Cluster mode: the security protocol of the inter-broker listener, when inter.broker.listener.name is not set. An SSL or SASL_SSL one is dialled with its own ssl.* settings, a SASL one logs in with sasl.mechanism.inter.broker.protocol."},
 	{Name: "process.roles", Type: List, Nullable: true, Ignored: true, Doc: "KRaft roles; samsa is always a broker."},
 	{Name: "controller.quorum.voters", Type: List, Nullable: true, Ignored: true, Doc: "KRaft only; ignored."},
 	{Name: "controller.quorum.bootstrap.servers", Type: List, Nullable: true, Ignored: true, Doc: "KRaft only; ignored."},

@@ -19,7 +19,6 @@ var kafkaDynamicDefs = append(dynamicIgnored([]Def{
 	{Name: "principal.builder.class", Type: Class, Default: "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder", PerBroker: true, Doc: securityDoc},
 
 	// SASL, per broker.
-	{Name: "sasl.mechanism.inter.broker.protocol", Type: String, Default: "GSSAPI", PerBroker: true, Doc: saslDoc},
 	{Name: "sasl.kerberos.service.name", Type: String, Nullable: true, PerBroker: true, Doc: saslDoc},
 	{Name: "sasl.kerberos.kinit.cmd", Type: String, Default: "/usr/bin/kinit", PerBroker: true, Doc: saslDoc},
 	{Name: "sasl.kerberos.ticket.renew.window.factor", Type: Double, Default: "0.8", PerBroker: true, Doc: saslDoc},

@@ -7,11 +7,17 @@ import "strings"
 // Kafka's default mechanism is GSSAPI, which samsa does not implement; a
 // SASL listener therefore needs sasl.enabled.mechanisms set, and says so
 // at start.
+// KeyInterBrokerSASLMechanism is the mechanism of a SASL inter-broker
+// listener.
+const KeyInterBrokerSASLMechanism = "sasl.mechanism.inter.broker.protocol"
+
 var saslDefs = []Def{
 	{Name: "sasl.enabled.mechanisms", Type: List, Default: "GSSAPI", Dynamic: true, Inert: true, PerBroker: true,
 		Doc: "The SASL mechanisms a SASL listener enables: PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are implemented. Per listener: listener.name.<listener>.sasl.enabled.mechanisms."},
 	{Name: "sasl.jaas.config", Type: Password, Nullable: true, Sensitive: true, Dynamic: true, Inert: true, PerBroker: true,
 		Doc: "JAAS login module entry; PLAIN reads its users from a PlainLoginModule entry's user_<name>=\"<password>\" options. Per listener and mechanism: listener.name.<listener>.<mechanism>.sasl.jaas.config."},
+	{Name: KeyInterBrokerSASLMechanism, Type: String, Default: "GSSAPI", Dynamic: true, Inert: true, PerBroker: true,
+		Doc: "Cluster mode: the SASL mechanism brokers log in to each other's SASL inter-broker listener with (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512), with the username and password of that listener's JAAS entry for it. Read at start."},
 	{Name: "connections.max.reauth.ms", Type: Long, Default: "0", Check: AtLeast(0), Dynamic: true, Inert: true, PerBroker: true,
 		Doc: "How long a SASL session lasts before the client must re-authenticate (KIP-368); 0: for ever."},
 }

@@ -10,7 +10,9 @@ import "strings"
 // samsa reads them at start; a dynamic value is stored and reported
 // (Inert), except that of a keystore key: a listener's keystore is read
 // again when AlterConfigs sets listener.name.<listener>.ssl.keystore.*
-// (single-node mode), as Kafka's dynamic keystore update does.
+// (alone, or in a cluster through /config/brokers/<id>), as Kafka's
+// dynamic keystore update does; the two ssl.allow.*.changes keys are read
+// when it does.
 var sslDefs = dynamicInert([]Def{
 	// Per listener (Kafka's SslConfigs.RECONFIGURABLE_CONFIGS).
 	{Name: "ssl.keystore.type", Type: String, Default: "JKS", ListenerOnly: true,
@@ -24,6 +26,10 @@ var sslDefs = dynamicInert([]Def{
 	{Name: "ssl.truststore.location", Type: String, Nullable: true, ListenerOnly: true, Doc: "The CA certificates that verify client certificates; unset, the system's roots."},
 	{Name: "ssl.truststore.password", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: "Password of a PKCS12 truststore."},
 	{Name: "ssl.truststore.certificates", Type: Password, Nullable: true, Sensitive: true, ListenerOnly: true, Doc: "The trusted CA certificates, PEM, inline (ssl.truststore.type=PEM)."},
+	{Name: "ssl.allow.dn.changes", Type: Boolean, Default: "false", ListenerOnly: true,
+		Doc: "Whether a keystore reload (AlterConfigs) may serve a certificate with another subject DN; false refuses it with INVALID_CONFIG."},
+	{Name: "ssl.allow.san.changes", Type: Boolean, Default: "false", ListenerOnly: true,
+		Doc: "Whether a keystore reload (AlterConfigs) may serve a certificate with other subject alternative names; false refuses it with INVALID_CONFIG."},
 
 	// Per broker.
 	{Name: "ssl.protocol", Type: String, Default: "TLSv1.3", PerBroker: true, Check: OneOf("TLSv1.3", "TLSv1.2", "TLS"),
@@ -35,7 +41,7 @@ var sslDefs = dynamicInert([]Def{
 	{Name: "ssl.client.auth", Type: String, Default: "none", Check: OneOf("required", "requested", "none"), PerBroker: true,
 		Doc: "Whether an SSL listener asks clients for a certificate (requested) or refuses clients without a trusted one (required); the principal of a client certificate is its subject, mapped by ssl.principal.mapping.rules."},
 	{Name: "ssl.endpoint.identification.algorithm", Type: String, Default: "https", PerBroker: true,
-		Doc: "Accepted: clients check the broker's host name; the broker checks no client's."},
+		Doc: "https: a broker dialling another on a TLS inter-broker listener checks that the peer's certificate names the host it dialled; empty: only that it chains to the truststore. Clients check the broker's host name by their own setting; the broker checks no client's."},
 	{Name: "ssl.provider", Type: String, Nullable: true, PerBroker: true, Ignored: true, Doc: javaTLSDoc},
 	{Name: "ssl.keymanager.algorithm", Type: String, Default: "SunX509", PerBroker: true, Ignored: true, Doc: javaTLSDoc},
 	{Name: "ssl.trustmanager.algorithm", Type: String, Default: "PKIX", PerBroker: true, Ignored: true, Doc: javaTLSDoc},
@@ -56,7 +62,8 @@ const javaTLSDoc = "Accepted; it tunes Java's TLS implementation and has no effe
 // keystore again (actors/metadata's KeystoresChanged).
 func dynamicInert(defs []Def) []Def {
 	for i := range defs {
-		keystore := strings.HasPrefix(defs[i].Name, "ssl.keystore.") || defs[i].Name == "ssl.key.password"
+		keystore := strings.HasPrefix(defs[i].Name, "ssl.keystore.") || defs[i].Name == "ssl.key.password" ||
+			strings.HasPrefix(defs[i].Name, "ssl.allow.")
 		defs[i].Dynamic, defs[i].Inert = true, !keystore
 		defs[i].PerBroker = defs[i].PerBroker || defs[i].ListenerOnly
 	}

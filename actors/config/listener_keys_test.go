@@ -47,15 +47,19 @@ func TestSSLListenerAndOverrides(t *testing.T) {
 	}
 }
 
-// Brokers talk to each other in PLAINTEXT only so far: an SSL
-// inter-broker listener is refused in cluster mode.
-func TestSSLInterBrokerListenerRefused(t *testing.T) {
-	_, err := Load(Input{"flags", map[string]string{
+// An SSL inter-broker listener, picked by security.inter.broker.protocol
+// as Kafka does.
+func TestSSLInterBrokerListener(t *testing.T) {
+	b, err := Load(Input{"flags", map[string]string{
 		"zookeeper.connect":              "127.0.0.1:2181",
-		"listeners":                      "SSL://127.0.0.1:9093",
+		"listeners":                      "PLAINTEXT://127.0.0.1:9092,INTERNAL://127.0.0.1:9093",
+		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SSL",
 		"security.inter.broker.protocol": "SSL",
 	}})
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "PLAINTEXT") {
-		t.Fatalf("err = %v", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Cluster.InterBrokerListener != "INTERNAL" {
+		t.Fatalf("inter-broker listener %q, want INTERNAL", b.Cluster.InterBrokerListener)
 	}
 }

@@ -240,6 +240,12 @@ func (s *State) applyAlters(resources []resourceResult, changes [][]Alteration, 
 			r.err = terr
 			continue
 		}
+		if tg.kind == BrokerConfigs {
+			if code, msg := CheckKeystores(s.keystoreCheck, changes[i], values, s.Layers()); code != kerr.None {
+				r.err = fail(code, "%s", msg)
+				continue
+			}
+		}
 		if !validateOnly {
 			tg.apply(next, values)
 			ok = append(ok, i)

@@ -208,6 +208,9 @@ func (s *State) SetBrokerConfigs(clusterDefault bool, configs map[string]string)
 		}
 	}
 	eff := Effects{Unapplied: s.unappliedChanges(resourceResult{typ: kmsg.ConfigResourceTypeBroker, name: name}, set)}
+	if !clusterDefault {
+		eff.KeystoresChanged = changedKeystoreListeners(current, configs)
+	}
 	for i := range s.snap.Topics {
 		t := &s.snap.Topics[i]
 		eff.Reconfigure = append(eff.Reconfigure, TopicConfig{Topic: t.Name, ID: t.ID, Config: s.TopicConfig(t)})

@@ -138,6 +138,10 @@ type State struct {
 	// unapplied are the dynamic config keys already reported as having no
 	// effect (Effects.Unapplied), so each is reported once.
 	unapplied map[string]bool
+
+	// keystoreCheck checks the keystores a change of this broker's
+	// configs would have listeners read (keystores.go); nil: none.
+	keystoreCheck KeystoreCheck
 }
 
 // New builds the state from a loaded snapshot (nil for a fresh data

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -22,7 +23,10 @@ type Config struct {
 	Broker   string // "samsa" or "kafka"
 	Settings string // human description of the settings, for the report
 	Durable  bool   // acknowledges only after fsync
-	start    func(ctx context.Context, dir string, port int) (*exec.Cmd, error)
+	// TLS is the clients' TLS configuration when the broker's listener
+	// is SSL (tls.go); nil: PLAINTEXT.
+	TLS   *tls.Config
+	start func(ctx context.Context, dir string, port int) (*exec.Cmd, error)
 }
 
 // Running is a started broker.
@@ -82,7 +86,11 @@ func Start(ctx context.Context, c Config, timeout time.Duration) (*Running, erro
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(r.Addr))
+	opts := []kgo.Opt{kgo.SeedBrokers(r.Addr)}
+	if c.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.TLS.Clone()))
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		_ = r.Stop() // the client error is the one worth reporting
 		return nil, err

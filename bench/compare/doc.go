@@ -33,6 +33,13 @@
 // defaults and once with the other's durability (samsa flush policy never;
 // Kafka log.flush.interval.messages=1), and the report pairs them.
 //
+// TLS (tls.go, not run by default): -configs samsa-tls, samsa-tls-noflush
+// and kafka-tls give each broker an SSL listener instead of PLAINTEXT, the
+// same PKCS#12 keystore (a CA and an ECDSA P-256 certificate made for the
+// run) on both, franz-go clients over TLS 1.3. Workloads whose clients
+// are PLAINTEXT only here (the transactional ones, Kafka's tools) are
+// skipped for them (Workload.PlaintextOnly).
+//
 // The replicated part (cluster*.go; run alone with -workloads replicated
 // or BENCH_REPLICATED=1) does the same for clusters: three `samsa serve`
 // brokers (once with the default flush policy, once with

@@ -33,7 +33,7 @@ func KafkaToolWorkloads(classPath string, scale float64) []Workload {
 			"--messages", strconv.FormatInt(records, 10), "--timeout", "60000"}
 	}
 	return []Workload{
-		{Name: prodName, Command: "java " + strings.Join(prodArgs("ADDR"), " "), Run: func(ctx context.Context, b *Running) ([]Figure, error) {
+		{Name: prodName, PlaintextOnly: true, Command: "java " + strings.Join(prodArgs("ADDR"), " "), Run: func(ctx context.Context, b *Running) ([]Figure, error) {
 			if err := createTopic(ctx, b.Addr, "w8-tools", 6); err != nil {
 				return nil, err
 			}
@@ -53,7 +53,7 @@ func KafkaToolWorkloads(classPath string, scale float64) []Workload {
 				{prodName, "broker CPU", "CPU-s", after.CPUSeconds - before.CPUSeconds, true},
 			}, nil
 		}},
-		{Name: consName, Command: "java " + strings.Join(consArgs("ADDR"), " "), Run: func(ctx context.Context, b *Running) ([]Figure, error) {
+		{Name: consName, PlaintextOnly: true, Command: "java " + strings.Join(consArgs("ADDR"), " "), Run: func(ctx context.Context, b *Running) ([]Figure, error) {
 			before, _ := b.Usage()
 			out, err := java(ctx, consArgs(b.Addr)...)
 			if err != nil {

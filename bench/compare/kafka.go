@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"os"
 	"os/exec"
@@ -47,12 +48,29 @@ func KafkaClassPath(pomDir, m2 string) (string, error) {
 
 // KafkaConfig is a single KRaft node with extra server.properties lines.
 func KafkaConfig(name, classPath string, durable bool, extra ...string) Config {
+	return kafkaConfig(name, classPath, durable, nil, extra...)
+}
+
+// KafkaTLSConfig is KafkaConfig with an SSL listener (also the
+// inter-broker one, as a single node's must be) serving files' keystore.
+func KafkaTLSConfig(name, classPath string, durable bool, files *TLSFiles, extra ...string) Config {
+	return kafkaConfig(name, classPath, durable, files, extra...)
+}
+
+func kafkaConfig(name, classPath string, durable bool, files *TLSFiles, extra ...string) Config {
 	settings := "Kafka defaults (log.flush.interval.messages unset: acknowledged from the page cache)"
 	if len(extra) > 0 {
 		settings = "Kafka " + strings.Join(extra, ", ")
 	}
 	settings += "; group.initial.rebalance.delay.ms=0; JVM " + strings.Join(JVMOptions[:4], " ")
-	return Config{Name: name, Broker: "kafka", Settings: settings, Durable: durable,
+	listener := "PLAINTEXT"
+	var tlsConfig *tls.Config
+	if files != nil {
+		listener, tlsConfig = "SSL", files.Client
+		settings += "; " + tlsSettings
+		extra = append(append([]string{"inter.broker.listener.name=SSL"}, files.serverSettings()...), extra...)
+	}
+	return Config{Name: name, Broker: "kafka", Settings: settings, Durable: durable, TLS: tlsConfig,
 		start: func(ctx context.Context, dir string, port int) (*exec.Cmd, error) {
 			cport, err := FreePort()
 			if err != nil {
@@ -60,19 +78,19 @@ func KafkaConfig(name, classPath string, durable bool, extra ...string) Config {
 			}
 			props := fmt.Sprintf(`process.roles=broker,controller
 node.id=1
-controller.quorum.voters=1@127.0.0.1:%d
-listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d
-advertised.listeners=PLAINTEXT://127.0.0.1:%d
+controller.quorum.voters=1@127.0.0.1:%[1]d
+listeners=%[5]s://127.0.0.1:%[2]d,CONTROLLER://127.0.0.1:%[1]d
+advertised.listeners=%[5]s://127.0.0.1:%[2]d
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-log.dirs=%s
+listener.security.protocol.map=%[5]s:%[5]s,CONTROLLER:PLAINTEXT
+log.dirs=%[3]s
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 num.partitions=1
-%s
-`, cport, port, cport, port, filepath.Join(dir, "data"), strings.Join(extra, "\n"))
+%[4]s
+`, cport, port, filepath.Join(dir, "data"), strings.Join(extra, "\n"), listener)
 			propsFile := filepath.Join(dir, "server.properties")
 			if err := os.WriteFile(propsFile, []byte(props), 0o644); err != nil {
 				return nil, err

@@ -18,6 +18,10 @@ var Pairs = []Pair{
 	{"defaults (samsa fsyncs, Kafka does not)", "samsa", "kafka"},
 	{"both acknowledge from the page cache", "samsa-noflush", "kafka"},
 	{"both fsync before acknowledging", "samsa", "kafka-flush1"},
+	// With -configs ...,samsa-tls,samsa-tls-noflush,kafka-tls: TLS on
+	// both sides (tls.go).
+	{"TLS, defaults (samsa fsyncs, Kafka does not)", "samsa-tls", "kafka-tls"},
+	{"TLS, both acknowledge from the page cache", "samsa-tls-noflush", "kafka-tls"},
 }
 
 // Ratio is samsa's mean divided by Kafka's, NaN when either is missing.

@@ -95,6 +95,9 @@ func Execute(ctx context.Context, configs []Config, workloads []Workload, rounds
 				if ctx.Err() != nil {
 					break
 				}
+				if c.TLS != nil && w.PlaintextOnly {
+					continue
+				}
 				runWorkload(ctx, log, c.Name, round, w.Name, func(ctx context.Context) ([]Figure, error) { return w.Run(ctx, b) }, add, fail)
 			}
 			if u, err := b.Usage(); err == nil {
@@ -133,7 +136,7 @@ func runWorkload(ctx context.Context, log *slog.Logger, config string, round int
 // files and pools).
 func warmUp(ctx context.Context, b *Running, scale float64) error {
 	w := bench.DefaultWorkload()
-	w.Brokers, w.Topic, w.Records = []string{b.Addr}, "warm-up", scaled(200_000, scale, 20_000)
+	w.Brokers, w.TLS, w.Topic, w.Records = []string{b.Addr}, b.Config.TLS, "warm-up", scaled(200_000, scale, 20_000)
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	res, err := bench.RunProduce(wctx, w, nil)

@@ -54,7 +54,7 @@ func TxnWorkloads(scale float64) []Workload {
 		name := fmt.Sprintf("%d transactions of %d record(s), commit each", w.n, w.records)
 		topic := fmt.Sprintf("w%d-txn", w.n)
 		records, txns := w.records, w.txns
-		list = append(list, Workload{Name: name,
+		list = append(list, Workload{Name: name, PlaintextOnly: true,
 			Command: fmt.Sprintf("%d franz-go transactional producers run %d transactions in all (begin, %d × %d B records round robin over %d partitions, commit), acks=all",
 				TxnProducers, txns, records, txnRecordSize, txnPartitions),
 			Run: func(ctx context.Context, b *Running) ([]Figure, error) {
@@ -78,7 +78,7 @@ func TxnWorkloads(scale float64) []Workload {
 	}
 	consName := "13 read_committed vs read_uncommitted consumption"
 	consTxns := scaled(2000, scale, 200)
-	list = append(list, Workload{Name: consName,
+	list = append(list, Workload{Name: consName, PlaintextOnly: true,
 		Command: fmt.Sprintf("fill: %d transactions of 100 × %d B records over %d partitions, every 10th aborted; then read it all from the start with read_uncommitted, then with read_committed (franz-go, one consumer)",
 			consTxns, txnRecordSize, txnPartitions),
 		Run: func(ctx context.Context, b *Running) ([]Figure, error) {

@@ -24,6 +24,10 @@ type Workload struct {
 	Name    string
 	Command string // what it does, for the report
 	Run     func(ctx context.Context, b *Running) ([]Figure, error)
+	// PlaintextOnly workloads have clients that do not speak TLS here
+	// (the transactional ones, Kafka's tools): configurations with TLS
+	// skip them.
+	PlaintextOnly bool
 }
 
 // scaled returns n*scale, at least floor.
@@ -42,7 +46,7 @@ func Workloads(scale float64, classPath string) []Workload {
 	fast := func(name string, base bench.Workload) Workload {
 		return Workload{Name: name, Command: describe(base), Run: func(ctx context.Context, b *Running) ([]Figure, error) {
 			w := base
-			w.Brokers = []string{b.Addr}
+			w.Brokers, w.TLS = []string{b.Addr}, b.Config.TLS
 			res, err := bench.RunProduce(ctx, w, nil)
 			if err != nil {
 				return nil, err
@@ -83,7 +87,7 @@ func Workloads(scale float64, classPath string) []Workload {
 		fast("2 produce 100 B, 6 partitions, acks=all", w2),
 		{Name: "3 end-to-end 1 KiB, 16 partitions, fixed rate", Command: describe(w3), Run: func(ctx context.Context, b *Running) ([]Figure, error) {
 			w := w3
-			w.Brokers = []string{b.Addr}
+			w.Brokers, w.TLS = []string{b.Addr}, b.Config.TLS
 			res, err := bench.RunE2E(ctx, w, nil)
 			if err != nil {
 				return nil, err
@@ -102,7 +106,7 @@ func Workloads(scale float64, classPath string) []Workload {
 		}},
 		{Name: "4 consume from the start", Command: "fill: " + describe(w4) + "; then consume all from offset 0", Run: func(ctx context.Context, b *Running) ([]Figure, error) {
 			w := w4
-			w.Brokers = []string{b.Addr}
+			w.Brokers, w.TLS = []string{b.Addr}, b.Config.TLS
 			if res, err := bench.RunProduce(ctx, w, nil); err != nil || res.Errors > 0 {
 				return nil, fmt.Errorf("filling %s: %v %s", w.Topic, err, res.FirstError)
 			}

@@ -117,8 +117,12 @@ func serve(cfg *config.Broker, logger *slog.Logger) error {
 	debugStats.Store(server)
 
 	var where []string
-	for _, a := range server.Addrs() {
-		where = append(where, a.String()+" (PLAINTEXT)")
+	for i, a := range server.Addrs() {
+		proto := "PLAINTEXT"
+		if i < len(cfg.Listeners) { // netloop binds them in order
+			proto = cfg.Listeners[i].Protocol
+		}
+		where = append(where, a.String()+" ("+proto+")")
 	}
 	dirs := strings.Join(cfg.LogDirs, ",")
 	logger.Info("broker ready", "broker_id", cfg.BrokerID, "cluster_id", broker.ClusterID(),

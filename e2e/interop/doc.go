@@ -58,9 +58,13 @@
 // each client connects there trusting the CA, produces a hundredth of
 // -count records (1 to 100) to prefix-sasl and consumes them back in a
 // group, committing; the external checkers do so in a mode of their own
-// (Main's "sasl-ssl", check.py CLIENT:sasl_ssl, check.js --sasl-ssl). The
-// cluster run leaves the column empty (—): testkit's cluster brokers have
-// one PLAINTEXT listener each.
+// (Main's "sasl-ssl", check.py CLIENT:sasl_ssl, check.js --sasl-ssl). In
+// a cluster run the SASL_SSL listener is each broker's first
+// (testkit.ClusterConfig.Listener) and the brokers' inter-broker one, PLAIN
+// between brokers, so all the run's replication and controller traffic
+// goes over TLS and SASL; the checkers' main runs use a second, PLAINTEXT
+// listener (ExtraListener), and the sasl_ssl steps bootstrap from the
+// first broker's SASL_SSL address.
 //
 // # The checker contract
 //

@@ -128,7 +128,7 @@ type target struct {
 	bootstrap string
 	rf        int16
 	stop      func()
-	secure    *secureListener // the SASL_SSL listener; nil in a cluster
+	secure    *secureListener // the SASL_SSL listener
 }
 
 // startTarget starts what run n of the matrix runs against: one `samsa
@@ -152,16 +152,17 @@ func startTarget(n int) (target, error) {
 	if !testkit.ZooKeeperAvailable() {
 		return target{}, fmt.Errorf("a %d-broker cluster needs ZooKeeper (%s) and java: run `make deps`", n, testkit.ZooKeeperJar)
 	}
-	c, err := testkit.LaunchCluster(testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: n})
+	c, s, cleanup, err := launchSecureCluster(context.Background(), n)
 	if err != nil {
 		return target{}, err
 	}
-	return target{bootstrap: c.Bootstrap(), rf: int16(min(3, n)), stop: func() {
+	return target{bootstrap: c.ExtraBootstrap(), rf: int16(min(3, n)), secure: s, stop: func() {
 		if err := c.Close(); err != nil {
 			for _, b := range c.Brokers() {
 				slog.Error("stopping the cluster", "err", err, "broker", b.Addr(), "output", testkit.LastLines(b.Output(), 50))
 			}
 		}
+		cleanup()
 	}}, nil
 }
 
@@ -184,7 +185,7 @@ func run(ctx context.Context, out string, count int, only, bootstrap string, siz
 			against: "`samsa serve` (one broker, default settings)"}
 		if n > 0 {
 			mr.title = fmt.Sprintf("%d-broker cluster", n)
-			mr.against = fmt.Sprintf("a cluster of %d `samsa serve` brokers on one ZooKeeper", n)
+			mr.against = fmt.Sprintf("a cluster of %d `samsa serve` brokers on one ZooKeeper, talking to each other over SASL_SSL", n)
 		}
 		// A given bootstrap list of several brokers is taken for a
 		// cluster: the runner's topics get RF min(3, addresses).

@@ -216,8 +216,9 @@ func clusterNote(n int) string {
 		"Metadata and FindCoordinator. Followers do not replicate yet (issue #17): only a partition's "+
 		"leader holds its records, which no run notices, since no broker fails. The brokers run with "+
 		"group.initial.rebalance.delay.ms=0 (the one broker with Kafka's 3 s), so clients that join a "+
-		"new group per topic (kcat, the CLI tools) finish sooner here. The cluster's brokers have one PLAINTEXT "+
-		"listener each, so the sasl_ssl column is not checked here (—).", n, n, min(3, n), min(3, n), n)
+		"new group per topic (kcat, the CLI tools) finish sooner here. The brokers talk to each other on a SASL_SSL "+
+		"listener (PLAIN between brokers, TLS with the run's CA), which also serves the sasl_ssl column; the "+
+		"main scenario runs on a second, PLAINTEXT listener.", n, n, min(3, n), min(3, n), n)
 }
 
 func mdEscape(s string) string {

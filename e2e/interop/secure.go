@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -16,7 +15,8 @@ import (
 )
 
 // The sasl_ssl column: the single broker gets a second listener,
-// SASL_SSL with a PEM keystore issued by a CA made for the run, and a
+// SASL_SSL with a PEM keystore issued by a CA made for the run (a
+// cluster's brokers get one too, and talk to each other on it), and a
 // SCRAM-SHA-512 user made through the PLAINTEXT listener with the Kafka
 // API (AlterUserScramCredentials) before any client runs. Each client
 // then connects there trusting the CA, produces saslCount records to
@@ -40,35 +40,14 @@ type secureListener struct {
 // checks the handshake and the authenticated path, not throughput.
 func saslCount(count int) int { return max(min(count/100, 100), 1) }
 
-// certFailure carries a tlstest failure out of failT.
-type certFailure struct{ msg string }
-
-// failT lets the runner, not a test, call tlstest (which takes a
-// testing.TB): a failure panics with certFailure, which makeCerts turns
-// back into an error. The embedded nil TB is never called.
-type failT struct{ testing.TB }
-
-func (failT) Helper()                           {}
-func (failT) Fatal(args ...any)                 { panic(certFailure{fmt.Sprint(args...)}) }
-func (failT) Fatalf(format string, args ...any) { panic(certFailure{fmt.Sprintf(format, args...)}) }
-
 // makeCerts makes the run's CA and writes the broker's PEM keystore and
 // the CA certificate into dir.
 func makeCerts(dir string) (ca *tlstest.CA, keystore, caPath string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, ok := r.(certFailure)
-			if !ok {
-				panic(r)
-			}
-			err = fmt.Errorf("test certificates: %s", f.msg)
-		}
-	}()
-	t := failT{}
-	ca = tlstest.NewCA(t)
-	keystore = ca.Server(t).WritePEM(t, dir, "broker.pem")
-	caPath = ca.WritePEM(t, dir, "ca.pem")
-	return ca, keystore, caPath, nil
+	certs, err := testkit.WriteTestCerts(dir)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return certs.CA, certs.KeystorePEM, certs.CAPEM, nil
 }
 
 // launchSecureBroker starts the single broker with a PLAINTEXT listener
@@ -127,13 +106,52 @@ func makeScramUser(ctx context.Context, plainAddr string) error {
 	return nil
 }
 
+// The cluster's brokers talk to each other on their SASL_SSL listener
+// (PLAIN between brokers, with the listener's JAAS entry), which also
+// serves the sasl_ssl column; the runner and the main scenario use a
+// second, PLAINTEXT listener.
+const clusterPlainJAAS = `org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="broker-secret" user_broker="broker-secret";`
+
+// launchSecureCluster starts n brokers whose inter-broker listener is
+// SASL_SSL, with a PLAINTEXT one beside it, and makes the SCRAM user.
+func launchSecureCluster(ctx context.Context, n int) (*testkit.Cluster, *secureListener, func(), error) {
+	dir, err := os.MkdirTemp("", "interop-tls-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	ca, keystore, caPath, err := makeCerts(dir)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	c, err := testkit.LaunchCluster(testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: n, Listener: "SASL_SSL", ExtraListener: "PLAINTEXT",
+		Properties: map[string]string{
+			"ssl.keystore.type": "PEM", "ssl.keystore.location": keystore,
+			"ssl.truststore.type": "PEM", "ssl.truststore.location": caPath,
+			"sasl.enabled.mechanisms":                       "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+			"sasl.mechanism.inter.broker.protocol":          "PLAIN",
+			"listener.name.sasl_ssl.plain.sasl.jaas.config": clusterPlainJAAS,
+		}})
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	if err := makeScramUser(ctx, c.Broker(0).ExtraAddr()); err != nil {
+		c.Close()
+		cleanup()
+		return nil, nil, nil, err
+	}
+	return c, &secureListener{addr: c.Broker(0).Addr(), caPath: caPath, ca: ca}, cleanup, nil
+}
+
 // saslStep is one client's sasl_ssl check: it produces n records to topic
 // over s and consumes them back, and returns the cell.
 type saslStep func(ctx context.Context, root string, s *secureListener, topic string, n int) Result
 
 // runSaslStep fills the sasl_ssl cell of rep with the client's step; it
-// stays "—" without a SASL_SSL listener (the cluster run) or without a
-// step in the runner for the client (a note says so).
+// stays "—" without a SASL_SSL listener (a broker given with -broker) or
+// without a step in the runner for the client (a note says so).
 func runSaslStep(ctx context.Context, root string, s *secureListener, c client, prefix string, count int, rep *Report) {
 	if s == nil {
 		return

@@ -7,7 +7,7 @@ import (
 )
 
 // The sasl_ssl cell is decided by its own step only: a main run's
-// failure does not mark it, the cluster run (no listener) leaves it
+// failure does not mark it, a run without a listener (-broker) leaves it
 // empty, a client without a step gets a note, and a step's result lands
 // in the cell, run on prefix-sasl with the small count.
 func TestSaslCellPlumbing(t *testing.T) {

@@ -9,5 +9,8 @@
 // line; and the SASL_SSL scenario (a PLAINTEXT operator
 // listener, a SASL_SSL one with a PEM keystore from a test CA, SCRAM
 // users, ACLs) on franz-go, kcat and Java kafka-clients (interop/java's
-// SaslSsl, built with mvn).
+// SaslSsl, built with mvn). Between brokers: 3-broker clusters whose
+// inter-broker listener is SASL_SSL (leader kill, acks=all, every record
+// read back; kcat and Java against it) or SSL with client certificates,
+// and a samsa broker replicating with a Kafka 3.9.1 one over SASL_SSL.
 package security

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/samsa-io/samsa/testkit"
 )
 
@@ -66,32 +64,10 @@ func TestJavaSASLSSLUnderACLs(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	op := b.topicsAndAlice(ctx, t)
-	alice := func() *kadm.ACLBuilder {
-		return kadm.NewACLs().Allow("User:alice").AllowHosts("*").ResourcePatternType(kadm.ACLPatternLiteral)
-	}
-	for _, acl := range []*kadm.ACLBuilder{alice().Topics("a").Operations(kadm.OpWrite, kadm.OpRead), alice().Groups("g").Operations(kadm.OpRead)} {
-		rs, err := op.CreateACLs(ctx, acl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rs {
-			if r.Err != nil {
-				t.Fatalf("create ACL: %v", r.Err)
-			}
-		}
-	}
+	allowAlice(ctx, t, op, "g", "a")
 	ca := b.ca.WritePEM(t, t.TempDir(), "ca.pem")
 
-	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, "io.samsa.interop.Main", "sasl-ssl-acl",
-		b.secureAddr(t), "a", "b", "20", "g", ca, "SCRAM-SHA-512", "alice", "alice-secret")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	out := strings.TrimSpace(stdout.String())
-	if err != nil || !strings.HasPrefix(out, "OK") {
-		t.Fatalf("java sasl-ssl-acl: %v\nstdout:\n%s\nstderr (end):\n%s", err, out, testkit.LastLines(stderr.String(), 60))
-	}
-	t.Log(out)
+	t.Log(javaSASLSSLACL(ctx, t, cp, b.secureAddr(t), ca))
 
 	// The group's commit landed: the operator sees g at a's end.
 	offs, err := op.FetchOffsets(ctx, "g")
@@ -104,4 +80,22 @@ func TestJavaSASLSSLUnderACLs(t *testing.T) {
 	if len(b.log.Matching("SASL authentication failed", "user=alice")) == 0 {
 		t.Errorf("no log line for alice's failed login")
 	}
+}
+
+// javaSASLSSLACL runs io.samsa.interop.Main's sasl-ssl-acl scenario as
+// alice (SCRAM-SHA-512) against bootstrap over SASL_SSL trusting caFile:
+// 20 records to topic a and back in group g, topic b refused, a wrong
+// password refused. It returns the program's OK line.
+func javaSASLSSLACL(ctx context.Context, t *testing.T, cp, bootstrap, caFile string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, "io.samsa.interop.Main", "sasl-ssl-acl",
+		bootstrap, "a", "b", "20", "g", caFile, "SCRAM-SHA-512", aliceUser, alicePass)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	out := strings.TrimSpace(stdout.String())
+	if err != nil || !strings.HasPrefix(out, "OK") {
+		t.Fatalf("java sasl-ssl-acl: %v\nstdout:\n%s\nstderr (end):\n%s", err, out, testkit.LastLines(stderr.String(), 60))
+	}
+	return out
 }

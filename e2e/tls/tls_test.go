@@ -5,14 +5,19 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509/pkix"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/samsa-io/samsa/actors"
@@ -154,12 +159,15 @@ func TestTLSRefusals(t *testing.T) {
 // Kafka's dynamic keystore update: AlterConfigs of
 // listener.name.<listener>.ssl.keystore.location on the broker has the
 // listener read its keystore again; the next handshake gets the new
-// certificate, without a restart. A keystore that cannot be read leaves
-// the listener on the certificate it has.
+// certificate, without a restart. A keystore that cannot be read is
+// refused with INVALID_CONFIG before it is stored, as Kafka validates it;
+// the listener keeps the certificate it has, and the stored setting the
+// good one.
 func TestKeystoreReloadThroughAlterConfigs(t *testing.T) {
 	ca := tlstest.NewCA(t)
 	dir := t.TempDir()
 	first, second := ca.Server(t), ca.Server(t)
+	renamed := ca.Broker(t, pkix.Name{CommonName: "renamed"}) // another subject, the same host names
 	b := testkit.StartInProcess(t, "listeners", "SSL://127.0.0.1:0",
 		"ssl.keystore.type", "PEM", "ssl.keystore.location", first.WritePEM(t, dir, "first.pem"))
 	served := func() *tlstest.Cert {
@@ -175,6 +183,8 @@ func TestKeystoreReloadThroughAlterConfigs(t *testing.T) {
 			return first
 		case leaf.Equal(second.Leaf):
 			return second
+		case leaf.Equal(renamed.Leaf):
+			return renamed
 		}
 		t.Fatal("the broker serves a certificate it was never given")
 		return nil
@@ -183,22 +193,71 @@ func TestKeystoreReloadThroughAlterConfigs(t *testing.T) {
 		t.Fatal("not the first certificate")
 	}
 	adm, _ := b.Admin(t, kgo.DialTLSConfig(tlstest.ClientConfig(ca, nil)))
-	set := func(path string) {
+	const key = "listener.name.ssl.ssl.keystore.location"
+	set := func(path string) error {
 		t.Helper()
-		res, err := adm.AlterBrokerConfigs(ctx(t), []kadm.AlterConfig{{Name: "listener.name.ssl.ssl.keystore.location", Value: &path}}, 0)
-		if err == nil {
-			err = res[0].Err
+		res, err := adm.AlterBrokerConfigs(ctx(t), []kadm.AlterConfig{{Name: key, Value: &path}}, 0)
+		if err == nil && res[0].Err != nil {
+			err = fmt.Errorf("%w: %s", res[0].Err, res[0].ErrMessage)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		return err
 	}
-	set(second.WritePEM(t, dir, "second.pem"))
+	secondPath := second.WritePEM(t, dir, "second.pem")
+	if err := set(secondPath); err != nil {
+		t.Fatal(err)
+	}
 	if served() != second {
 		t.Fatal("the new keystore is not served after AlterConfigs")
 	}
-	set(filepath.Join(dir, "missing.pem"))
+	notAKeystore := filepath.Join(dir, "ca.pem")
+	ca.WritePEM(t, dir, "ca.pem") // a certificate without its key
+	for _, bad := range []string{filepath.Join(dir, "missing.pem"), notAKeystore} {
+		if err := set(bad); !errors.Is(err, kerr.InvalidConfig) {
+			t.Fatalf("keystore %s: %v, want INVALID_CONFIG", bad, err)
+		}
+	}
 	if served() != second {
 		t.Fatal("an unreadable keystore replaced the certificate")
 	}
+	if got := storedBrokerConfig(ctx(t), t, adm, 0, key); got != secondPath {
+		t.Fatalf("stored %s=%q, want %s", key, got, secondPath)
+	}
+
+	// Another subject is refused unless ssl.allow.dn.changes says so, as
+	// in Kafka; the flag may come in the same request.
+	renamedPath := renamed.WritePEM(t, dir, "renamed.pem")
+	if err := set(renamedPath); !errors.Is(err, kerr.InvalidConfig) || !strings.Contains(err.Error(), "ssl.allow.dn.changes") {
+		t.Fatalf("a certificate of another subject: %v, want INVALID_CONFIG naming ssl.allow.dn.changes", err)
+	}
+	allow := "true"
+	res, err := adm.AlterBrokerConfigs(ctx(t), []kadm.AlterConfig{{Name: key, Value: &renamedPath},
+		{Name: "listener.name.ssl.ssl.allow.dn.changes", Value: &allow}}, 0)
+	if err == nil {
+		err = res[0].Err
+	}
+	if err != nil {
+		t.Fatalf("with ssl.allow.dn.changes=true: %v", err)
+	}
+	if served() != renamed {
+		t.Fatal("the renamed certificate is not served")
+	}
+}
+
+// storedBrokerConfig is key's value as broker id describes its configs
+// ("" when unset).
+func storedBrokerConfig(ctx context.Context, t *testing.T, adm *kadm.Client, id int32, key string) string {
+	t.Helper()
+	rcs, err := adm.DescribeBrokerConfigs(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := rcs.On(strconv.Itoa(int(id)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(rc.Configs, func(c kadm.Config) bool { return c.Key == key })
+	if i < 0 || rc.Configs[i].Value == nil {
+		return ""
+	}
+	return *rc.Configs[i].Value
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/netloop"
 	"github.com/samsa-io/samsa/segment/vfs"
 	"github.com/samsa-io/samsa/web"
@@ -33,8 +34,9 @@ type clusterNode struct {
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
-	ctrl     *brokerController // nil if it could not start
-	web      *web.Server       // nil when samsa.http.listeners is empty
+	ctrl     *brokerController    // nil if it could not start
+	sec      interbroker.Security // how it dials the other brokers (interbroker.go)
+	web      *web.Server          // nil when samsa.http.listeners is empty
 }
 
 // setReady tells /readyz whether this broker is in the cluster.
@@ -49,7 +51,8 @@ func (cn *clusterNode) setReady(notReady error) {
 // cluster is refused before anything opens), the logs, the listeners,
 // and only then the registration in /brokers/ids, so that a broker
 // others learn of answers; then the controller campaign.
-func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler, tlsLis []*netloop.TLSListener, w *web.Server) (*Node, error) {
+func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker) netloop.Handler, tlsLis []*netloop.TLSListener,
+	w *web.Server, stores keystores, sec interbroker.Security) (*Node, error) {
 	cc := cfg.Cluster
 	zc, err := zkmeta.Connect(context.Background(), zkmeta.Config{Connect: cc.ZooKeeperConnect, SessionTimeout: cc.SessionTimeout,
 		ConnectionTimeout: cc.ConnectionTimeout, Log: logger})
@@ -87,13 +90,14 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	}
 	clusterOpts := &actors.ClusterOptions{
 		ClusterID: clusterID, Store: zkStore{zc},
-		Controller: func(req *wire.Request) { ctrl.serve(req) },
-		OnConfigs:  ctrl.configsRead,
+		Controller:  func(req *wire.Request) { ctrl.serve(req) },
+		OnConfigs:   ctrl.configsRead,
+		InterBroker: sec,
 	}
 	if acls != nil {
 		clusterOpts.ACLs = acls
 	}
-	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts})
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts, OnKeystores: stores.reload(logger), CheckKeystore: stores.check})
 	if err != nil {
 		return fail(err)
 	}
@@ -115,7 +119,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	host, port := Advertised(cfg, server.Addrs())
 	broker.SetAdvertised(host, port)
 	node := &Node{Broker: broker, Server: server, Host: host, Port: port}
-	cn := &clusterNode{zk: zc, cfg: cc, log: logger, broker: broker, web: w, stop: make(chan struct{}), done: make(chan struct{}),
+	cn := &clusterNode{zk: zc, cfg: cc, log: logger, broker: broker, web: w, stop: make(chan struct{}), done: make(chan struct{}), sec: sec,
 		info: zkmeta.BrokerInfo{ID: cfg.BrokerID, Endpoints: endpoints(cfg, server.Addrs(), host), Rack: cfg.Rack, JMXPort: -1,
 			Features: map[string]zkmeta.VersionRange{}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*cc.SessionTimeout+cc.ConnectionTimeout)
@@ -128,7 +132,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	}
 	broker.SetBrokerEpoch(epoch)
 	logger.Info("registered in the cluster", "broker_id", cfg.BrokerID, "cluster_id", clusterID, "broker_epoch", epoch, "zookeeper", cc.ZooKeeperConnect)
-	cn.ctrl = startController(cfg, logger, zc, ctrl, broker)
+	cn.ctrl = startController(cfg, logger, zc, ctrl, broker, sec)
 	node.cluster = cn
 	if acls != nil {
 		acls.Watch(broker.Authorizer(), logger, cn.stop)

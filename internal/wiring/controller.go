@@ -79,8 +79,8 @@ type brokerController struct {
 
 // startController spawns the controller actor: it campaigns at once, and
 // while elected it is the cluster's controller.
-func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client, reqs *controllerRequests, broker *actors.Broker) *brokerController {
-	client := interbroker.New(interbroker.Config{ClientID: "samsa-controller-" + strconv.Itoa(int(cfg.BrokerID)), Log: logger})
+func startController(cfg *config.Broker, logger *slog.Logger, zc *zkmeta.Client, reqs *controllerRequests, broker *actors.Broker, sec interbroker.Security) *brokerController {
+	client := interbroker.New(interbroker.Config{ClientID: "samsa-controller-" + strconv.Itoa(int(cfg.BrokerID)), Log: logger, Security: sec})
 	channel := interbroker.NewChannel(client, interbroker.ChannelConfig{Log: logger})
 	props := controller.Props(controller.ShellConfig{
 		Core: controller.Config{BrokerID: cfg.BrokerID, UncleanLeaderElection: config.ParseBool(cfg.Value(config.KeyUncleanLeaderElection)),

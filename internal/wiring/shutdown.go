@@ -24,7 +24,7 @@ func (cn *clusterNode) controlledShutdown(ctx context.Context) {
 		return
 	}
 	client := interbroker.New(interbroker.Config{ClientID: "samsa-broker-" + strconv.Itoa(int(cn.info.ID)) + "-shutdown", Log: cn.log,
-		Timeout: max(cfg.SessionTimeout, 5*time.Second)})
+		Timeout: max(cfg.SessionTimeout, 5*time.Second), Security: cn.sec})
 	defer client.Close()
 	for attempt := 0; attempt <= cfg.ControlledShutdownRetries; attempt++ {
 		if attempt > 0 {

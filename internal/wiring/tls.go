@@ -46,13 +46,46 @@ func tlsListeners(cfg *config.Broker, logger *slog.Logger) ([]*netloop.TLSListen
 // case (as listener.name.<listener>.* spells it).
 type keystores map[string]*tlsconf.Keystore
 
+// check is actors.Options.CheckKeystore: the keystore listener would read
+// with the settings layers resolve, read now and thrown away, so that
+// AlterConfigs refuses a keystore the listener could not load, or whose
+// certificate names another subject or other hosts than the current one
+// (unless ssl.allow.dn.changes / ssl.allow.san.changes, as in Kafka),
+// before anything is stored. A listener that is not SSL has none to
+// check.
+func (ks keystores) check(listener string, layers config.Layers) error {
+	current := ks[listener]
+	if current == nil {
+		return nil
+	}
+	get := layerSettings(listener, layers)
+	next, err := tlsconf.LoadKeystore(get)
+	if err != nil {
+		return err
+	}
+	return tlsconf.CheckRotation(current.Leaf(), next.Leaf(), get)
+}
+
+// layerSettings reads a listener's ssl.* settings from the layers: its
+// listener.name.<listener>.* override first, dynamic over static.
+func layerSettings(listener string, layers config.Layers) tlsconf.Getter {
+	return func(key string) (string, string) {
+		e, _ := config.ResolveBroker("listener.name."+listener+"."+key, layers)
+		if len(e.Synonyms) > 0 {
+			return e.Value, e.Synonyms[0].Name
+		}
+		return e.Value, key
+	}
+}
+
 // reload is actors.Options.OnKeystores: AlterConfigs changed the keystore
 // settings of listeners, so their keystores are read again with the
 // settings the layers now resolve (dynamic over static, the listener's
 // override over the key). New handshakes get the new certificate;
-// connections already made keep theirs. A keystore that cannot be read
-// leaves the listener on its current certificate, with an error line
-// naming the key and the file.
+// connections already made keep theirs. AlterConfigs has checked the
+// keystore (check); one that cannot be read all the same (its file
+// changed since) leaves the listener on its current certificate, with an
+// error line naming the key and the file.
 func (ks keystores) reload(logger *slog.Logger) func(listeners []string, layers config.Layers) {
 	return func(listeners []string, layers config.Layers) {
 		for _, l := range listeners {
@@ -61,14 +94,7 @@ func (ks keystores) reload(logger *slog.Logger) func(listeners []string, layers 
 				logger.Warn("keystore settings changed for a listener that is not SSL; nothing to reload", "listener", l)
 				continue
 			}
-			get := func(key string) (string, string) {
-				e, _ := config.ResolveBroker("listener.name."+l+"."+key, layers)
-				if len(e.Synonyms) > 0 {
-					return e.Value, e.Synonyms[0].Name
-				}
-				return e.Value, key
-			}
-			if err := store.Reload(get); err != nil {
+			if err := store.Reload(layerSettings(l, layers)); err != nil {
 				logger.Error("cannot reload the keystore of a TLS listener; it keeps serving its previous certificate",
 					"listener", l, "err", err)
 				continue

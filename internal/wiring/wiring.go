@@ -74,9 +74,13 @@ func startNode(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, err
 	}
 	if cfg.Cluster != nil {
-		return startCluster(cfg, logger, wrap, tlsLis, w)
+		sec, err := interBrokerSecurity(cfg, stores)
+		if err != nil {
+			return nil, err
+		}
+		return startCluster(cfg, logger, wrap, tlsLis, w, stores, sec)
 	}
-	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger)})
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger), CheckKeystore: stores.check})
 	if err != nil {
 		return nil, err
 	}

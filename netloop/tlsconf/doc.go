@@ -19,9 +19,16 @@
 // the keytool command that converts it. Truststores: PEM (file or
 // ssl.truststore.certificates) and PKCS12.
 //
+// The same settings make the client side of a TLS inter-broker link
+// (Client, client.go): the listener's keystore as the client certificate,
+// its truststore for the peer, ssl.endpoint.identification.algorithm for
+// the peer's host name.
+//
 // Reloading: the certificate is served through tls.Config.GetCertificate
 // from a Keystore, whose Reload reads the keystore again; handshakes in
-// progress keep the certificate they started with.
+// progress keep the certificate they started with. CheckRotation refuses
+// a new certificate of another subject or other host names unless
+// ssl.allow.dn.changes / ssl.allow.san.changes allow it, as Kafka does.
 //
 // Threading: a Keystore is safe for concurrent use; everything else is
 // built once and read only.

@@ -93,7 +93,16 @@ func (ca *CA) Client(t testing.TB, subject pkix.Name) *Cert {
 	return ca.issue(t, subject, x509.ExtKeyUsageClientAuth)
 }
 
-func (ca *CA) issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage) *Cert {
+// Broker issues a certificate for localhost and 127.0.0.1 with the given
+// subject that serves both ways, as a Kafka broker's keystore does on a
+// TLS inter-broker listener with ssl.client.auth=required: its listener's
+// server certificate and its client certificate to the other brokers.
+func (ca *CA) Broker(t testing.TB, subject pkix.Name) *Cert {
+	t.Helper()
+	return ca.issue(t, subject, x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
+}
+
+func (ca *CA) issue(t testing.TB, subject pkix.Name, usage ...x509.ExtKeyUsage) *Cert {
 	t.Helper()
 	key := newKey(t)
 	tmpl := &x509.Certificate{
@@ -102,7 +111,7 @@ func (ca *CA) issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage) *Ce
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		ExtKeyUsage:  usage,
 		DNSNames:     []string{"localhost"},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}

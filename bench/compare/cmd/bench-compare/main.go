@@ -43,7 +43,8 @@ func main() {
 	samsaBin := flag.String("samsa", "bin/samsa", "samsa binary")
 	pomDir := flag.String("pom", "interop/java", "Maven project whose class path holds kafka_2.13 and kafka-tools")
 	out := flag.String("out", "bench/results", "report directory")
-	configs := flag.String("configs", "samsa,kafka,samsa-noflush,kafka-flush1", "configurations to run, in turn")
+	configs := flag.String("configs", "samsa,kafka,samsa-noflush,kafka-flush1", "configurations to run, in turn "+
+		"(also: samsa-tls, samsa-tls-noflush, kafka-tls: an SSL listener, franz-go workloads only)")
 	tools := flag.Bool("kafka-tools", true, "also run Kafka's ProducerPerformance and ConsumerPerformance")
 	clusterOut := flag.String("cluster-output", "", "directory to write each replicated system's broker output to (NAME.log), for diagnosis")
 	clusters := flag.String("cluster-configs", "samsa-cluster,samsa-cluster-noflush,kafka39-cluster", "replicated systems to run, in turn (also: kafka39-cluster-flush1)")
@@ -92,6 +93,20 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 		"samsa-noflush": compare.SamsaConfig("samsa-noflush", samsaBin, false, "--samsa.log.flush.policy", "never"),
 		"kafka":         compare.KafkaConfig("kafka", cp, false),
 		"kafka-flush1":  compare.KafkaConfig("kafka-flush1", cp, true, "log.flush.interval.messages=1"),
+	}
+	if strings.Contains(configList, "-tls") {
+		dir, err := os.MkdirTemp("", "bench-compare-tls-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		files, err := compare.MakeTLSFiles(dir)
+		if err != nil {
+			return err
+		}
+		all["samsa-tls"] = compare.SamsaTLSConfig("samsa-tls", samsaBin, true, files)
+		all["samsa-tls-noflush"] = compare.SamsaTLSConfig("samsa-tls-noflush", samsaBin, false, files, "--samsa.log.flush.policy", "never")
+		all["kafka-tls"] = compare.KafkaTLSConfig("kafka-tls", cp, false, files)
 	}
 	var cfgs []compare.Config
 	for _, n := range strings.Split(configList, ",") {
