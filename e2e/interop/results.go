@@ -213,8 +213,8 @@ func clusterNote(n int) string {
 		"offsets.topic.replication.factor and default.replication.factor %d); the runner's topics have "+
 		"replication factor %d with leaders spread over the brokers, each checker gets all %d addresses as "+
 		"its bootstrap list and must find the partition leaders and each group's coordinator from "+
-		"Metadata and FindCoordinator. Followers do not replicate yet (issue #17): only a partition's "+
-		"leader holds its records, which no run notices, since no broker fails. The brokers run with "+
+		"Metadata and FindCoordinator. Followers replicate every partition, though no run here "+
+		"kills a broker (e2e/replication and e2e/cluster do). The brokers run with "+
 		"group.initial.rebalance.delay.ms=0 (the one broker with Kafka's 3 s), so clients that join a "+
 		"new group per topic (kcat, the CLI tools) finish sooner here. The brokers talk to each other on a SASL_SSL "+
 		"listener (PLAIN between brokers, TLS with the run's CA), which also serves the sasl_ssl column; the "+
