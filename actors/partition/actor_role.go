@@ -41,6 +41,7 @@ func (p *partitionActor) setRole(m *SetRole) {
 		p.follow()
 		p.hideView()
 	}
+	p.publishRole()
 	if m.Done != nil {
 		m.Done()
 	}

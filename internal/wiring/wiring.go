@@ -58,6 +58,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, err
 	}
 	node.Web = w
+	mountMetrics(node, logger)
 	if w != nil {
 		w.SetReady(nil)
 	}
