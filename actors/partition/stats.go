@@ -97,8 +97,18 @@ func (p *partitionActor) publishRole() {
 	s.isr.Store(isr)
 }
 
-// countISRChange counts an ISR that the controller accepted, grown or
-// shrunk from before.
+// publishedISR is the role and ISR size last published.
+func (p *partitionActor) publishedISR() (leading bool, isr int) {
+	if p.view == nil {
+		return false, 0
+	}
+	return p.view.stats.role.Load() == RoleLeader, int(p.view.stats.isr.Load())
+}
+
+// countISRChange counts a change of a led partition's ISR, grown or
+// shrunk from before: one the leader proposed and the controller
+// accepted, or one the controller made (a replica's broker died or came
+// back).
 func (p *partitionActor) countISRChange(before, after int) {
 	if p.view == nil {
 		return

@@ -1,10 +1,13 @@
-package wiring
+package wiring_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,7 +20,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors"
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/internal/wiring"
 )
 
 // scrape reads /metrics and parses the exposition format.
@@ -35,6 +40,20 @@ func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	fams, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
 		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	return fams
+}
+
+// gather reads a broker's registry without HTTP.
+func gather(t *testing.T, b *actors.Broker) map[string]*dto.MetricFamily {
+	t.Helper()
+	got, err := b.Metrics().Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := make(map[string]*dto.MetricFamily, len(got))
+	for _, f := range got {
+		fams[f.GetName()] = f
 	}
 	return fams
 }
@@ -84,7 +103,7 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := Start(cfg, slog.New(slog.DiscardHandler))
+	node, err := wiring.Start(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,5 +247,42 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 	fams = scrape(t, metricsURL)
 	if v, _ := sum(fams, "kafka_network_requestmetrics_errors_total", errs); v != before+1 {
 		t.Errorf("Produce UNKNOWN_TOPIC_OR_PARTITION errors = %v, want %v", v, before+1)
+	}
+	checkDashboardAndDocs(t, fams)
+}
+
+// metricName finds the samsa and Kafka metric names in a text.
+var metricName = regexp.MustCompile(`\b(?:kafka|samsa)_[a-z0-9_]+`)
+
+// checkDashboardAndDocs checks that every metric the Grafana dashboard
+// queries is served, and that every family served is in docs/metrics.md.
+func checkDashboardAndDocs(t *testing.T, fams map[string]*dto.MetricFamily) {
+	t.Helper()
+	dash, err := os.ReadFile("../../docs/grafana/samsa.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(dash) {
+		t.Fatal("docs/grafana/samsa.json is not valid JSON")
+	}
+	for _, name := range metricName.FindAllString(string(dash), -1) {
+		family := name
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			if base, ok := strings.CutSuffix(name, suffix); ok && fams[name] == nil {
+				family = base // a histogram's series
+			}
+		}
+		if fams[family] == nil {
+			t.Errorf("the dashboard queries %s, which /metrics does not serve", name)
+		}
+	}
+	doc, err := os.ReadFile("../../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for family := range fams {
+		if metricName.MatchString(family) && !strings.Contains(string(doc), family) {
+			t.Errorf("%s is served but not in docs/metrics.md", family)
+		}
 	}
 }

@@ -1,0 +1,99 @@
+package wiring_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/samsa-io/samsa/testkit"
+)
+
+// clusterFigure sums a metric over every running broker of c.
+func clusterFigure(t *testing.T, c *testkit.InProcessCluster, name string, skip int) float64 {
+	t.Helper()
+	var total float64
+	for i, b := range c.Brokers {
+		if i == skip {
+			continue
+		}
+		v, _ := sum(gather(t, b.Broker), name, nil)
+		total += v
+	}
+	return total
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a condition, not ordering events
+	}
+}
+
+// TestClusterMetricsAndReadiness runs three brokers on ZooKeeper, stops
+// one and starts it again, and checks what the metrics and the readiness
+// check say: one active controller, leaders adding up, under-replicated
+// partitions and ISR shrinks while a broker is down, expansions and
+// caught-up readiness once it is back.
+func TestClusterMetricsAndReadiness(t *testing.T) {
+	c := testkit.StartInProcessCluster(t, 3, "replica.lag.time.max.ms", "2000", "offsets.topic.num.partitions", "3")
+	adm, _ := c.Admin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	const partitions = 3
+	if _, err := adm.CreateTopic(ctx, partitions, 3, nil, "replicated"); err != nil {
+		t.Fatal(err)
+	}
+	cl := c.Client(t, kgo.DefaultProduceTopic("replicated"))
+	for i := range 30 {
+		if err := cl.ProduceSync(ctx, kgo.SliceRecord([]byte{byte(i)})).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := -1
+	waitFor(t, "every broker caught up", func() bool {
+		for _, b := range c.Brokers {
+			if b.Broker.CaughtUp() != nil {
+				return false
+			}
+		}
+		return true
+	})
+	if v := clusterFigure(t, c, "kafka_controller_kafkacontroller_activecontrollercount", all); v != 1 {
+		t.Errorf("active controllers over the cluster = %v, want 1", v)
+	}
+	// Every partition has one leader: the topic's and __consumer_offsets'
+	// if it exists yet (ProduceSync does not create it).
+	leaders := clusterFigure(t, c, "kafka_server_replicamanager_leadercount", all)
+	hosted := clusterFigure(t, c, "kafka_server_replicamanager_partitioncount", all)
+	if leaders < partitions || hosted != 3*leaders {
+		t.Errorf("leaders %v and hosted partitions %v over the cluster, want at least %d leaders, each on 3 brokers", leaders, hosted, partitions)
+	}
+	if v := clusterFigure(t, c, "kafka_server_replicamanager_underreplicatedpartitions", all); v != 0 {
+		t.Errorf("under-replicated partitions with every broker up = %v", v)
+	}
+
+	down := 2
+	c.Brokers[down].Close()
+	waitFor(t, "the partitions under-replicated without broker 3", func() bool {
+		return clusterFigure(t, c, "kafka_server_replicamanager_underreplicatedpartitions", down) >= partitions
+	})
+	if v := clusterFigure(t, c, "kafka_server_replicamanager_isrshrinks_total", down); v < 1 {
+		t.Errorf("ISR shrinks while a broker is down = %v", v)
+	}
+
+	c.Brokers[down].Restart()
+	waitFor(t, "broker 3 caught up after its restart", func() bool { return c.Brokers[down].Broker.CaughtUp() == nil })
+	waitFor(t, "no partition under-replicated once broker 3 is back", func() bool {
+		return clusterFigure(t, c, "kafka_server_replicamanager_underreplicatedpartitions", all) == 0
+	})
+	if v := clusterFigure(t, c, "kafka_server_replicamanager_isrexpands_total", all); v < partitions {
+		t.Errorf("ISR expansions once the broker is back = %v, want at least %d", v, partitions)
+	}
+}
