@@ -15,7 +15,14 @@ import (
 type requestMetrics struct {
 	total   [kmsg.MaxKey + 1]prometheus.Counter
 	latency [kmsg.MaxKey + 1]prometheus.Observer
+	// Fetch is also counted as Kafka splits it: FetchConsumer and
+	// FetchFollower (index 0 and 1).
+	fetchTotal   [2]prometheus.Counter
+	fetchLatency [2]prometheus.Observer
 }
+
+// fetchKey is Fetch's API key.
+const fetchKey = 1
 
 // latencyBuckets run from 100µs to about 26s, doubling: a produce that
 // waits for fsync, a fetch parked for max.wait.ms and a quick metadata
@@ -41,6 +48,26 @@ func (m *requestMetrics) init(reg *prometheus.Registry) {
 		m.total[key] = total.WithLabelValues(name)
 		m.latency[key] = latency.WithLabelValues(name)
 	}
+	for i, name := range []string{"FetchConsumer", "FetchFollower"} {
+		m.fetchTotal[i] = total.WithLabelValues(name)
+		m.fetchLatency[i] = latency.WithLabelValues(name)
+	}
+}
+
+// fetchKind is 1 for a follower's fetch, 0 for a consumer's.
+func fetchKind(req *wire.Request) int {
+	f, ok := req.Body.(*kmsg.FetchRequest)
+	if !ok {
+		return 0
+	}
+	replica := f.ReplicaID
+	if f.Version >= 15 {
+		replica = f.ReplicaState.ID // KIP-903
+	}
+	if replica >= 0 {
+		return 1
+	}
+	return 0
 }
 
 // Track counts req and observes its total time when it is answered: it
@@ -56,6 +83,18 @@ func (b *Broker) Track(req *wire.Request) {
 	}
 	b.requests.total[key].Inc()
 	latency, reply, start := b.requests.latency[key], req.Reply, time.Now()
+	if key == fetchKey {
+		kind := fetchKind(req)
+		b.requests.fetchTotal[kind].Inc()
+		byKind := b.requests.fetchLatency[kind]
+		req.Reply = func(r *wire.Response) {
+			took := time.Since(start).Seconds()
+			latency.Observe(took)
+			byKind.Observe(took)
+			reply(r)
+		}
+		return
+	}
 	req.Reply = func(r *wire.Response) {
 		latency.Observe(time.Since(start).Seconds())
 		reply(r)

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -97,15 +99,13 @@ func (o *consumeOptions) run(cmd *cobra.Command, topic string) error {
 		return fmt.Errorf("client: %w", err)
 	}
 	adm := kadm.NewClient(adminCl)
-	bounds, err := listBounds(ctx, adm, topic, o.partition, plan, readCommitted)
-	if err != nil {
-		adminCl.Close()
-		return err
-	}
+	listCtx, cancelList := context.WithTimeout(ctx, defaultTimeout) // the offsets are listed once, before reading
+	bounds, err := listBounds(listCtx, adm, topic, o.partition, plan, readCommitted)
 	committed := map[int32]int64{}
-	if o.group != "" {
-		committed, err = groupCommitted(ctx, adm, o.group, topic)
+	if err == nil && o.group != "" {
+		committed, err = groupCommitted(listCtx, adm, o.group, topic)
 	}
+	cancelList()
 	adminCl.Close()
 	if err != nil {
 		return err
@@ -326,9 +326,19 @@ func byTime(ctx context.Context, adm *kadm.Client, topic string, ms int64, bound
 	return nil
 }
 
-// groupCommitted lists the group's committed offsets of topic.
+// groupCommitted lists the group's committed offsets of topic. A
+// coordinator that is not available yet (Kafka creates __consumer_offsets
+// on the first group request) is asked again until ctx ends.
 func groupCommitted(ctx context.Context, adm *kadm.Client, group, topic string) (map[int32]int64, error) {
 	offs, err := adm.FetchOffsets(ctx, group)
+	for backoff := 100 * time.Millisecond; err != nil && kerr.IsRetriable(err); backoff = min(2*backoff, time.Second) {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("committed offsets of %s: %s", group, kafkaErrorText(err, ""))
+		case <-time.After(backoff):
+		}
+		offs, err = adm.FetchOffsets(ctx, group)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("committed offsets of %s: %s", group, kafkaErrorText(err, ""))
 	}

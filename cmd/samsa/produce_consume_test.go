@@ -56,6 +56,27 @@ func lines(s string) []string {
 func TestProduceConsumeAgainstABroker(t *testing.T) {
 	b := testkit.StartInProcess(t)
 	adm, _ := b.Admin(t)
+	checkProduceConsume(t, b.Addr, adm)
+}
+
+// TestCLIAgainstApacheKafka runs the same checks, timestamps, isolation
+// and `samsa cluster` against Apache Kafka 3.9.1: the verbs are Kafka
+// clients, not samsa's.
+func TestCLIAgainstApacheKafka(t *testing.T) {
+	testkit.RequireKafka39(t)
+	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Kafka39, Brokers: 1})
+	cl := testkit.NewClient(t, kgo.SeedBrokers(c.Bootstrap()))
+	adm := kadm.NewClient(cl)
+	checkProduceConsume(t, c.Bootstrap(), adm)
+	checkTimestampsAndIsolation(t, c.Bootstrap(), adm, cl)
+	checkCluster(t, c.Bootstrap(), 1, adm)
+}
+
+// checkProduceConsume is TestProduceConsumeAgainstABroker against the
+// broker at addr.
+func checkProduceConsume(t *testing.T, addr string, adm *kadm.Client) {
+	t.Helper()
+	b := struct{ Addr string }{addr}
 	ctx := context.Background()
 	if _, err := adm.CreateTopic(ctx, 3, 1, nil, "cli"); err != nil {
 		t.Fatal(err)
@@ -144,6 +165,14 @@ func TestProduceConsumeAgainstABroker(t *testing.T) {
 func TestConsumeByTimestampAndIsolation(t *testing.T) {
 	b := testkit.StartInProcess(t)
 	adm, cl := b.Admin(t)
+	checkTimestampsAndIsolation(t, b.Addr, adm, cl)
+}
+
+// checkTimestampsAndIsolation is TestConsumeByTimestampAndIsolation
+// against the broker at addr, with cl a client of it.
+func checkTimestampsAndIsolation(t *testing.T, addr string, adm *kadm.Client, cl *kgo.Client) {
+	t.Helper()
+	b := struct{ Addr string }{addr}
 	ctx := context.Background()
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "timed"); err != nil {
 		t.Fatal(err)
@@ -164,7 +193,7 @@ func TestConsumeByTimestampAndIsolation(t *testing.T) {
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "txn"); err != nil {
 		t.Fatal(err)
 	}
-	tx := b.Client(t, kgo.TransactionalID("cli-txn"), kgo.DefaultProduceTopic("txn"))
+	tx := testkit.NewClient(t, kgo.SeedBrokers(addr), kgo.TransactionalID("cli-txn"), kgo.DefaultProduceTopic("txn"))
 	for _, c := range []struct {
 		value  string
 		commit kgo.TransactionEndTry
@@ -191,19 +220,26 @@ func TestConsumeByTimestampAndIsolation(t *testing.T) {
 func TestClusterCommand(t *testing.T) {
 	b := testkit.StartInProcess(t, "broker.id", "7")
 	adm, _ := b.Admin(t)
+	checkCluster(t, b.Addr, 7, adm)
+}
+
+// checkCluster checks `samsa cluster` against the one broker at addr,
+// whose id is id.
+func checkCluster(t *testing.T, addr string, id int32, adm *kadm.Client) {
+	t.Helper()
 	if _, err := adm.CreateTopic(context.Background(), 2, 1, nil, "c"); err != nil {
 		t.Fatal(err)
 	}
 	var v clusterView
-	if err := json.Unmarshal([]byte(mustCLI(t, "", "cluster", "--bootstrap-server", b.Addr, "-o", "json")), &v); err != nil {
+	if err := json.Unmarshal([]byte(mustCLI(t, "", "cluster", "--bootstrap-server", addr, "-o", "json")), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Controller != 7 || len(v.Brokers) != 1 || v.Brokers[0].ID != 7 || v.Topics < 1 || v.Partitions < 2 ||
+	if v.Controller != id || len(v.Brokers) != 1 || v.Brokers[0].ID != id || v.Topics < 1 || v.Partitions < 2 ||
 		len(v.UnderReplicated) != 0 || len(v.Offline) != 0 || v.ClusterID == "" {
 		t.Errorf("cluster -o json = %+v", v)
 	}
-	table := mustCLI(t, "", "cluster", "--bootstrap-server", b.Addr)
-	for _, want := range []string{"controller 7", "Under-replicated partitions: 0", "Offline partitions: 0"} {
+	table := mustCLI(t, "", "cluster", "--bootstrap-server", addr)
+	for _, want := range []string{fmt.Sprintf("controller %d", id), "Under-replicated partitions: 0", "Offline partitions: 0"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("cluster table lacks %q:\n%s", want, table)
 		}

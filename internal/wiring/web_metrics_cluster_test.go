@@ -10,7 +10,8 @@ import (
 	"github.com/samsa-io/samsa/testkit"
 )
 
-// clusterFigure sums a metric over every running broker of c.
+// clusterFigure sums a metric over every running broker of c but the
+// one at index skip (-1: none).
 func clusterFigure(t *testing.T, c *testkit.InProcessCluster, name string, skip int) float64 {
 	t.Helper()
 	var total float64
@@ -19,6 +20,18 @@ func clusterFigure(t *testing.T, c *testkit.InProcessCluster, name string, skip 
 			continue
 		}
 		v, _ := sum(gather(t, b.Broker), name, nil)
+		total += v
+	}
+	return total
+}
+
+// clusterFigureOf sums the series of a metric with labels over every
+// broker of c.
+func clusterFigureOf(t *testing.T, c *testkit.InProcessCluster, name string, labels map[string]string) float64 {
+	t.Helper()
+	var total float64
+	for _, b := range c.Brokers {
+		v, _ := sum(gather(t, b.Broker), name, labels)
 		total += v
 	}
 	return total
@@ -82,6 +95,9 @@ func TestClusterMetricsAndReadiness(t *testing.T) {
 	}
 	if v := clusterFigure(t, c, "kafka_server_replicamanager_underreplicatedpartitions", all); v != 0 {
 		t.Errorf("under-replicated partitions with every broker up = %v", v)
+	}
+	if v := clusterFigureOf(t, c, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "FetchFollower"}); v < 1 {
+		t.Errorf("no follower fetch counted in a replicating cluster")
 	}
 
 	down := 2

@@ -177,10 +177,15 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 	if v, _ := sum(fams, "kafka_log_log_size", tl); v != bytesIn {
 		t.Errorf("log size of %s = %v, want the %v bytes produced", topic, v, bytesIn)
 	}
-	for _, api := range []string{"Produce", "Fetch", "OffsetCommit", "JoinGroup"} {
+	for _, api := range []string{"Produce", "Fetch", "FetchConsumer", "OffsetCommit", "JoinGroup"} {
 		if v, _ := sum(fams, "kafka_network_requestmetrics_requests_total", map[string]string{"request": api}); v <= 0 {
 			t.Errorf("requests_total{request=%q} = %v, want > 0", api, v)
 		}
+	}
+	fetches, _ := sum(fams, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "Fetch"})
+	consumerFetches, _ := sum(fams, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "FetchConsumer"})
+	if followerFetches, _ := sum(fams, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "FetchFollower"}); consumerFetches+followerFetches != fetches || followerFetches != 0 {
+		t.Errorf("fetches: %v in all, %v from consumers, %v from followers on a single broker", fetches, consumerFetches, followerFetches)
 	}
 	// Every produce was answered before Flush returned: as many
 	// latencies observed as requests counted.
