@@ -210,6 +210,9 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 			t.Errorf("%s = %v (%d series), want %v", name, v, series, want)
 		}
 	}
+	if _, series := sum(fams, "kafka_log_logcleaner_cleanings_total", nil); series != 1 {
+		t.Errorf("the log cleaner's figures are missing (%d series)", series)
+	}
 	if v, _ := sum(fams, "kafka_server_socketservermetrics_connection_count", nil); v < 1 {
 		t.Errorf("connection count = %v with two clients connected", v)
 	}
