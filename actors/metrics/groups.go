@@ -11,7 +11,7 @@ var (
 		"The group's committed offset of the partition (kafka_exporter's name; Kafka has no broker-side metric).",
 		"consumergroup", "topic", "partition")
 	groupLagDesc = desc("kafka_consumergroup_lag",
-		"The partition's high watermark minus the group's committed offset, computed by the broker that coordinates the group, for partitions it leads (kafka_exporter's name).",
+		"The partition's high watermark minus the group's committed offset, computed by the broker that coordinates the group, for partitions it hosts (kafka_exporter's name).",
 		"consumergroup", "topic", "partition")
 )
 
@@ -37,9 +37,9 @@ func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
 		if v == nil {
 			continue
 		}
-		hw := v.Stats().HighWatermark
+		hw := v.Stats().KnownHighWatermark
 		if hw < 0 {
-			continue // not led here: its leader's broker knows the high watermark
+			continue // not open here
 		}
 		ch <- prometheus.MustNewConstMetric(groupLagDesc, prometheus.GaugeValue, float64(max(0, hw-o.Offset)), o.Group, o.Topic, p)
 	}

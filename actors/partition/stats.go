@@ -43,6 +43,10 @@ type StatsSnapshot struct {
 	LogStartOffset int64
 	LogEndOffset   int64
 	HighWatermark  int64 // -1 unless the partition leads
+	// KnownHighWatermark is HighWatermark when leading; a follower's is
+	// the leader's as it last said (one fetch round old at most); -1
+	// when the log is not open.
+	KnownHighWatermark int64
 }
 
 // Stats reads the view's figures.
@@ -51,8 +55,12 @@ func (v *View) Stats() StatsSnapshot {
 	out := StatsSnapshot{MessagesIn: s.messagesIn.Load(), BytesIn: s.bytesIn.Load(), BytesOut: s.bytesOut.Load(),
 		ISRShrinks: s.isrShrinks.Load(), ISRExpands: s.isrExpands.Load(), Role: s.role.Load(),
 		Replicas: s.replicas.Load(), ISR: s.isr.Load(), HighWatermark: v.hw.Load()}
+	out.KnownHighWatermark = out.HighWatermark
 	if l := s.log.Load(); l != nil {
 		out.Size, out.Segments, out.LogStartOffset, out.LogEndOffset = l.Size(), l.SegmentCount(), l.LogStartOffset(), l.LogEndOffset()
+		if out.KnownHighWatermark < 0 {
+			out.KnownHighWatermark = l.HighWatermark()
+		}
 	}
 	return out
 }

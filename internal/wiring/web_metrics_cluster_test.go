@@ -68,12 +68,16 @@ func TestClusterMetricsAndReadiness(t *testing.T) {
 	if _, err := adm.CreateTopic(ctx, partitions, 3, nil, "replicated"); err != nil {
 		t.Fatal(err)
 	}
-	cl := c.Client(t, kgo.DefaultProduceTopic("replicated"))
-	for i := range 30 {
-		if err := cl.ProduceSync(ctx, kgo.SliceRecord([]byte{byte(i)})).FirstErr(); err != nil {
-			t.Fatal(err)
+	// Spread over every partition, so that the group commits each.
+	cl := c.Client(t, kgo.DefaultProduceTopic("replicated"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	produce := func(n int) {
+		for i := range n {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Partition: int32(i % partitions), Value: []byte{byte(i)}}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	produce(30)
 	all := -1
 	waitFor(t, "every broker caught up", func() bool {
 		for _, b := range c.Brokers {
@@ -99,6 +103,36 @@ func TestClusterMetricsAndReadiness(t *testing.T) {
 	if v := clusterFigureOf(t, c, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "FetchFollower"}); v < 1 {
 		t.Errorf("no follower fetch counted in a replicating cluster")
 	}
+
+	// A group reads everything and commits: its coordinator reports each
+	// partition's lag once, 0; more records make it exactly that many.
+	group := c.Client(t, kgo.ConsumeTopics("replicated"), kgo.ConsumerGroup("lagging"), kgo.DisableAutoCommit(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	for got := 0; got < 30; {
+		fs := group.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("consumed %d of 30: %v", got, ctx.Err())
+		}
+		got += fs.NumRecords()
+	}
+	if err := group.CommitUncommittedOffsets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	group.Close()
+	lag := map[string]string{"consumergroup": "lagging", "topic": "replicated"}
+	lagIs := func(want float64) func() bool {
+		return func() bool {
+			var total, series float64
+			for _, b := range c.Brokers {
+				v, n := sum(gather(t, b.Broker), "kafka_consumergroup_lag", lag)
+				total, series = total+v, series+float64(n)
+			}
+			return total == want && series == partitions
+		}
+	}
+	waitFor(t, "the group's lag at 0 on every partition", lagIs(0))
+	produce(5)
+	waitFor(t, "the group's lag at the 5 records produced since", lagIs(5))
 
 	down := 2
 	c.Brokers[down].Close()
