@@ -19,9 +19,14 @@
 //   - group commit (flush.go): segment's OnFlush hook observes one fsync
 //     time and one batch size per flush, not per record.
 //
-// Everything else (log sizes, leader and replica counts, consumer group
-// lag, the network counters) is read at scrape time from what the broker
-// already publishes for its own use.
+// Everything else is read at scrape time from what the broker already
+// publishes for its own use: log sizes, roles and replica counts from the
+// same Stats (partitions.go), the controller's figures from the cluster
+// metadata cache, consumer group lag from the coordinators' committed
+// offsets against the partitions' high watermarks (groups.go), the
+// network layer's counters (network.go, copied from netloop.Stats by
+// internal/wiring, since actors may not import netloop) and the log
+// cleaner's totals (cleaner.go).
 //
 // # Threading
 //
