@@ -57,6 +57,10 @@ func TestProduceConsumeAgainstABroker(t *testing.T) {
 	b := testkit.StartInProcess(t)
 	adm, _ := b.Admin(t)
 	checkProduceConsume(t, b.Addr, adm)
+	_, _, err := runCLI(t, "", "consume", "missing", "-b", b.Addr, "-e")
+	if err == nil || !strings.Contains(err.Error(), "UNKNOWN_TOPIC_OR_PARTITION") {
+		t.Errorf("consume of a topic that does not exist: %v, want UNKNOWN_TOPIC_OR_PARTITION", err)
+	}
 }
 
 // TestCLIAgainstApacheKafka runs the same checks, timestamps, isolation
