@@ -5,7 +5,8 @@ import "github.com/prometheus/client_golang/prometheus"
 // NetStats are the network layer's counters (netloop.Stats, which this
 // package may not import: the wiring copies them).
 type NetStats struct {
-	ConnectionsOpen     int64
+	// ConnectionsByListener are the open connections by listener name.
+	ConnectionsByListener map[string]int
 	ConnectionsAccepted uint64
 	ConnectionsRefused  uint64
 	Requests            uint64
@@ -19,7 +20,7 @@ type NetStats struct {
 
 var (
 	connectionsDesc = desc("kafka_server_socketservermetrics_connection_count",
-		"Client connections open, all listeners together (Kafka's socket-server-metrics connection-count).")
+		"Client connections open, by listener (Kafka's socket-server-metrics connection-count).", "listener")
 	connectionsAcceptedDesc = desc("kafka_server_socketservermetrics_connections_accepted_total",
 		"Connections accepted (connection-creation-total).")
 	connectionsRefusedDesc = desc("samsa_network_connections_refused_total",
@@ -54,7 +55,9 @@ func (c *networkCollector) Collect(ch chan<- prometheus.Metric) {
 	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
-	ch <- prometheus.MustNewConstMetric(connectionsDesc, prometheus.GaugeValue, float64(s.ConnectionsOpen))
+	for listener, n := range s.ConnectionsByListener {
+		ch <- prometheus.MustNewConstMetric(connectionsDesc, prometheus.GaugeValue, float64(n), listener)
+	}
 	counter(connectionsAcceptedDesc, s.ConnectionsAccepted)
 	counter(connectionsRefusedDesc, s.ConnectionsRefused)
 	counter(netRequestsDesc, s.Requests)

@@ -20,7 +20,7 @@ func mountMetrics(n *Node, logger *slog.Logger) {
 	srv := n.Server
 	m.WatchNetwork(func() metrics.NetStats {
 		s := srv.Stats()
-		return metrics.NetStats{ConnectionsOpen: s.ConnectionsOpen, ConnectionsAccepted: s.ConnectionsAccepted,
+		return metrics.NetStats{ConnectionsByListener: srv.ConnectionsByListener(), ConnectionsAccepted: s.ConnectionsAccepted,
 			ConnectionsRefused: s.ConnectionsRefused, Requests: s.Requests, Responses: s.Responses,
 			BytesWritten: s.BytesWritten, BytesSendfile: s.BytesSendfile, DecodeErrors: s.DecodeErrors,
 			FramesRejected: s.FramesRejected, Mutes: s.Mutes}

@@ -213,8 +213,8 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 	if _, series := sum(fams, "kafka_log_logcleaner_cleanings_total", nil); series != 1 {
 		t.Errorf("the log cleaner's figures are missing (%d series)", series)
 	}
-	if v, _ := sum(fams, "kafka_server_socketservermetrics_connection_count", nil); v < 1 {
-		t.Errorf("connection count = %v with two clients connected", v)
+	if v, _ := sum(fams, "kafka_server_socketservermetrics_connection_count", map[string]string{"listener": "PLAINTEXT"}); v < 2 {
+		t.Errorf("connections on the PLAINTEXT listener = %v with two clients connected", v)
 	}
 	gl := map[string]string{"consumergroup": group, "topic": topic}
 	if v, series := sum(fams, "kafka_consumergroup_current_offset", gl); v != n || series != partitions {
