@@ -7,15 +7,15 @@ import "github.com/prometheus/client_golang/prometheus"
 type NetStats struct {
 	// ConnectionsByListener are the open connections by listener name.
 	ConnectionsByListener map[string]int
-	ConnectionsAccepted uint64
-	ConnectionsRefused  uint64
-	Requests            uint64
-	Responses           uint64
-	BytesWritten        uint64
-	BytesSendfile       uint64
-	DecodeErrors        uint64
-	FramesRejected      uint64
-	Mutes               uint64
+	ConnectionsAccepted   uint64
+	ConnectionsRefused    uint64
+	Requests              uint64
+	Responses             uint64
+	BytesWritten          uint64
+	BytesSendfile         uint64
+	DecodeErrors          uint64
+	FramesRejected        uint64
+	Mutes                 uint64
 }
 
 var (
