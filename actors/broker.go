@@ -24,6 +24,7 @@ import (
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/fetch"
 	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/metrics"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/actors/replica"
@@ -168,7 +169,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	if o.GatherTimeout <= 0 {
 		o.GatherTimeout = 30 * time.Second
 	}
-	e := &env.Env{Log: logger, Config: cfg, Now: o.Now, GatherTimeout: o.GatherTimeout, Routes: routing.NewTable()}
+	e := &env.Env{Log: logger, Config: cfg, Now: o.Now, GatherTimeout: o.GatherTimeout, Routes: routing.NewTable(), Metrics: metrics.New()}
 	b := &Broker{cfg: cfg, log: logger, opts: o, env: e, dirs: make(map[string]partition.LogDir), metaStopped: make(chan struct{}),
 		apis: api.ByKey()}
 
@@ -212,7 +213,9 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	}
 	b.connQuotas = newConnectionQuotas(cfg, e.Quotas)
 	for _, path := range cfg.LogDirs {
-		d, err := o.openDir(path, dirOptions(cfg, logger, o.FS))
+		dirOpts := dirOptions(cfg, logger, o.FS)
+		dirOpts.OnFlush = e.Metrics.OnFlush
+		d, err := o.openDir(path, dirOpts)
 		if err != nil {
 			b.abandonStart()
 			return nil, fmt.Errorf("actors: data directory %s: %w", path, err)
@@ -302,6 +305,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	}
 	b.startHousekeeping()
 	b.startCleaner()
+	b.watchMetrics()
 	b.log.Info("broker started", "broker_id", cfg.BrokerID, "cluster_id", b.ClusterID(), "topics", len(e.Routes.Load().Topics))
 	return b, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/samsa-io/samsa/actors/cleaner"
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/metrics"
 )
 
 // The log cleaner (actors/cleaner) compacts cleanup.policy=compact logs;
@@ -27,6 +28,11 @@ func (b *Broker) startCleaner() {
 		MaxBytesPerSec:   config.ParseFloat(b.cfg.Value("log.cleaner.io.max.bytes.per.second")),
 	}, b.Routes, b.env.Send, b.opts.Now, b.log)
 	b.cleaner.Start()
+	st := b.cleaner.Stats()
+	b.env.Metrics.WatchCleaner(func() metrics.CleanerStats {
+		return metrics.CleanerStats{Cleanings: st.Cleanings.Load(), BytesRead: st.BytesRead.Load(),
+			BytesWritten: st.BytesWritten.Load(), Failures: st.Failures.Load()}
+	})
 }
 
 func (b *Broker) stopCleaner() {

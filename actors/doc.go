@@ -34,6 +34,8 @@
 //   - routing, gather, env: the routing table, the answer gather, the
 //     shared environment.
 //   - config: the broker and topic configuration registry.
+//   - metrics: the broker's Prometheus registry (per broker) and the
+//     counters the hot paths write into; internal/wiring serves it.
 //   - cleaner: the log cleaner's workers (compaction of
 //     cleanup.policy=compact logs; the partition actors snapshot and swap,
 //     partition/actor_clean.go).

@@ -19,6 +19,7 @@ func (b *Broker) Handle(req *wire.Request) {
 		req.Reply(nil)
 		return
 	}
+	b.env.Metrics.Track(req)
 	if b.saslGate && !api.Admit(b.services, req) {
 		return
 	}

@@ -31,6 +31,12 @@ type Options struct {
 	// filesystem's block allocation. A segment gives back what it did not
 	// use when it rolls or closes. Default 1 MiB; negative disables.
 	ReserveBytes int64
+	// OnFlush, if set, hears every group commit that fsynced something:
+	// how long its fsyncs took and how many appenders waiting for
+	// durability it acknowledged (the group-commit batch). It runs on a
+	// flush worker and must not block (the broker's metrics observe
+	// histograms).
+	OnFlush func(took time.Duration, acknowledged int)
 }
 
 // Dir is one log directory (a log.dirs entry). It owns the
@@ -45,6 +51,7 @@ type Dir struct {
 	logger *slog.Logger
 
 	gatherMax time.Duration
+	onFlush   func(took time.Duration, acknowledged int) // Options.OnFlush
 	reserve   reserver
 	cache     *fileCache
 	pool      *flushPool
@@ -102,7 +109,7 @@ func OpenDir(path string, opts Options) (*Dir, error) {
 			}
 		}
 	}
-	d := &Dir{path: path, fs: opts.FS, clock: opts.Clock, logger: opts.Logger, gatherMax: opts.GroupGatherMax,
+	d := &Dir{path: path, fs: opts.FS, clock: opts.Clock, logger: opts.Logger, gatherMax: opts.GroupGatherMax, onFlush: opts.OnFlush,
 		reserve: reserver{step: max(0, opts.ReserveBytes)},
 		cache:   newFileCache(opts.FS, opts.MaxOpenFiles),
 		logs:    map[TopicPartition]*Log{}, clean: map[TopicPartition]bool{}}

@@ -57,6 +57,8 @@ type flusher struct {
 	// still under flushMu (so a Flush that returns has seen it done):
 	// the directory writes its checkpoints. Set before the log is used.
 	onRolled func()
+	// onFlush hears each flush that fsynced something (Options.OnFlush).
+	onFlush func(took time.Duration, acknowledged int)
 }
 
 func newFlusher(fsys vfs.FS, clock Clock, pool *flushPool, cfg Config, durable int64, gatherMax time.Duration) *flusher {
@@ -179,8 +181,14 @@ func (f *flusher) flushAfter(gather bool) error {
 		releaseOps(ops)
 		return failed
 	}
+	start := time.Now()
 	upto, err := f.runOps(ops)
-	if err = f.finish(upto, err, -1); err == nil && f.onRolled != nil && slices.ContainsFunc(ops, isRollOp) {
+	took := time.Since(start)
+	acked, err := f.finishCounting(upto, err)
+	if f.onFlush != nil && len(ops) > 0 {
+		f.onFlush(took, acked)
+	}
+	if err == nil && f.onRolled != nil && slices.ContainsFunc(ops, isRollOp) {
 		f.onRolled()
 	}
 	return err
@@ -264,9 +272,23 @@ func releaseOps(ops []syncOp) {
 	}
 }
 
+// finishCounting is finish for a flush that advances the durable offset,
+// also returning how many waiters it acknowledged.
+func (f *flusher) finishCounting(upto int64, err error) (int, error) {
+	var acked int
+	err = f.finishWith(upto, err, -1, &acked)
+	return acked, err
+}
+
 // finish publishes the outcome of a flush. With setDurable >= 0 the
 // durable offset is set to it (after a truncation) instead of advanced.
 func (f *flusher) finish(upto int64, err error, setDurable int64) error {
+	return f.finishWith(upto, err, setDurable, nil)
+}
+
+// finishWith is finish; acked, if set, receives how many waiters it
+// acknowledged.
+func (f *flusher) finishWith(upto int64, err error, setDurable int64, acked *int) error {
 	var fire []waiter
 	f.mu.Lock()
 	if err != nil {
@@ -297,6 +319,9 @@ func (f *flusher) finish(upto int64, err error, setDurable int64) error {
 		}
 	}
 	f.mu.Unlock()
+	if acked != nil && err == nil {
+		*acked = len(fire)
+	}
 	for _, w := range fire {
 		w.fn(err)
 	}

@@ -34,6 +34,7 @@ type Log struct {
 	pubLogStart atomic.Int64
 	pubLogEnd   atomic.Int64
 	pubSize     atomic.Int64
+	pubSegments atomic.Int32
 	hw          atomic.Int64 // the partition's high watermark, for the replication checkpoint (highwatermark.go)
 }
 
@@ -54,6 +55,10 @@ func (l *Log) RecoveryPoint() int64 { return l.fl.durableOffset() }
 
 // Size is the number of bytes of the log's segment files (DescribeLogDirs).
 func (l *Log) Size() int64 { return l.pubSize.Load() }
+
+// SegmentCount is the number of segments, the active one included
+// (Kafka's NumLogSegments). Safe from any goroutine.
+func (l *Log) SegmentCount() int { return int(l.pubSegments.Load()) }
 
 // Failure returns the error that failed the log (a failed fsync or
 // write), or nil. A failed log refuses appends; reopen it to recover.
@@ -278,6 +283,7 @@ func (l *Log) publish() {
 		size += s.size
 	}
 	l.pubSize.Store(size)
+	l.pubSegments.Store(int32(len(l.segs)))
 }
 
 // Epochs returns the leader epoch cache: (epoch, start offset) pairs.

@@ -147,6 +147,7 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 	}
 	l.fl = newFlusher(d.fs, d.clock, d.pool, l.cfg, end, d.gatherMax)
 	l.fl.onRolled = d.checkpointAfterRoll
+	l.fl.onFlush = d.onFlush
 	if epochsLost != nil && end > l.logStart {
 		// Left empty, the cache would take the next leader's epoch as
 		// starting at the log end, and OffsetForLeaderEpoch would send

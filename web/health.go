@@ -12,6 +12,8 @@ var errStarting = errors.New("starting: logs are opening")
 // health answers the liveness and readiness probes.
 type health struct {
 	notReady atomic.Pointer[error] // nil once ready
+	// checks are asked, once notReady is nil, on every probe (AddReadyCheck).
+	checks atomic.Pointer[[]func() error]
 }
 
 func newHealth() *health {
@@ -45,5 +47,29 @@ func (h *health) serveReadyz(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("not ready: " + (*p).Error() + "\n"))
 		return
 	}
+	if cs := h.checks.Load(); cs != nil {
+		for _, check := range *cs {
+			if err := check(); err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte("not ready: " + err.Error() + "\n"))
+				return
+			}
+		}
+	}
 	_, _ = w.Write([]byte("ready\n"))
+}
+
+// addCheck adds a readiness condition asked on every probe.
+func (h *health) addCheck(check func() error) {
+	for {
+		old := h.checks.Load()
+		var next []func() error
+		if old != nil {
+			next = append(next, *old...)
+		}
+		next = append(next, check)
+		if h.checks.CompareAndSwap(old, &next) {
+			return
+		}
+	}
 }

@@ -45,6 +45,12 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 // the reason until it is called with nil.
 func (s *Server) SetReady(notReady error) { s.health.set(notReady) }
 
+// AddReadyCheck adds a condition /readyz asks on every probe once
+// SetReady(nil) was called: a non-nil error answers 503 with it (a
+// cluster broker whose followed partitions are not yet in their ISR).
+// Checks must be cheap and must not block.
+func (s *Server) AddReadyCheck(check func() error) { s.health.addCheck(check) }
+
 // Start listens on every address and serves in the background. A listen
 // failure closes whatever was opened and is returned.
 func (s *Server) Start() error {

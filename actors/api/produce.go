@@ -9,6 +9,7 @@ import (
 	"github.com/samsa-io/samsa/actors/acl"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/metrics"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/wire"
@@ -102,6 +103,7 @@ func handleProduce(s *Services, req *wire.Request) {
 		if readers.n == 0 {
 			req.ReleaseFrame() // no partition was asked
 		}
+		countProduceErrors(s.Env.Metrics, resp)
 		if body.Acks == 0 {
 			ackZero(s, req, resp, size, timedOut)
 			return
@@ -188,4 +190,20 @@ func answerProduce(req *wire.Request, body *kmsg.ProduceRequest, resp *kmsg.Prod
 		return
 	}
 	env.Reply(req, resp)
+}
+
+// countProduceErrors counts the partitions answered with an error (the
+// metrics' ErrorsPerSec): a loop over the partitions of the request, no
+// lookup.
+func countProduceErrors(m *metrics.Broker, resp *kmsg.ProduceResponse) {
+	if m == nil {
+		return
+	}
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			if code := resp.Topics[i].Partitions[j].ErrorCode; code != 0 {
+				m.CountError(resp.Key(), kerr.Code(code))
+			}
+		}
+	}
 }

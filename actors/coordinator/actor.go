@@ -122,6 +122,8 @@ func (a *groupCoordinatorActor) Receive(ctx actor.Context) {
 		a.armExpiry()
 	case *groupLoadChunk:
 		a.loadStep(m)
+	case *listCommitted:
+		m.Reply <- a.committed()
 	case *TxnCompleted:
 		if a.loading {
 			// The marker may be past where the load stops: applied

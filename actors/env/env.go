@@ -11,6 +11,7 @@ import (
 	"github.com/samsa-io/samsa/actors/cluster"
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/metrics"
 	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/actors/routing"
 )
@@ -50,6 +51,9 @@ type Env struct {
 	// without quotas, throttles nothing, and then the produce and fetch
 	// paths pay one check (Quotas.Enabled).
 	Quotas *quota.Manager
+	// Metrics are the broker's Prometheus metrics (actors/metrics); the
+	// hot paths write into them without a lookup. nil counts nothing.
+	Metrics *metrics.Broker
 }
 
 // Send sends msg to pid from outside any actor.

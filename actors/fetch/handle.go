@@ -18,6 +18,7 @@ import (
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metadata"
+	"github.com/samsa-io/samsa/actors/metrics"
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/actors/routing"
@@ -320,6 +321,9 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 		}
 		t := &fc.targets[i]
 		out := &o.outs[i]
+		if out.code != kerr.None {
+			o.svc.metrics().CountError(kreq.Key(), out.code)
+		}
 		fp := wire.FetchPartition{
 			Partition: t.key.partition, ErrorCode: out.code.Int16(),
 			HighWatermark: out.hw, LastStableOffset: out.lso, LogStartOffset: out.logStart,
@@ -417,6 +421,7 @@ func sameTopic(a, b *fetchTarget) bool { return a.key.topic == b.key.topic && a.
 // where clients read it) and, unless it is a session error (which carries
 // no partitions), on every requested partition.
 func replyFetchError(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, code kerr.Code) {
+	svc.metrics().CountError(kreq.Key(), code)
 	resp := &wire.FetchResponse{Version: kreq.Version, ErrorCode: code.Int16()}
 	if code != kerr.FetchSessionIDNotFound && code != kerr.InvalidFetchSessionEpoch && code != kerr.FetchSessionTopicIDError {
 		for _, rt := range kreq.Topics {
@@ -435,4 +440,13 @@ func replyFetchError(svc *Service, req *wire.Request, kreq *kmsg.FetchRequest, c
 		return
 	}
 	req.Reply(out)
+}
+
+// metrics are the broker's metrics, nil (counting nothing) for a service
+// built without an environment (tests).
+func (s *Service) metrics() *metrics.Broker {
+	if s == nil || s.env == nil {
+		return nil
+	}
+	return s.env.Metrics
 }

@@ -116,6 +116,7 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		p.open()
 		p.startProduce(ctx)
+		p.publishRole()
 		if p.openErr != nil || p.wasOffline {
 			p.wasOffline = p.openErr != nil
 			ctx.Send(ctx.Parent(), &Health{ID: p.spec.ID, Partition: p.spec.Partition, Offline: p.openErr != nil})
@@ -249,6 +250,7 @@ func (p *partitionActor) close() {
 	}
 	p.closedProduce(err == nil)
 	p.plog = nil
+	p.publishRole()
 }
 
 // remove deletes the partition's files; segment closes the open log
@@ -262,6 +264,7 @@ func (p *partitionActor) remove() {
 	p.hideView()
 	p.dropVerifies()
 	p.plog = nil
+	p.publishRole()
 	p.closedProduce(false)
 	if err := p.dir.Remove(p.spec.Topic, p.spec.Partition); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.log.Error("partition files could not be removed", append(p.attrs(), "err", err)...)

@@ -106,6 +106,7 @@ func (p *partitionActor) serveFetch(f *FetchSlot) {
 		// each reads up to its own high watermark, a follower's being
 		// what its leader last told it.
 		err = readPartition(p.plog, p.highWatermark(), p.lastStableOffset(), p.spec.LeaderEpoch, f)
+		p.countFetched(f.Bytes())
 	}
 	if err != nil {
 		p.log.Error("fetch read failed", append(p.attrs(), "offset", f.Offset, "err", err)...)

@@ -141,6 +141,9 @@ func (p *partitionActor) produceNow(m *ProduceRequest, verify bool) {
 		return
 	}
 	res, err := p.plog.Append(a.Records, p.spec.LeaderEpoch, now)
+	if err == nil {
+		p.countAppend(res.LastOffset-res.FirstOffset+1, int64(len(a.Records)))
+	}
 	m.recordsRead() // copied to the log (or failed): answers waiting for the ISR or a flush hold offsets only
 	p.carry(p.core.Appended(a, res, err, now, p.logState()))
 	p.wakeReplicas()

@@ -160,10 +160,15 @@ func (p *partitionActor) onISRUpdated(m *isrUpdated) {
 	if p.core == nil || p.plog == nil {
 		return
 	}
+	before := len(p.core.ISR())
 	if m.outcome == ISRChanged {
 		p.log.Info("ISR changed", append(p.attrs(), "isr", m.isr, "partition_epoch", m.partitionEpoch)...)
 	}
 	p.carry(p.core.ISRUpdated(m.prop, m.isr, m.partitionEpoch, m.outcome, p.logState()))
+	if p.core.Leading() {
+		p.countISRChange(before, len(p.core.ISR()))
+	}
+	p.publishRole()
 }
 
 // serveReplicaFetch answers a follower's fetch: up to the log end (not

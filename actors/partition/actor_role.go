@@ -41,6 +41,11 @@ func (p *partitionActor) setRole(m *SetRole) {
 		p.follow()
 		p.hideView()
 	}
+	wasLeading, isrBefore := p.publishedISR()
+	p.publishRole()
+	if nowLeading, isrAfter := p.publishedISR(); wasLeading && nowLeading {
+		p.countISRChange(isrBefore, isrAfter) // the controller changed the ISR (a broker died or came back)
+	}
 	if m.Done != nil {
 		m.Done()
 	}

@@ -36,6 +36,7 @@ type View struct {
 	epoch atomic.Int32 // the partition's leader epoch
 	log   atomic.Pointer[segment.Log]
 	gone  atomic.Int32 // a kerr.Code once the partition answers no more (Gone)
+	stats Stats        // for the broker's metrics (stats.go)
 
 	mu      sync.Mutex
 	waiters waiters // the partition's parked fetches

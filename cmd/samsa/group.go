@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -20,14 +19,7 @@ any Kafka-compatible cluster (samsa or Apache Kafka). describe shows members,
 their assignments and the lag of every committed partition. Output is a table,
 or JSON with --output json.`,
 	}
-	bootstrap := os.Getenv(bootstrapEnv)
-	if bootstrap == "" {
-		bootstrap = defaultBootstrap
-	}
-	pf := cmd.PersistentFlags()
-	pf.StringVar(&opts.bootstrap, "bootstrap-server", bootstrap, "comma-separated broker addresses (env "+bootstrapEnv+")")
-	pf.StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
-	pf.DurationVar(&opts.timeout, "timeout", 15e9, "give up after this long")
+	addAdminFlags(cmd, opts)
 	cmd.AddCommand(
 		newGroupListCommand(opts),
 		newGroupDescribeCommand(opts),

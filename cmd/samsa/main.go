@@ -28,6 +28,9 @@ func newRootCommand() *cobra.Command {
 		newTopicCommand(),
 		newBenchCommand(),
 		newGroupCommand(),
+		newProduceCommand(),
+		newConsumeCommand(),
+		newClusterCommand(),
 	)
 	return root
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"time"
 
@@ -39,15 +38,7 @@ func newTopicCommand() *cobra.Command {
 cluster (samsa or Apache Kafka). Output is a table, or JSON with --output json.
 Errors name the Kafka error code and the broker's message, and exit non-zero.`,
 	}
-	bootstrap := os.Getenv(bootstrapEnv)
-	if bootstrap == "" {
-		bootstrap = defaultBootstrap
-	}
-	pf := cmd.PersistentFlags()
-	pf.StringVar(&opts.bootstrap, "bootstrap-server", bootstrap,
-		"comma-separated broker addresses (env "+bootstrapEnv+")")
-	pf.StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
-	pf.DurationVar(&opts.timeout, "timeout", 15*time.Second, "give up after this long")
+	addAdminFlags(cmd, opts)
 	cmd.AddCommand(
 		newTopicCreateCommand(opts),
 		newTopicListCommand(opts),
@@ -72,14 +63,9 @@ func (o *adminOptions) open(cmd *cobra.Command) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var seeds []string
-	for _, s := range strings.Split(o.bootstrap, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			seeds = append(seeds, s)
-		}
-	}
-	if len(seeds) == 0 {
-		return nil, fmt.Errorf("--bootstrap-server is empty")
+	seeds, err := parseSeeds(o.bootstrap)
+	if err != nil {
+		return nil, err
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ClientID("samsa-admin"))
 	if err != nil {

@@ -60,6 +60,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 	}
 	node.Web = w
 	mountConsole(node, cfg, logger)
+	mountMetrics(node, logger)
 	if w != nil {
 		w.SetReady(nil)
 	}

@@ -55,6 +55,10 @@ func Start(opts Options, plugins ...plugin.Plugin) (*Broker, error) {
 	if popts.Logger == nil {
 		popts.Logger = logger.With("component", "plugin")
 	}
+	if popts.Metrics == nil {
+		// The broker's own registry: plug-in figures show on its /metrics.
+		popts.Metrics = node.Broker.Metrics().Registry()
+	}
 	b.host = plugin.NewHost(popts)
 	if err := b.host.Start(plugins...); err != nil {
 		return nil, errors.Join(err, b.stopNode())
