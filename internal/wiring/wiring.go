@@ -28,6 +28,8 @@ type Node struct {
 	Web *web.Server
 
 	cluster *clusterNode // cluster mode only
+
+	closeRegistry func() // the Schema Registry's client, if it runs
 }
 
 // Start opens the broker's metadata and logs (actors.NewBroker), starts
@@ -58,6 +60,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, err
 	}
 	node.Web = w
+	startSchemaRegistry(node, cfg, logger)
 	if w != nil {
 		w.SetReady(nil)
 	}
@@ -115,6 +118,9 @@ func closeBroker(b *actors.Broker, cfg *config.Broker) error {
 func (n *Node) Stop(ctx context.Context) error {
 	if n.Web != nil {
 		n.Web.SetReady(errShuttingDown)
+	}
+	if n.closeRegistry != nil {
+		n.closeRegistry()
 	}
 	var err error
 	if n.cluster != nil {
