@@ -1,0 +1,88 @@
+package schemaregistry
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/samsa-io/samsa/testkit"
+)
+
+// TestPythonAvroRoundTrip produces Customer records with
+// confluent-kafka-python's AvroSerializer (schema.registry.url at samsa,
+// the schema registered automatically), consumes them back with its
+// AvroDeserializer, and checks the records on the wire: Confluent's
+// magic byte and the id the registry gave the subject.
+func TestPythonAvroRoundTrip(t *testing.T) {
+	python, err := filepath.Abs("../../interop/python/.venv/bin/python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(python); err != nil {
+		t.Skip("interop/python/.venv is missing: python3 -m venv interop/python/.venv && interop/python/.venv/bin/pip install -r interop/python/requirements.txt (make interop does it)")
+	}
+	b := startBroker(t)
+	const topic, count = "customers", 20
+	adm := kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(b.Addr)))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.CommandContext(ctx, python, "../../interop/python/schema_registry_avro.py", b.Addr, b.URL(), topic, fmt.Sprint(count))
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("python: %v\n%s\n%s", err, out, stderr)
+	}
+	var got struct {
+		Records []struct {
+			CustomerName string `json:"customerName"`
+			CustomerID   int    `json:"customerId"`
+		} `json:"records"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(string(out))), &got); err != nil {
+		t.Fatalf("python printed %s: %v", out, err)
+	}
+	if len(got.Records) != count {
+		t.Fatalf("python consumed %d records, want %d", len(got.Records), count)
+	}
+	for i, r := range got.Records {
+		if r.CustomerName != fmt.Sprintf("customer-%d", i) || r.CustomerID != i {
+			t.Errorf("record %d decoded as %+v", i, r)
+		}
+	}
+
+	// On the wire: magic byte 0, then the id of topic-value's schema.
+	latest, err := srClient(t, b.URL()).SchemaByVersion(ctx, topic+"-value", -1)
+	if err != nil {
+		t.Fatalf("the serializer registered no %s-value: %v", topic, err)
+	}
+	cl := testkit.NewClient(t, kgo.SeedBrokers(b.Addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	seen := 0
+	for seen < count && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			seen++
+			if len(r.Value) < 5 || r.Value[0] != 0 || int(binary.BigEndian.Uint32(r.Value[1:5])) != latest.ID {
+				t.Errorf("record at offset %d starts % x, want 00 and id %d", r.Offset, r.Value[:min(5, len(r.Value))], latest.ID)
+			}
+		})
+	}
+	if seen != count {
+		t.Errorf("read %d raw records, want %d", seen, count)
+	}
+}
