@@ -178,19 +178,32 @@ func (c *jsonResolver) checkEnum(r, w map[string]any, path string) {
 
 func jsonEqual(a, b any) bool { return string(mustJSON(a)) == string(mustJSON(b)) }
 
+// jsonNumber reads a number of a document (the compiler's decoder keeps
+// numbers as json.Number).
+func jsonNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
 // checkBounds: a lower bound may not rise, an upper bound may not fall
 // (nor appear).
 func (c *jsonResolver) checkBounds(r, w map[string]any, path string) {
 	for _, k := range []string{"minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties"} {
-		if rv, ok := r[k].(float64); ok {
-			if wv, ok := w[k].(float64); !ok || rv > wv {
+		if rv, ok := jsonNumber(r[k]); ok {
+			if wv, ok := jsonNumber(w[k]); !ok || rv > wv {
 				c.fail(path, "%s raised to %v", k, rv)
 			}
 		}
 	}
 	for _, k := range []string{"maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties"} {
-		if rv, ok := r[k].(float64); ok {
-			wv, ok := w[k].(float64)
+		if rv, ok := jsonNumber(r[k]); ok {
+			wv, ok := jsonNumber(w[k])
 			if !ok {
 				wv = math.Inf(1)
 			}
