@@ -12,6 +12,10 @@
 //     under NONE (franz_test.go);
 //   - a restart replays `_schemas`: the same subjects, versions and ids,
 //     and new ids continue after the old ones (restart_test.go);
+//   - in a three-broker cluster writes sent to any broker go to the one
+//     elected writer, so concurrent registrations get distinct ids that
+//     every broker serves, also after the writer stops (cluster_test.go;
+//     needs ZooKeeper, as testkit's clusters do);
 //   - Customer records round-trip through AvroSerializer and
 //     AvroDeserializer with schema.registry.url pointing at samsa, in
 //     Confluent's wire format (python_test.go; needs

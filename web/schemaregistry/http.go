@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -53,7 +54,12 @@ func (r *Registry) Handlers() map[string]http.Handler {
 	}
 	out := make(map[string]http.Handler, len(routes)+2)
 	for pattern, fn := range routes {
-		out[pattern] = jsonHandler(fn)
+		h := jsonHandler(fn)
+		if method, _, _ := strings.Cut(pattern, " "); method == http.MethodPut || method == http.MethodDelete ||
+			pattern == "POST /subjects/{subject}/versions" {
+			h = r.writing(h)
+		}
+		out[pattern] = h
 	}
 	// The raw schema text, not JSON-wrapped.
 	out["GET /subjects/{subject}/versions/{version}/schema"] = rawHandler(func(req *http.Request) (string, error) {

@@ -38,6 +38,10 @@ type Registry struct {
 	// appends what that check allowed, with no other write between.
 	writeMu sync.Mutex
 	log     Log
+	// leadership (nil: a single broker, always the writer) and the term
+	// this registry last caught up in as the writer.
+	leadership Leadership
+	syncedTerm int64
 
 	ready     chan struct{} // closed once the log has been read to its end
 	readyOnce sync.Once
