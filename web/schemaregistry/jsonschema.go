@@ -18,7 +18,8 @@ const jsonBase = "mem://schemas/"
 // jsonSchema is a parsed JSON Schema: the compiled schema proves it is
 // valid, the document is what compatibility compares.
 type jsonSchema struct {
-	doc any
+	doc      any
+	compiled *jsonschema.Schema
 }
 
 func jsonResourceURL(name string) string {
@@ -47,10 +48,11 @@ func parseJSONSchema(schema string, refs []namedSchema) (parsedSchema, error) {
 	if err := c.AddResource(root, doc); err != nil {
 		return nil, err
 	}
-	if _, err := c.Compile(root); err != nil {
+	compiled, err := c.Compile(root)
+	if err != nil {
 		return nil, err
 	}
-	return jsonSchema{doc: doc}, nil
+	return jsonSchema{doc: doc, compiled: compiled}, nil
 }
 
 // normalized is the document with object keys sorted and no whitespace
