@@ -2,22 +2,26 @@ package wiring
 
 import (
 	"log/slog"
+	"maps"
 	"net"
 	"strconv"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/web/restproxy"
 	"github.com/samsa-io/samsa/web/schemaregistry"
 )
 
-// startSchemaRegistry mounts the Schema Registry (Confluent's paths:
-// /subjects, /schemas, /config, /mode, /compatibility) on the HTTP side,
-// backed by the `_schemas` topic through a client on the broker's first
-// PLAINTEXT listener; in cluster mode the brokers elect one writer
-// through ZooKeeper (web_registry_election.go) and the others forward
-// writes to it. Nothing when there is no HTTP side; a broker with
-// no PLAINTEXT listener serves no registry (its client does not yet
-// speak TLS or SASL) and says so.
-func startSchemaRegistry(node *Node, cfg *config.Broker, logger *slog.Logger) {
+// startConfluentAPIs mounts the Schema Registry (Confluent's paths:
+// /subjects, /schemas, /config, /mode, /compatibility) and the REST
+// proxy (/v3/clusters..., /consumers...) on the HTTP side. Both reach
+// the broker through clients on its first PLAINTEXT listener: the
+// registry keeps its state in the `_schemas` topic; in cluster mode the
+// brokers elect one registry writer through ZooKeeper
+// (web_registry_election.go) and the others forward writes to it.
+// Nothing when there is no HTTP side; a broker with no PLAINTEXT
+// listener serves neither (the clients do not yet speak TLS or SASL)
+// and says so.
+func startConfluentAPIs(node *Node, cfg *config.Broker, logger *slog.Logger) {
 	if node.Web == nil {
 		return
 	}
@@ -30,24 +34,33 @@ func startSchemaRegistry(node *Node, cfg *config.Broker, logger *slog.Logger) {
 		}
 	}
 	if addr == "" {
-		logger.Warn("schema registry off: it needs a PLAINTEXT listener to reach the _schemas topic")
+		logger.Warn("schema registry and REST proxy off: they need a PLAINTEXT listener to reach the broker")
 		return
 	}
 	reg, log, err := schemaregistry.OpenKafka(schemaregistry.KafkaConfig{Brokers: []string{addr}, Logger: logger})
 	if err != nil {
-		logger.Error("schema registry off", "err", err)
+		logger.Error("schema registry and REST proxy off", "err", err)
 		return
 	}
-	node.closeRegistry = log.Close
+	closers := []func(){log.Close}
 	if node.cluster != nil {
 		election := startRegistryElection(node.cluster.zk, registryURL(node), logger)
 		reg.SetLeadership(election)
-		node.closeRegistry = func() {
-			election.close()
-			log.Close()
+		closers = append([]func(){election.close}, closers...)
+	}
+	handlers := reg.Handlers()
+	if proxy, err := restproxy.New(restproxy.Config{Brokers: []string{addr}, Registry: reg, Logger: logger}); err != nil {
+		logger.Error("REST proxy off", "err", err)
+	} else {
+		closers = append([]func(){proxy.Close}, closers...)
+		maps.Copy(handlers, proxy.Handlers())
+	}
+	node.closeConfluentAPIs = func() {
+		for _, c := range closers {
+			c()
 		}
 	}
-	for pattern, h := range reg.Handlers() {
+	for pattern, h := range handlers {
 		node.Web.Handle(pattern, h)
 	}
 }

@@ -29,7 +29,7 @@ type Node struct {
 
 	cluster *clusterNode // cluster mode only
 
-	closeRegistry func() // the Schema Registry's client, if it runs
+	closeConfluentAPIs func() // the Schema Registry's and REST proxy's clients, if they run
 }
 
 // Start opens the broker's metadata and logs (actors.NewBroker), starts
@@ -60,7 +60,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, err
 	}
 	node.Web = w
-	startSchemaRegistry(node, cfg, logger)
+	startConfluentAPIs(node, cfg, logger)
 	if w != nil {
 		w.SetReady(nil)
 	}
@@ -119,8 +119,8 @@ func (n *Node) Stop(ctx context.Context) error {
 	if n.Web != nil {
 		n.Web.SetReady(errShuttingDown)
 	}
-	if n.closeRegistry != nil {
-		n.closeRegistry()
+	if n.closeConfluentAPIs != nil {
+		n.closeConfluentAPIs()
 	}
 	var err error
 	if n.cluster != nil {

@@ -1,0 +1,14 @@
+// Package restproxy tests the built-in REST proxy end to end with plain
+// HTTP requests (what curl sends) against an in-process broker with
+// samsa.http.listeners, checking what lands in Kafka with franz-go:
+//
+//   - v3 clusters, topics (create, list, get, delete) and partitions,
+//     with Confluent's error bodies for unknown and duplicate topics
+//     (v3_test.go);
+//   - v3 produce of JSON, BINARY and STRING data to a chosen partition,
+//     the bytes read back exactly, and AVRO through the registry in
+//     Confluent's wire format (produce_test.go);
+//   - the v2 consumer API: instance, subscription, records in json and
+//     avro, offsets committed and read back, the instance deleted
+//     (consumers_test.go).
+package restproxy
