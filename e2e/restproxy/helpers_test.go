@@ -2,6 +2,7 @@ package restproxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -72,4 +73,16 @@ func clusterID(t *testing.T, p proxy) string {
 		t.Fatalf("GET /v3/clusters = %d %+v", code, clusters)
 	}
 	return clusters.Data[0].ClusterID
+}
+
+// createTopic creates a topic through POST /v3/clusters/{id}/topics and
+// returns that topics URL.
+func createTopic(t *testing.T, p proxy, name string, partitions int) string {
+	t.Helper()
+	topics := p.url + "/v3/clusters/" + clusterID(t, p) + "/topics"
+	body := fmt.Sprintf(`{"topic_name":%q,"partitions_count":%d}`, name, partitions)
+	if code, answer := do(t, "POST", topics, "application/json", body); code != 201 {
+		t.Fatalf("creating %s = %d %s", name, code, answer)
+	}
+	return topics
 }

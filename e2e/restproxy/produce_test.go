@@ -46,11 +46,7 @@ func readAt(t *testing.T, p proxy, topic string, partition int32, offset int64) 
 // franz-go; then AVRO through the registry, checked with hamba.
 func TestV3ProduceFormats(t *testing.T) {
 	p := startProxy(t)
-	id := clusterID(t, p)
-	topics := p.url + "/v3/clusters/" + id + "/topics"
-	if code, body := do(t, "POST", topics, "application/json", `{"topic_name":"events","partitions_count":2}`); code != 201 {
-		t.Fatalf("create = %d %s", code, body)
-	}
+	topics := createTopic(t, p, "events", 2)
 	records := topics + "/events/records"
 	binary64 := base64.StdEncoding.EncodeToString([]byte{0, 1, 2, 255})
 	cases := []struct {

@@ -6,14 +6,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // consumerKey names a consumer instance: its group and instance id.
@@ -256,16 +258,31 @@ func (p *Proxy) commitOffsets(w http.ResponseWriter, r *http.Request, c *consume
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	offsets := kadm.Offsets{}
+	// As the group's member (its generation), not as an admin: the
+	// coordinator refuses member-less commits to a group with members.
+	offsets := map[string]map[int32]kgo.EpochOffset{}
 	for _, o := range req.Offsets {
-		offsets.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: o.Offset + 1, LeaderEpoch: -1, Metadata: o.Metadata})
+		if offsets[o.Topic] == nil {
+			offsets[o.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		offsets[o.Topic][o.Partition] = kgo.EpochOffset{Epoch: -1, Offset: o.Offset + 1}
 	}
-	resp, err := kadm.NewClient(c.cl).CommitOffsets(r.Context(), c.key.group, offsets)
-	if err == nil {
-		err = resp.Error()
-	}
-	if err != nil {
-		return errorf(codeKafkaError, "commit: %v", err)
+	var commitErr error
+	c.cl.CommitOffsetsSync(r.Context(), offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			commitErr = err
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if err := kerr.ErrorForCode(p.ErrorCode); err != nil && commitErr == nil {
+					commitErr = fmt.Errorf("%s/%d: %w", t.Topic, p.Partition, err)
+				}
+			}
+		}
+	})
+	if commitErr != nil {
+		return errorf(codeKafkaError, "commit: %v", commitErr)
 	}
 	w.WriteHeader(http.StatusOK)
 	return nil
