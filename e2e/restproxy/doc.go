@@ -10,5 +10,8 @@
 //     Confluent's wire format (produce_test.go);
 //   - the v2 consumer API: instance, subscription, records in json and
 //     avro, offsets committed and read back, the instance deleted
-//     (consumers_test.go).
+//     (consumers_test.go);
+//   - a Python client (httpx, interop/python/rest_proxy.py) doing all of
+//     that, its committed offset checked on the broker (python_test.go;
+//     needs interop/python/.venv).
 package restproxy

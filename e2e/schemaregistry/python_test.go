@@ -5,9 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +21,6 @@ import (
 // AvroDeserializer, and checks the records on the wire: Confluent's
 // magic byte and the id the registry gave the subject.
 func TestPythonAvroRoundTrip(t *testing.T) {
-	python, err := filepath.Abs("../../interop/python/.venv/bin/python")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(python); err != nil {
-		t.Skip("interop/python/.venv is missing: python3 -m venv interop/python/.venv && interop/python/.venv/bin/pip install -r interop/python/requirements.txt (make interop does it)")
-	}
 	b := startBroker(t)
 	const topic, count = "customers", 20
 	adm := kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(b.Addr)))
@@ -40,15 +30,7 @@ func TestPythonAvroRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.CommandContext(ctx, python, "../../interop/python/schema_registry_avro.py", b.Addr, b.URL(), topic, fmt.Sprint(count))
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("python: %v\n%s\n%s", err, out, stderr)
-	}
+	out := testkit.RunInteropPython(ctx, t, "schema_registry_avro.py", b.Addr, b.URL(), topic, fmt.Sprint(count))
 	var got struct {
 		Records []struct {
 			CustomerName string `json:"customerName"`

@@ -287,10 +287,8 @@ func (r *Registry) planRegister(subject string, q *RegisterRequest, normalize bo
 		}
 		return v, false, nil
 	}
-	if q.ID > 0 || q.Version > 0 {
-		if q.ID > 0 && r.st.ids[q.ID] != nil && r.st.byContent[p.key] != q.ID {
-			return nil, false, errorf(codeOperationNotPermitted, "Overwrite new schema with id %d is not permitted.", q.ID)
-		}
+	if id, ok := r.st.byContent[p.key]; q.ID > 0 && (!ok || id != q.ID) {
+		return nil, false, errorf(codeOperationNotPermitted, "Subject %s is not in import mode: a schema's id is the registry's to choose", subject)
 	}
 	previous, err := r.previousParsed(subject, v.SchemaType)
 	if err != nil {
