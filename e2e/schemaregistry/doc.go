@@ -2,8 +2,8 @@
 // broker started in process as `samsa serve` starts (testkit.StartInProcess) with
 // samsa.http.listeners, and real clients talk to it: curl with the
 // issue's own example, franz-go's pkg/sr, and confluent-kafka-python's
-// SchemaRegistryClient with its Avro serializer producing through the
-// broker and consuming back.
+// SchemaRegistryClient with its Avro, JSON Schema and Protobuf
+// serializers producing through the broker and consuming back.
 //
 // What the tests pin down:
 //   - the seed's curl POST returns an id (seed_test.go);
@@ -16,8 +16,8 @@
 //     elected writer, so concurrent registrations get distinct ids that
 //     every broker serves, also after the writer stops (cluster_test.go;
 //     needs ZooKeeper, as testkit's clusters do);
-//   - Customer records round-trip through AvroSerializer and
-//     AvroDeserializer with schema.registry.url pointing at samsa, in
-//     Confluent's wire format (python_test.go; needs
+//   - Customer records round-trip through the Avro, JSON and Protobuf
+//     serializers and deserializers with schema.registry.url pointing at
+//     samsa, in Confluent's wire format (python_test.go; needs
 //     interop/python/.venv, which `make interop` sets up).
 package schemaregistry

@@ -15,14 +15,20 @@ import (
 	"github.com/samsa-io/samsa/testkit"
 )
 
-// TestPythonAvroRoundTrip produces Customer records with
-// confluent-kafka-python's AvroSerializer (schema.registry.url at samsa,
-// the schema registered automatically), consumes them back with its
-// AvroDeserializer, and checks the records on the wire: Confluent's
-// magic byte and the id the registry gave the subject.
-func TestPythonAvroRoundTrip(t *testing.T) {
+// TestPythonSerdes produces Customer records with confluent-kafka-python's
+// Avro, JSON Schema and Protobuf serializers (schema.registry.url at
+// samsa, the schema registered automatically), consumes them back with
+// the matching deserializers, and checks the records on the wire:
+// Confluent's magic byte and the id the registry gave the subject.
+func TestPythonSerdes(t *testing.T) {
 	b := startBroker(t)
-	const topic, count = "customers", 20
+	for _, format := range []string{"avro", "json", "protobuf"} {
+		t.Run(format, func(t *testing.T) { pythonRoundTrip(t, b, format) })
+	}
+}
+
+func pythonRoundTrip(t *testing.T, b broker, format string) {
+	topic, count := "customers-"+format, 20
 	adm := kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(b.Addr)))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -30,7 +36,7 @@ func TestPythonAvroRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := testkit.RunInteropPython(ctx, t, "schema_registry_avro.py", b.Addr, b.URL(), topic, fmt.Sprint(count))
+	out := testkit.RunInteropPython(ctx, t, "schema_registry_serdes.py", format, b.Addr, b.URL(), topic, fmt.Sprint(count))
 	var got struct {
 		Records []struct {
 			CustomerName string `json:"customerName"`

@@ -176,7 +176,29 @@ func (r *Registry) httpGetVersion(_ http.ResponseWriter, req *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return r.GetVersion(req.Context(), req.PathValue("subject"), n, flag(req, "deleted"))
+	v, err := r.GetVersion(req.Context(), req.PathValue("subject"), n, flag(req, "deleted"))
+	if err != nil {
+		return nil, err
+	}
+	v.Schema = r.inFormat(v, req.URL.Query().Get("format"))
+	return v, nil
+}
+
+// inFormat is v's schema text in the ?format asked for: "serialized"
+// gives a Protobuf schema as a base64 FileDescriptorProto (what
+// confluent-kafka-python's Protobuf deserializer asks for); anything
+// else, the text as registered.
+func (r *Registry) inFormat(v *Version, format string) string {
+	if format != "serialized" || v.SchemaType != typeProtobuf {
+		return v.Schema
+	}
+	r.mu.RLock()
+	p, err := r.parse(v.SchemaType, v.Schema, v.References)
+	r.mu.RUnlock()
+	if err != nil {
+		return v.Schema
+	}
+	return p.(protobufSchema).serialized()
 }
 
 func (r *Registry) httpReferencedBy(_ http.ResponseWriter, req *http.Request) (any, error) {
@@ -225,7 +247,7 @@ func (r *Registry) httpSchemaByID(_ http.ResponseWriter, req *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	out := idSchema{Schema: v.Schema, References: v.References}
+	out := idSchema{Schema: r.inFormat(v, req.URL.Query().Get("format")), References: v.References}
 	if v.SchemaType != typeAvro {
 		out.SchemaType = v.SchemaType
 	}

@@ -2,10 +2,24 @@ package schemaregistry
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"strings"
 
 	"github.com/bufbuild/protocompile"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	// The well-known types, registered in protoregistry.GlobalFiles for
+	// serialized descriptors that import them.
+	_ "google.golang.org/protobuf/types/known/anypb"
+	_ "google.golang.org/protobuf/types/known/durationpb"
+	_ "google.golang.org/protobuf/types/known/emptypb"
+	_ "google.golang.org/protobuf/types/known/structpb"
+	_ "google.golang.org/protobuf/types/known/timestamppb"
+	_ "google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // protoMainFile is the name the registered schema compiles under; its
@@ -18,7 +32,13 @@ type protobufSchema struct {
 	file   protoreflect.FileDescriptor
 }
 
+// parseProtobuf compiles a .proto source, or reads a base64-encoded
+// FileDescriptorProto, the form confluent-kafka-python's serializer
+// registers.
 func parseProtobuf(schema string, refs []namedSchema) (parsedSchema, error) {
+	if fdp, ok := serializedDescriptor(schema); ok {
+		return buildDescriptor(schema, fdp, refs)
+	}
 	sources := map[string]string{protoMainFile: schema}
 	for _, r := range refs {
 		sources[r.name] = r.schema
@@ -31,6 +51,84 @@ func parseProtobuf(schema string, refs []namedSchema) (parsedSchema, error) {
 		return nil, err
 	}
 	return protobufSchema{source: schema, file: files[0]}, nil
+}
+
+// serializedDescriptor decodes base64 FileDescriptorProto bytes.
+func serializedDescriptor(schema string) (*descriptorpb.FileDescriptorProto, bool) {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(schema))
+	if err != nil || len(b) == 0 {
+		return nil, false
+	}
+	var fdp descriptorpb.FileDescriptorProto
+	if proto.Unmarshal(b, &fdp) != nil || fdp.GetName() == "" {
+		return nil, false
+	}
+	return &fdp, true
+}
+
+// buildDescriptor links a FileDescriptorProto against its references
+// (each a source or a serialized descriptor, dependencies first) and the
+// well-known types.
+func buildDescriptor(schema string, fdp *descriptorpb.FileDescriptorProto, refs []namedSchema) (parsedSchema, error) {
+	files := new(protoregistry.Files)
+	resolver := chainResolver{files, protoregistry.GlobalFiles}
+	for _, r := range refs {
+		var f protoreflect.FileDescriptor
+		if rfdp, ok := serializedDescriptor(r.schema); ok {
+			built, err := protodesc.NewFile(rfdp, resolver)
+			if err != nil {
+				return nil, fmt.Errorf("reference %s: %w", r.name, err)
+			}
+			f = built
+		} else {
+			c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+				Accessor: protocompile.SourceAccessorFromMap(map[string]string{r.name: r.schema})})}
+			compiled, err := c.Compile(context.Background(), r.name)
+			if err != nil {
+				return nil, fmt.Errorf("reference %s: %w", r.name, err)
+			}
+			f = compiled[0]
+		}
+		if err := files.RegisterFile(f); err != nil {
+			return nil, fmt.Errorf("reference %s: %w", r.name, err)
+		}
+	}
+	f, err := protodesc.NewFile(fdp, resolver)
+	if err != nil {
+		return nil, err
+	}
+	return protobufSchema{source: schema, file: f}, nil
+}
+
+// chainResolver finds a file in the first registry that has it.
+type chainResolver []*protoregistry.Files
+
+func (c chainResolver) FindFileByPath(path string) (protoreflect.FileDescriptor, error) {
+	for _, files := range c {
+		if f, err := files.FindFileByPath(path); err == nil {
+			return f, nil
+		}
+	}
+	return nil, protoregistry.NotFound
+}
+
+func (c chainResolver) FindDescriptorByName(name protoreflect.FullName) (protoreflect.Descriptor, error) {
+	for _, files := range c {
+		if d, err := files.FindDescriptorByName(name); err == nil {
+			return d, nil
+		}
+	}
+	return nil, protoregistry.NotFound
+}
+
+// serialized is the file as a base64 FileDescriptorProto: what
+// ?format=serialized answers, for clients that build descriptors from it.
+func (p protobufSchema) serialized() string {
+	b, err := proto.Marshal(protodesc.ToFileDescriptorProto(p.file))
+	if err != nil {
+		return p.source
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // normalized is the source as given: samsa does not reprint .proto files
