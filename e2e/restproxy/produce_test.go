@@ -125,4 +125,19 @@ func TestV3ProduceFormats(t *testing.T) {
 	if code := doJSON(t, "POST", records, "application/json", fmt.Sprintf(`{"value":{"type":"AVRO","schema_id":%d,"data":{"customerName":"bo"}}}`, latest.ID), &e); code/100 != 4 || e.ErrorCode == 0 {
 		t.Errorf("AVRO data missing a field = %d %+v, want a 4xx error body", code, e)
 	}
+
+	// JSONSCHEMA inline, then by schema_id with no type: the answer
+	// names the schema's type.
+	js := `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`
+	if code := doJSON(t, "POST", records, "application/json", fmt.Sprintf(`{"value":{"type":"JSONSCHEMA","subject":"events-json","schema":%q,"data":{"n":1}}}`, js), &ans); code != 200 || ans.Value.Type != "JSONSCHEMA" {
+		t.Fatalf("JSONSCHEMA produce = %d %+v", code, ans)
+	}
+	var jsLatest struct{ ID int }
+	doJSON(t, "GET", p.url+"/subjects/events-json/versions/latest", "", "", &jsLatest)
+	if code := doJSON(t, "POST", records, "application/json", fmt.Sprintf(`{"value":{"schema_id":%d,"data":{"n":2}}}`, jsLatest.ID), &ans); code != 200 || ans.Value.Type != "JSONSCHEMA" {
+		t.Errorf("produce by a JSON schema's id without a type = %d %+v, want type JSONSCHEMA", code, ans)
+	}
+	if rec := readAt(t, p, "events", ans.PartitionID, ans.Offset); string(rec.Value[5:]) != `{"n":2}` {
+		t.Errorf("JSONSCHEMA record %q", rec.Value)
+	}
 }

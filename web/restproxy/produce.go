@@ -61,7 +61,10 @@ type sizedFormat struct {
 }
 
 // The schema formats and the registry's names for them.
-var schemaFormats = map[string]string{"AVRO": "AVRO", "JSONSCHEMA": "JSON", "PROTOBUF": "PROTOBUF"}
+var (
+	schemaFormats = map[string]string{"AVRO": "AVRO", "JSONSCHEMA": "JSON", "PROTOBUF": "PROTOBUF"}
+	formatOf      = map[string]string{"AVRO": "AVRO", "JSON": "JSONSCHEMA", "PROTOBUF": "PROTOBUF"}
+)
 
 // produce writes the records of the body, answering each in turn (one
 // JSON object per record, as Confluent's streaming produce does).
@@ -171,10 +174,11 @@ func (p *Proxy) encode(ctx context.Context, subject string, d *recordData) ([]by
 		return nil, nil, nil
 	}
 	typ := strings.ToUpper(d.Type)
-	if typ == "" {
+	inferred := typ == ""
+	if inferred {
 		typ = "JSON"
 		if d.SchemaID > 0 || d.SchemaVersion > 0 || d.Schema != "" {
-			typ = "AVRO" // the registry knows the real type of an id or version
+			typ = "AVRO" // until the registry says what the schema is
 		}
 	}
 	var b []byte
@@ -211,9 +215,13 @@ func (p *Proxy) encode(ctx context.Context, subject string, d *recordData) ([]by
 		}
 		choice := schemaregistry.SchemaChoice{SchemaType: schemaFormats[typ], ID: d.SchemaID, Subject: subject,
 			Version: d.SchemaVersion, Schema: d.Schema}
+		var used *schemaregistry.Version
 		var err error
-		if b, _, err = p.cfg.Registry.Serialize(ctx, choice, d.Data); err != nil {
+		if b, used, err = p.cfg.Registry.Serialize(ctx, choice, d.Data); err != nil {
 			return nil, nil, err
+		}
+		if inferred {
+			typ = formatOf[used.SchemaType]
 		}
 	default:
 		return nil, nil, errorf(codeBadRequest, "unknown data type %s (want JSON, BINARY, STRING, AVRO, JSONSCHEMA or PROTOBUF)", d.Type)

@@ -32,58 +32,63 @@ type SchemaChoice struct {
 }
 
 // Serialize encodes data (JSON) with the chosen schema in Confluent's
-// wire format and returns it with the schema id.
-func (r *Registry) Serialize(ctx context.Context, c SchemaChoice, data json.RawMessage) ([]byte, int, error) {
+// wire format and returns it with the schema used (its id and type).
+func (r *Registry) Serialize(ctx context.Context, c SchemaChoice, data json.RawMessage) ([]byte, *Version, error) {
 	v, err := r.choose(ctx, c)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
+	b, err := r.serializeWith(v, data)
+	return b, v, err
+}
+
+func (r *Registry) serializeWith(v *Version, data json.RawMessage) ([]byte, error) {
 	r.mu.RLock()
 	p, err := r.parse(v.SchemaType, v.Schema, v.References)
 	r.mu.RUnlock()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out := binary.BigEndian.AppendUint32([]byte{0}, uint32(v.ID))
 	switch s := p.(type) {
 	case avroSchema:
 		datum, err := decodeNumbers(data)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		b, err := avroEncodeJSON(s.schema, datum)
 		if err != nil {
-			return nil, 0, errorf(codeUnprocessable, "the data does not fit Avro schema %d: %v", v.ID, err)
+			return nil, errorf(codeUnprocessable, "the data does not fit Avro schema %d: %v", v.ID, err)
 		}
-		return append(out, b...), v.ID, nil
+		return append(out, b...), nil
 	case jsonSchema:
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 		if err != nil {
-			return nil, 0, errorf(codeUnprocessable, "the data is not JSON: %v", err)
+			return nil, errorf(codeUnprocessable, "the data is not JSON: %v", err)
 		}
 		if err := s.compiled.Validate(inst); err != nil {
-			return nil, 0, errorf(codeUnprocessable, "the data does not fit JSON schema %d: %v", v.ID, err)
+			return nil, errorf(codeUnprocessable, "the data does not fit JSON schema %d: %v", v.ID, err)
 		}
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, data); err != nil {
-			return nil, 0, errorf(codeUnprocessable, "the data is not JSON: %v", err)
+			return nil, errorf(codeUnprocessable, "the data is not JSON: %v", err)
 		}
-		return append(out, compact.Bytes()...), v.ID, nil
+		return append(out, compact.Bytes()...), nil
 	case protobufSchema:
 		if s.file.Messages().Len() == 0 {
-			return nil, 0, errorf(codeUnprocessable, "Protobuf schema %d has no message", v.ID)
+			return nil, errorf(codeUnprocessable, "Protobuf schema %d has no message", v.ID)
 		}
 		msg := dynamicpb.NewMessage(s.file.Messages().Get(0))
 		if err := protojson.Unmarshal(data, msg); err != nil {
-			return nil, 0, errorf(codeUnprocessable, "the data does not fit Protobuf schema %d: %v", v.ID, err)
+			return nil, errorf(codeUnprocessable, "the data does not fit Protobuf schema %d: %v", v.ID, err)
 		}
 		b, err := proto.Marshal(msg)
 		if err != nil {
-			return nil, 0, errorf(codeUnprocessable, "encoding Protobuf: %v", err)
+			return nil, errorf(codeUnprocessable, "encoding Protobuf: %v", err)
 		}
-		return append(append(out, 0), b...), v.ID, nil // message index path [0]
+		return append(append(out, 0), b...), nil // message index path [0]
 	}
-	return nil, 0, errorf(codeInvalidSchema, "schema %d cannot serialize", v.ID)
+	return nil, errorf(codeInvalidSchema, "schema %d cannot serialize", v.ID)
 }
 
 // choose finds (or registers) the schema a SchemaChoice names.

@@ -18,11 +18,12 @@ func TestSerializeAvro(t *testing.T) {
 	schema := `{"type":"record","name":"Order","fields":[{"name":"id","type":"long"},{"name":"note","type":["null","string"],"default":null},
 		{"name":"tags","type":{"type":"array","items":"string"}},{"name":"price","type":"double"},{"name":"state","type":{"type":"enum","name":"State","symbols":["NEW","PAID"]}},
 		{"name":"attrs","type":{"type":"map","values":"int"}},{"name":"paid","type":"boolean","default":false}]}`
-	payload, id, err := reg.Serialize(ctx, SchemaChoice{Subject: "orders-value", Schema: schema},
+	payload, used, err := reg.Serialize(ctx, SchemaChoice{Subject: "orders-value", Schema: schema},
 		json.RawMessage(`{"id":9007199254740993,"note":{"string":"rush"},"tags":["a","b"],"price":1.5,"state":"PAID","attrs":{"x":1,"y":-2}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := used.ID
 	if payload[0] != 0 || int(binary.BigEndian.Uint32(payload[1:5])) != id {
 		t.Fatalf("header % x, want 00 and id %d", payload[:5], id)
 	}
