@@ -91,9 +91,9 @@ func (e *registryElection) run() {
 		var events <-chan zk.Event
 		if err == nil || errors.Is(err, zk.ErrNodeExists) {
 			got, st, events, err = conn.GetW(e.path)
-		}
-		if errors.Is(err, zk.ErrNoNode) {
-			continue // the writer just went: race for it again
+			if errors.Is(err, zk.ErrNoNode) {
+				continue // the writer went between the two: race for it again
+			}
 		}
 		if err != nil {
 			e.set("", 0, false, fmt.Errorf("schema registry election at %s: %w", e.path, err))

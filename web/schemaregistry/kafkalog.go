@@ -68,6 +68,10 @@ func OpenKafka(cfg KafkaConfig) (*Registry, *KafkaLog, error) {
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.ProducerLinger(0),
 		kgo.FetchMaxWait(time.Second),
+		// A topic created after the reader started (the first write
+		// here, or by another broker) is found within this, not kgo's
+		// default 5 s: a write waits for its read-back.
+		kgo.MetadataMinAge(100 * time.Millisecond),
 	}, cfg.Opts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -178,6 +182,7 @@ func (l *KafkaLog) createTopic(ctx context.Context) error {
 	}
 	if err == nil || errors.Is(err, kerr.TopicAlreadyExists) {
 		l.created.Store(true)
+		l.cl.ForceMetadataRefresh() // the reader starts on it now
 		return nil
 	}
 	return fmt.Errorf("creating %s: %w", l.topic, err)
@@ -190,6 +195,45 @@ func (l *KafkaLog) advance(next int64) {
 		l.next = next
 		close(l.progress)
 		l.progress = make(chan struct{})
+	}
+}
+
+// CatchUp waits until the reader has applied every record written
+// before the call (the partition's end offset then).
+// A topic another broker has just created may not be in this client's
+// metadata yet: that is retried until ctx ends.
+func (l *KafkaLog) CatchUp(ctx context.Context) error {
+	adm := kadm.NewClient(l.cl)
+	for {
+		ends, err := adm.ListEndOffsets(ctx, l.topic)
+		if err == nil {
+			if end, ok := ends.Lookup(l.topic, 0); ok && end.Err == nil {
+				return l.awaitApplied(ctx, end.Offset-1)
+			}
+		}
+		l.cl.ForceMetadataRefresh()
+		select {
+		case <-ctx.Done():
+			return errorf(codeTimeout, "the end of %s is unknown here: %v", l.topic, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// awaitApplied waits until the record at offset last has been applied.
+func (l *KafkaLog) awaitApplied(ctx context.Context, last int64) error {
+	for {
+		l.mu.Lock()
+		reached, progress := l.next > last, l.progress
+		l.mu.Unlock()
+		if reached {
+			return nil
+		}
+		select {
+		case <-progress:
+		case <-ctx.Done():
+			return errorf(codeTimeout, "offset %d of %s not read back in time: %v", last, l.topic, ctx.Err())
+		}
 	}
 }
 
@@ -211,17 +255,5 @@ func (l *KafkaLog) Append(ctx context.Context, recs []Record) error {
 	for _, r := range results {
 		last = max(last, r.Record.Offset)
 	}
-	for {
-		l.mu.Lock()
-		reached, progress := l.next > last, l.progress
-		l.mu.Unlock()
-		if reached {
-			return nil
-		}
-		select {
-		case <-progress:
-		case <-ctx.Done():
-			return errorf(codeTimeout, "written at offset %d of %s but not read back in time: %v", last, l.topic, ctx.Err())
-		}
-	}
+	return l.awaitApplied(ctx, last)
 }

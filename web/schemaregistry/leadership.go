@@ -44,8 +44,15 @@ func (r *Registry) writerNow(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	url, term, err := r.leadership.Writer()
-	if err != nil {
-		return "", errorf(codeForwardingError, "no schema registry writer is elected: %v", err)
+	for err != nil {
+		// None elected right now (at startup, or the writer just went):
+		// wait for the election within the request's time.
+		select {
+		case <-ctx.Done():
+			return "", errorf(codeForwardingError, "no schema registry writer is elected: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		url, term, err = r.leadership.Writer()
 	}
 	if url != "" || term == r.syncedTerm {
 		return url, nil
@@ -72,12 +79,16 @@ func (r *Registry) writing(h http.Handler) http.Handler {
 		case req.Header.Get(forwardedHeader) != "":
 			writeError(w, errorf(codeForwardingError, "this registry is not the writer (the writer is %s)", url))
 		default:
-			forward(w, req, url)
+			r.forward(w, req, url)
 		}
 	})
 }
 
-func forward(w http.ResponseWriter, req *http.Request, writer string) {
+// forward relays req to the writer and its answer back. After a
+// successful write it waits (within the request's time) until this
+// registry has read `_schemas` as far as the writer wrote, so the client
+// reads its own write here next.
+func (r *Registry) forward(w http.ResponseWriter, req *http.Request, writer string) {
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
 	if err != nil {
 		writeError(w, errorf(codeUnprocessable, "reading the request: %v", err))
@@ -102,9 +113,26 @@ func forward(w http.ResponseWriter, req *http.Request, writer string) {
 		return
 	}
 	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		writeError(w, errorf(codeForwardingError, "reading the writer's answer: %v", err))
+		return
+	}
+	if c, ok := r.log.(catchingUp); ok && resp.StatusCode/100 == 2 {
+		if err := c.CatchUp(ctx); err != nil {
+			writeError(w, errorf(codeTimeout, "the write succeeded on %s but this registry has not read it yet: %v", writer, err))
+			return
+		}
+	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		w.Header().Set("Content-Type", ct)
 	}
 	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
+	_, _ = w.Write(answer)
+}
+
+// catchingUp is a Log that can wait until it has read everything
+// written so far (KafkaLog).
+type catchingUp interface {
+	CatchUp(ctx context.Context) error
 }
