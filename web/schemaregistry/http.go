@@ -37,20 +37,22 @@ func (r *Registry) Handlers() map[string]http.Handler {
 		"GET /schemas/ids/{id}":                                     r.httpSchemaByID,
 		"GET /schemas/ids/{id}/subjects":                            r.httpIDSubjects,
 		"GET /schemas/ids/{id}/versions":                            r.httpIDVersions,
+		"GET /schemas":                                              r.httpSchemas,
+		"GET /contexts":                                             func(http.ResponseWriter, *http.Request) (any, error) { return []string{"."}, nil },
 		"GET /schemas/types":                                        func(http.ResponseWriter, *http.Request) (any, error) { return schemaTypes, nil },
 		"POST /compatibility/subjects/{subject}/versions/{version}": r.httpCompatibility,
 		"POST /compatibility/subjects/{subject}/versions":           r.httpCompatibility,
-		"GET /config":              r.settingGet(compatibilitySetting),
-		"GET /config/{subject}":    r.settingGet(compatibilitySetting),
-		"PUT /config":              r.settingPut(compatibilitySetting),
-		"PUT /config/{subject}":    r.settingPut(compatibilitySetting),
-		"DELETE /config":           r.settingDelete(compatibilitySetting),
-		"DELETE /config/{subject}": r.settingDelete(compatibilitySetting),
-		"GET /mode":                r.settingGet(modeSetting),
-		"GET /mode/{subject}":      r.settingGet(modeSetting),
-		"PUT /mode":                r.settingPut(modeSetting),
-		"PUT /mode/{subject}":      r.settingPut(modeSetting),
-		"DELETE /mode/{subject}":   r.settingDelete(modeSetting),
+		"GET /config":                                               r.settingGet(compatibilitySetting),
+		"GET /config/{subject}":                                     r.settingGet(compatibilitySetting),
+		"PUT /config":                                               r.settingPut(compatibilitySetting),
+		"PUT /config/{subject}":                                     r.settingPut(compatibilitySetting),
+		"DELETE /config":                                            r.settingDelete(compatibilitySetting),
+		"DELETE /config/{subject}":                                  r.settingDelete(compatibilitySetting),
+		"GET /mode":                                                 r.settingGet(modeSetting),
+		"GET /mode/{subject}":                                       r.settingGet(modeSetting),
+		"PUT /mode":                                                 r.settingPut(modeSetting),
+		"PUT /mode/{subject}":                                       r.settingPut(modeSetting),
+		"DELETE /mode/{subject}":                                    r.settingDelete(modeSetting),
 	}
 	out := make(map[string]http.Handler, len(routes)+2)
 	for pattern, fn := range routes {
@@ -229,6 +231,32 @@ func (r *Registry) httpDeleteVersion(_ http.ResponseWriter, req *http.Request) (
 
 func (r *Registry) httpDeleteSubject(_ http.ResponseWriter, req *http.Request) (any, error) {
 	return r.DeleteSubject(req.Context(), req.PathValue("subject"), flag(req, "permanent"))
+}
+
+// httpSchemas is GET /schemas: every subject's versions (?deleted,
+// ?latestOnly, ?subjectPrefix), as a schema browser lists them.
+func (r *Registry) httpSchemas(_ http.ResponseWriter, req *http.Request) (any, error) {
+	if err := r.awaitReady(req.Context()); err != nil {
+		return nil, err
+	}
+	deleted, latestOnly := flag(req, "deleted"), flag(req, "latestOnly")
+	prefix := req.URL.Query().Get("subjectPrefix")
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := []Version{}
+	for _, subject := range r.st.subjectNames(deleted) {
+		if !strings.HasPrefix(subject, prefix) {
+			continue
+		}
+		vs := r.st.versions(subject, deleted)
+		if latestOnly {
+			vs = vs[len(vs)-1:]
+		}
+		for _, v := range vs {
+			out = append(out, *v)
+		}
+	}
+	return out, nil
 }
 
 // idSchema is the body of GET /schemas/ids/{id}.

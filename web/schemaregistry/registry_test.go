@@ -213,6 +213,12 @@ func TestRegistryOverHTTP(t *testing.T) {
 	if code, v := call(t, "POST", base+"/subjects/new/versions", schemaBody(`"string"`)); code != 200 {
 		t.Errorf("register in READWRITE = %d %v", code, v)
 	}
+	if code, v := call(t, "GET", base+"/schemas?latestOnly=true&subjectPrefix=c-", ""); code != 200 || len(v.([]any)) != 1 || v.([]any)[0].(map[string]any)["subject"] != "c-value" {
+		t.Errorf("/schemas latest of c-* = %d %v", code, v)
+	}
+	if code, v := call(t, "GET", base+"/schemas", ""); code != 200 || len(v.([]any)) != 3 {
+		t.Errorf("/schemas = %d %v, want the 3 live versions", code, v)
+	}
 	if code, v := call(t, "GET", base+"/schemas/types", ""); code != 200 || len(v.([]any)) != 3 {
 		t.Errorf("/schemas/types = %d %v", code, v)
 	}
