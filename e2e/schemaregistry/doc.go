@@ -12,6 +12,9 @@
 //     under NONE (franz_test.go);
 //   - a restart replays `_schemas`: the same subjects, versions and ids,
 //     and new ids continue after the old ones (restart_test.go);
+//   - no `_schemas` topic until the first write, which creates it
+//     compacted; records the registry cannot read are skipped, also on
+//     replay after a restart (topic_test.go);
 //   - in a three-broker cluster writes sent to any broker go to the one
 //     elected writer, so concurrent registrations get distinct ids that
 //     every broker serves, also after the writer stops (cluster_test.go;
