@@ -11,6 +11,10 @@
 //   - the v2 consumer API: instance, subscription, records in json and
 //     avro, offsets committed and read back, the instance deleted
 //     (consumers_test.go);
+//   - with a SASL listener and an ACL authorizer, requests act as their
+//     HTTP Basic user: anonymous writes are 403, a wrong password 401,
+//     alice writes once granted, her consumer instance is hers
+//     (auth_test.go);
 //   - a Python client (httpx, interop/python/rest_proxy.py) doing all of
 //     that, its committed offset checked on the broker (python_test.go;
 //     needs interop/python/.venv).

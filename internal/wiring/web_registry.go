@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/http"
 	"strconv"
 
 	"github.com/samsa-io/samsa/actors/config"
@@ -18,38 +19,47 @@ import (
 // registry keeps its state in the `_schemas` topic; in cluster mode the
 // brokers elect one registry writer through ZooKeeper
 // (web_registry_election.go) and the others forward writes to it.
-// Nothing when there is no HTTP side; a broker with no PLAINTEXT
-// listener serves neither (the clients do not yet speak TLS or SASL)
-// and says so.
+// The REST proxy also acts as a request's HTTP Basic user through the
+// first SASL_PLAINTEXT listener, if there is one, so the broker's
+// authentication and ACLs apply to it. Nothing when there is no HTTP
+// side; without a PLAINTEXT listener there is no registry (its client
+// does not speak TLS or SASL yet) and the proxy takes authenticated
+// requests only.
 func startConfluentAPIs(node *Node, cfg *config.Broker, logger *slog.Logger) {
 	if node.Web == nil {
 		return
 	}
-	addr := ""
-	bound := node.Server.Addrs()
-	for i, l := range cfg.Listeners {
-		if l.Protocol == "PLAINTEXT" && i < len(bound) {
-			addr = loopbackIfWildcard(bound[i])
-			break
+	plainAddr, saslAddr := listenerAddr(node, cfg, "PLAINTEXT"), listenerAddr(node, cfg, "SASL_PLAINTEXT")
+	var closers []func()
+	handlers := map[string]http.Handler{}
+	var reg *schemaregistry.Registry
+	if plainAddr == "" {
+		logger.Warn("schema registry off: it needs a PLAINTEXT listener to reach the _schemas topic")
+	} else {
+		r, log, err := schemaregistry.OpenKafka(schemaregistry.KafkaConfig{Brokers: []string{plainAddr}, Logger: logger})
+		if err != nil {
+			logger.Error("schema registry off", "err", err)
+		} else {
+			reg = r
+			closers = append(closers, log.Close)
+			if node.cluster != nil {
+				election := startRegistryElection(node.cluster.zk, registryURL(node), logger)
+				reg.SetLeadership(election)
+				closers = append([]func(){election.close}, closers...)
+			}
+			maps.Copy(handlers, reg.Handlers())
 		}
 	}
-	if addr == "" {
-		logger.Warn("schema registry and REST proxy off: they need a PLAINTEXT listener to reach the broker")
-		return
+	pc := restproxy.Config{Registry: reg, Logger: logger}
+	if plainAddr != "" {
+		pc.Brokers = []string{plainAddr}
 	}
-	reg, log, err := schemaregistry.OpenKafka(schemaregistry.KafkaConfig{Brokers: []string{addr}, Logger: logger})
-	if err != nil {
-		logger.Error("schema registry and REST proxy off", "err", err)
-		return
+	if saslAddr != "" {
+		pc.SASL = &restproxy.SASL{Brokers: []string{saslAddr}, Mechanisms: config.ParseList(cfg.Value(keySASLMechanisms))}
 	}
-	closers := []func(){log.Close}
-	if node.cluster != nil {
-		election := startRegistryElection(node.cluster.zk, registryURL(node), logger)
-		reg.SetLeadership(election)
-		closers = append([]func(){election.close}, closers...)
-	}
-	handlers := reg.Handlers()
-	if proxy, err := restproxy.New(restproxy.Config{Brokers: []string{addr}, Registry: reg, Logger: logger}); err != nil {
+	if plainAddr == "" && saslAddr == "" {
+		logger.Warn("REST proxy off: it needs a PLAINTEXT or SASL_PLAINTEXT listener")
+	} else if proxy, err := restproxy.New(pc); err != nil {
 		logger.Error("REST proxy off", "err", err)
 	} else {
 		closers = append([]func(){proxy.Close}, closers...)
@@ -63,6 +73,21 @@ func startConfluentAPIs(node *Node, cfg *config.Broker, logger *slog.Logger) {
 	for pattern, h := range handlers {
 		node.Web.Handle(pattern, h)
 	}
+}
+
+// keySASLMechanisms is read by name only here (actors/config defines it).
+const keySASLMechanisms = "sasl.enabled.mechanisms"
+
+// listenerAddr is a dialable address of the first listener of protocol,
+// "" if there is none.
+func listenerAddr(node *Node, cfg *config.Broker, protocol string) string {
+	bound := node.Server.Addrs()
+	for i, l := range cfg.Listeners {
+		if l.Protocol == protocol && i < len(bound) {
+			return loopbackIfWildcard(bound[i])
+		}
+	}
+	return ""
 }
 
 // registryURL is where the other brokers reach this one's registry: its

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -25,6 +27,7 @@ type consumerKey struct{ group, name string }
 // the format its records are answered in.
 type consumer struct {
 	key    consumerKey
+	user   string // who made it ("" anonymous): only they may use it
 	format string // binary, json, avro, jsonschema, protobuf
 	cl     *kgo.Client
 
@@ -72,8 +75,8 @@ func (p *Proxy) createConsumer(w http.ResponseWriter, r *http.Request) error {
 		return errorf(codeUnprocessable, "Invalid auto.offset.reset %s (want earliest or latest).", req.AutoOffsetReset)
 	}
 	key := consumerKey{group: r.PathValue("group"), name: req.Name}
-	opts := []kgo.Opt{kgo.SeedBrokers(p.cfg.Brokers...), kgo.ConsumerGroup(key.group), kgo.ConsumeResetOffset(reset),
-		kgo.ClientID(key.name)}
+	owner := clients(r)
+	opts := append(slices.Clone(owner.opts), kgo.ConsumerGroup(key.group), kgo.ConsumeResetOffset(reset), kgo.ClientID(key.name))
 	if auto, _ := strconv.ParseBool(req.AutoCommitEnable); !auto {
 		opts = append(opts, kgo.DisableAutoCommit())
 	}
@@ -86,7 +89,7 @@ func (p *Proxy) createConsumer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errorf(codeKafkaError, "consumer: %v", err)
 	}
-	p.consumers[key] = &consumer{key: key, format: req.Format, cl: cl, lastUsed: time.Now()}
+	p.consumers[key] = &consumer{key: key, user: owner.user, format: req.Format, cl: cl, lastUsed: time.Now()}
 	writeJSON(w, v2ContentType, http.StatusOK, map[string]string{"instance_id": key.name,
 		"base_uri": base(r) + "/consumers/" + key.group + "/instances/" + key.name})
 	return nil
@@ -112,7 +115,7 @@ func (p *Proxy) instance(r *http.Request) (*consumer, error) {
 	p.consumersMu.Lock()
 	c := p.consumers[key]
 	p.consumersMu.Unlock()
-	if c == nil {
+	if c == nil || c.user != clients(r).user {
 		return nil, errorf(codeConsumerNotFound, "Consumer instance not found.")
 	}
 	c.mu.Lock()
@@ -253,7 +256,7 @@ func (p *Proxy) commitOffsets(w http.ResponseWriter, r *http.Request, c *consume
 	}
 	if len(req.Offsets) == 0 {
 		if err := c.cl.CommitUncommittedOffsets(r.Context()); err != nil {
-			return errorf(codeKafkaError, "commit: %v", err)
+			return kafkaError(err, "commit")
 		}
 		w.WriteHeader(http.StatusOK)
 		return nil
@@ -282,7 +285,7 @@ func (p *Proxy) commitOffsets(w http.ResponseWriter, r *http.Request, c *consume
 		}
 	})
 	if commitErr != nil {
-		return errorf(codeKafkaError, "commit: %v", commitErr)
+		return kafkaError(commitErr, "commit")
 	}
 	w.WriteHeader(http.StatusOK)
 	return nil
@@ -300,9 +303,9 @@ func (p *Proxy) committedOffsets(w http.ResponseWriter, r *http.Request, c *cons
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
-	fetched, err := p.adm.FetchOffsets(r.Context(), c.key.group)
+	fetched, err := kadm.NewClient(c.cl).FetchOffsets(r.Context(), c.key.group)
 	if err != nil {
-		return errorf(codeKafkaError, "fetching offsets: %v", err)
+		return kafkaError(err, "fetching offsets")
 	}
 	out := []topicPartitionOffset{}
 	for _, tp := range req.Partitions {

@@ -11,9 +11,11 @@
 //     protobuf), committing and reading offsets, deleting the instance.
 //
 // It talks to the broker through franz-go clients on the broker's own
-// listener (one shared for admin and produce, one per consumer
+// listeners (one shared for admin and produce per user, one per consumer
 // instance), so everything it does is what any Kafka client could do,
-// under the same rules. Errors are Confluent's bodies:
+// under the same rules: a request with HTTP Basic credentials acts as
+// that SASL user on a SASL_PLAINTEXT listener (auth.go), one without as
+// User:ANONYMOUS on the PLAINTEXT listener. Errors are Confluent's bodies:
 // {"error_code": 40403, "message": "..."}.
 //
 // # Threading

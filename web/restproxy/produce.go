@@ -95,7 +95,7 @@ func (p *Proxy) produce(w http.ResponseWriter, r *http.Request) error {
 		if pathPartition != nil {
 			req.PartitionID = pathPartition
 		}
-		resp, err := p.produceOne(r.Context(), md.Cluster, t.Topic, len(t.Partitions), &req)
+		resp, err := p.produceOne(r.Context(), clients(r).cl, md.Cluster, t.Topic, len(t.Partitions), &req)
 		if err != nil {
 			out = append(out, asError(err))
 			continue
@@ -127,7 +127,7 @@ func asError(err error) *Error {
 	return errorf(codeKafkaError, "%v", err)
 }
 
-func (p *Proxy) produceOne(ctx context.Context, cluster, topic string, partitions int, req *produceRequest) (*produceResponse, error) {
+func (p *Proxy) produceOne(ctx context.Context, cl *kgo.Client, cluster, topic string, partitions int, req *produceRequest) (*produceResponse, error) {
 	rec := &kgo.Record{Topic: topic, Context: ctx}
 	if req.PartitionID != nil {
 		if *req.PartitionID < 0 || int(*req.PartitionID) >= partitions {
@@ -157,12 +157,12 @@ func (p *Proxy) produceOne(ctx context.Context, cluster, topic string, partition
 	if rec.Value, resp.Value, err = p.encode(ctx, topic+"-value", req.Value); err != nil {
 		return nil, err
 	}
-	res := p.cl.ProduceSync(ctx, rec)
+	res := cl.ProduceSync(ctx, rec)
 	if err := res.FirstErr(); err != nil {
 		if errors.Is(err, kerr.UnknownTopicOrPartition) {
 			return nil, errorf(codeNotFound, unknownTopicPartMesage)
 		}
-		return nil, errorf(codeKafkaError, "producing to %s: %v", topic, err)
+		return nil, kafkaError(err, "producing to "+topic)
 	}
 	resp.PartitionID, resp.Offset, resp.Timestamp = rec.Partition, rec.Offset, rec.Timestamp.UTC()
 	return resp, nil

@@ -17,8 +17,12 @@ import (
 
 // Config says how the proxy reaches the broker.
 type Config struct {
-	// Brokers are the bootstrap addresses: the broker's own listener.
+	// Brokers are the bootstrap addresses of the broker's PLAINTEXT
+	// listener, through which requests without credentials act (none:
+	// every request must authenticate, see SASL).
 	Brokers []string
+	// SASL, if set, lets requests act as their HTTP Basic user.
+	SASL *SASL
 	// Registry serializes AVRO, JSONSCHEMA and PROTOBUF records; nil
 	// refuses them.
 	Registry *schemaregistry.Registry
@@ -30,9 +34,11 @@ type Config struct {
 
 // Proxy is the REST proxy of one broker.
 type Proxy struct {
-	cfg Config
-	cl  *kgo.Client
-	adm *kadm.Client
+	cfg       Config
+	anonymous *brokerClients // nil without a PLAINTEXT listener
+
+	usersMu sync.Mutex
+	users   map[string]*brokerClients // by user and password hash
 
 	consumersMu sync.Mutex
 	consumers   map[consumerKey]*consumer
@@ -51,13 +57,16 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.ConsumerIdle <= 0 {
 		cfg.ConsumerIdle = 5 * time.Minute
 	}
-	p := &Proxy{cfg: cfg, consumers: map[consumerKey]*consumer{}, stop: make(chan struct{}), done: make(chan struct{})}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...), kgo.ProducerLinger(0),
-		kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(p.partitionFor)))
-	if err != nil {
-		return nil, fmt.Errorf("rest proxy client: %w", err)
+	p := &Proxy{cfg: cfg, consumers: map[consumerKey]*consumer{}, users: map[string]*brokerClients{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	if len(cfg.Brokers) > 0 {
+		opts := []kgo.Opt{kgo.SeedBrokers(cfg.Brokers...)}
+		cl, err := kgo.NewClient(append(p.sharedOpts(), opts...)...)
+		if err != nil {
+			return nil, fmt.Errorf("rest proxy client: %w", err)
+		}
+		p.anonymous = &brokerClients{cl: cl, adm: kadm.NewClient(cl), opts: opts}
 	}
-	p.cl, p.adm = cl, kadm.NewClient(cl)
 	go p.reapIdleConsumers()
 	return p, nil
 }
@@ -72,8 +81,22 @@ func (p *Proxy) Close() {
 		delete(p.consumers, k)
 	}
 	p.consumersMu.Unlock()
-	p.cl.Close()
+	p.closeUsers()
+	if p.anonymous != nil {
+		p.anonymous.cl.Close()
+	}
 }
+
+// sharedOpts are the options of every client the proxy produces with.
+func (p *Proxy) sharedOpts() []kgo.Opt {
+	return []kgo.Opt{kgo.ProducerLinger(0), kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(p.partitionFor))}
+}
+
+// clientsKey carries a request's brokerClients in its context.
+type clientsKey struct{}
+
+// clients are the request's clients (set by handler).
+func clients(r *http.Request) *brokerClients { return r.Context().Value(clientsKey{}).(*brokerClients) }
 
 // chosenPartition carries a record's requested partition in its context.
 type chosenPartition struct{}
@@ -120,10 +143,10 @@ func (p *Proxy) Handlers() map[string]http.Handler {
 	}
 	out := map[string]http.Handler{}
 	for pattern, fn := range v3 {
-		out[pattern] = handler(v3ContentType, fn)
+		out[pattern] = p.handler(v3ContentType, fn)
 	}
 	for pattern, fn := range v2 {
-		out[pattern] = handler(v2ContentType, fn)
+		out[pattern] = p.handler(v2ContentType, fn)
 	}
 	return out
 }
@@ -131,11 +154,22 @@ func (p *Proxy) Handlers() map[string]http.Handler {
 // requestTimeout bounds what one request may wait for the broker.
 const requestTimeout = 30 * time.Second
 
-func handler(contentType string, fn func(http.ResponseWriter, *http.Request) error) http.Handler {
+// handler serves fn with the request's clients (its user's, or the
+// anonymous ones) in its context; an authentication failure is 401.
+func (p *Proxy) handler(contentType string, fn func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
-		if err := fn(w, r.WithContext(ctx)); err != nil {
+		r = r.WithContext(ctx)
+		c, err := p.clientsFor(r)
+		if err != nil {
+			if p.cfg.SASL != nil {
+				w.Header().Set("WWW-Authenticate", `Basic realm="samsa"`)
+			}
+			writeError(w, contentType, err)
+			return
+		}
+		if err := fn(w, r.WithContext(context.WithValue(ctx, clientsKey{}, c))); err != nil {
 			writeError(w, contentType, err)
 		}
 	})

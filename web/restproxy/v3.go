@@ -1,7 +1,6 @@
 package restproxy
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -78,19 +77,12 @@ func base(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-func (p *Proxy) metadata(ctx context.Context, topics ...string) (kadm.Metadata, error) {
-	md, err := p.adm.Metadata(ctx, topics...)
-	if err != nil {
-		return md, errorf(codeKafkaError, "asking the broker for metadata: %v", err)
-	}
-	return md, nil
-}
-
-// cluster checks the path's cluster id against the broker's.
+// cluster reads the broker's metadata (of topics, or all) and checks
+// the path's cluster id against its.
 func (p *Proxy) cluster(r *http.Request, topics ...string) (kadm.Metadata, error) {
-	md, err := p.metadata(r.Context(), topics...)
+	md, err := clients(r).adm.Metadata(r.Context(), topics...)
 	if err != nil {
-		return md, err
+		return md, kafkaError(err, "asking the broker for metadata")
 	}
 	if id := r.PathValue("cluster"); id != "" && id != md.Cluster {
 		return md, errorf(codeNotFound, "Cluster %s cannot be found.", id)
@@ -162,7 +154,7 @@ func (p *Proxy) topic(r *http.Request) (kadm.Metadata, kadm.TopicDetail, error) 
 	t, ok := md.Topics[name]
 	if !ok || t.Err != nil {
 		if ok && !errors.Is(t.Err, kerr.UnknownTopicOrPartition) {
-			return md, t, errorf(codeKafkaError, "topic %s: %v", name, t.Err)
+			return md, t, kafkaError(t.Err, "topic "+name)
 		}
 		return md, t, errorf(codeNotFound, unknownTopicPartMesage)
 	}
@@ -210,13 +202,15 @@ func (p *Proxy) createTopic(w http.ResponseWriter, r *http.Request) error {
 	for _, c := range req.Configs {
 		configs[c.Name] = c.Value
 	}
-	resp, err := p.adm.CreateTopic(r.Context(), partitions, rf, configs, req.TopicName)
+	resp, err := clients(r).adm.CreateTopic(r.Context(), partitions, rf, configs, req.TopicName)
 	if err == nil {
 		err = resp.Err
 	}
 	switch {
 	case errors.Is(err, kerr.TopicAlreadyExists):
 		return errorf(codeTopicExists, "Topic '%s' already exists.", req.TopicName)
+	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.ClusterAuthorizationFailed):
+		return kafkaError(err, "creating "+req.TopicName)
 	case err != nil:
 		var ke *kerr.Error
 		if errors.As(err, &ke) {
@@ -255,7 +249,7 @@ func (p *Proxy) deleteTopic(w http.ResponseWriter, r *http.Request) error {
 	if _, _, err := p.topic(r); err != nil {
 		return err
 	}
-	resp, err := p.adm.DeleteTopic(r.Context(), r.PathValue("topic"))
+	resp, err := clients(r).adm.DeleteTopic(r.Context(), r.PathValue("topic"))
 	if err == nil {
 		err = resp.Err
 	}
@@ -263,7 +257,7 @@ func (p *Proxy) deleteTopic(w http.ResponseWriter, r *http.Request) error {
 		return errorf(codeNotFound, unknownTopicPartMesage)
 	}
 	if err != nil {
-		return err
+		return kafkaError(err, "deleting "+r.PathValue("topic"))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
