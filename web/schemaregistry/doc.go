@@ -10,13 +10,20 @@
 // Confluent Schema Registry pointed at samsa would read the same schemas.
 //
 // The pieces, one concept a file:
+//   - record.go: the `_schemas` keys and values;
 //   - state.go: the in-memory registry that records are applied to, the
-//     pure core (no I/O), tested on its own;
+//     pure core (no I/O), tested on its own; settings.go: the two
+//     per-subject settings (compatibility level, mode);
 //   - registry.go: the operations (register, look up, delete, config,
 //     mode) that check against the state and append records to a Log;
 //   - kafkalog.go: the Log on the `_schemas` topic (franz-go);
+//   - leadership.go: in a cluster, writing only while elected and
+//     forwarding writes to the elected writer otherwise (the election
+//     itself is the wiring's, through ZooKeeper);
 //   - avro.go, jsonschema.go, protobuf.go: parsing and compatibility per
 //     schema type; compat.go: the compatibility levels;
+//   - serde.go, avrojson.go: records in Confluent's wire format from and
+//     to JSON, for the REST proxy (and the console);
 //   - http.go: the REST handlers and Confluent's error bodies.
 //
 // # Threading
@@ -25,5 +32,6 @@
 // its lock; HTTP handlers read it concurrently under the read lock.
 // Writes are serialized by the Registry's write lock: a write checks the
 // state, appends its record and returns once the reader has applied it,
-// so a client that reads after its write sees it.
+// so a client that reads after its write sees it. Across brokers, only
+// the elected writer writes (leadership.go).
 package schemaregistry
