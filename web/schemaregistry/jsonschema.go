@@ -122,7 +122,7 @@ func (c *jsonResolver) check(reader, writer any, path string) {
 	if ri, ok := r["items"]; ok {
 		if wi, ok := w["items"]; ok {
 			c.check(ri, wi, path+"/items")
-		} else if _, isObj := ri.(map[string]any); isObj && len(ri.(map[string]any)) > 0 {
+		} else if o, nothing := asObject(ri); nothing || len(o) > 0 {
 			c.fail(path+"/items", "items constrained")
 		}
 	}
