@@ -12,6 +12,8 @@
 //     under NONE (franz_test.go);
 //   - a restart replays `_schemas`: the same subjects, versions and ids,
 //     and new ids continue after the old ones (restart_test.go);
+//   - a broker with only a SASL_PLAINTEXT listener serves the registry,
+//     which logs in with the broker's own PLAIN identity (sasl_test.go);
 //   - no `_schemas` topic until the first write, which creates it
 //     compacted; records the registry cannot read are skipped, also on
 //     replay after a restart (topic_test.go);

@@ -6,8 +6,13 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/samsa-io/samsa/actors/config"
+	"github.com/samsa-io/samsa/actors/sasl"
 	"github.com/samsa-io/samsa/web/restproxy"
 	"github.com/samsa-io/samsa/web/schemaregistry"
 )
@@ -21,22 +26,30 @@ import (
 // (web_registry_election.go) and the others forward writes to it.
 // The REST proxy also acts as a request's HTTP Basic user through the
 // first SASL_PLAINTEXT listener, if there is one, so the broker's
-// authentication and ACLs apply to it. Nothing when there is no HTTP
-// side; without a PLAINTEXT listener there is no registry (its client
-// does not speak TLS or SASL yet) and the proxy takes authenticated
-// requests only.
+// authentication and ACLs apply to it. Without a PLAINTEXT listener the
+// registry logs in on the SASL_PLAINTEXT one with the broker's own PLAIN
+// identity (the username/password of its JAAS entry), or is off, and the
+// proxy takes authenticated requests only. Nothing when there is no HTTP
+// side.
 func startConfluentAPIs(node *Node, cfg *config.Broker, logger *slog.Logger) {
 	if node.Web == nil {
 		return
 	}
-	plainAddr, saslAddr := listenerAddr(node, cfg, "PLAINTEXT"), listenerAddr(node, cfg, "SASL_PLAINTEXT")
+	plainAddr := listenerAddr(node, cfg, "PLAINTEXT")
+	saslAddr, saslListener := saslListenerOf(node, cfg)
 	var closers []func()
 	handlers := map[string]http.Handler{}
 	var reg *schemaregistry.Registry
-	if plainAddr == "" {
-		logger.Warn("schema registry off: it needs a PLAINTEXT listener to reach the _schemas topic")
+	kc := schemaregistry.KafkaConfig{Brokers: []string{plainAddr}, Logger: logger}
+	if plainAddr == "" && saslAddr != "" {
+		if user, pass := brokerPlainLogin(cfg, saslListener); user != "" {
+			kc.Brokers, kc.Opts = []string{saslAddr}, []kgo.Opt{kgo.SASL(plain.Auth{User: user, Pass: pass}.AsMechanism())}
+		}
+	}
+	if kc.Brokers[0] == "" {
+		logger.Warn("schema registry off: it needs a PLAINTEXT listener, or a SASL_PLAINTEXT one with PLAIN and the broker's own username/password in its JAAS entry, to reach the _schemas topic")
 	} else {
-		r, log, err := schemaregistry.OpenKafka(schemaregistry.KafkaConfig{Brokers: []string{plainAddr}, Logger: logger})
+		r, log, err := schemaregistry.OpenKafka(kc)
 		if err != nil {
 			logger.Error("schema registry off", "err", err)
 		} else {
@@ -55,7 +68,7 @@ func startConfluentAPIs(node *Node, cfg *config.Broker, logger *slog.Logger) {
 		pc.Brokers = []string{plainAddr}
 	}
 	if saslAddr != "" {
-		pc.SASL = &restproxy.SASL{Brokers: []string{saslAddr}, Mechanisms: config.ParseList(cfg.Value(keySASLMechanisms))}
+		pc.SASL = &restproxy.SASL{Brokers: []string{saslAddr}, Mechanisms: saslListener.Mechanisms}
 	}
 	if plainAddr == "" && saslAddr == "" {
 		logger.Warn("REST proxy off: it needs a PLAINTEXT or SASL_PLAINTEXT listener")
@@ -75,8 +88,44 @@ func startConfluentAPIs(node *Node, cfg *config.Broker, logger *slog.Logger) {
 	}
 }
 
-// keySASLMechanisms is read by name only here (actors/config defines it).
-const keySASLMechanisms = "sasl.enabled.mechanisms"
+// saslListenerOf is the first SASL_PLAINTEXT listener: a dialable
+// address and its settings as the broker reads them ("" and nil when
+// there is none, or it does not parse).
+func saslListenerOf(node *Node, cfg *config.Broker) (string, *sasl.Listener) {
+	addr := listenerAddr(node, cfg, "SASL_PLAINTEXT")
+	if addr == "" {
+		return "", nil
+	}
+	for _, l := range cfg.Listeners {
+		if l.Protocol == "SASL_PLAINTEXT" {
+			sl, err := sasl.NewListener(l.Name, func(key string) string { return cfg.Static[key] })
+			if err != nil {
+				return "", nil
+			}
+			return addr, sl
+		}
+	}
+	return "", nil
+}
+
+// brokerPlainLogin is the username and password of the listener's PLAIN
+// JAAS entry: the broker's own client identity (Kafka's inter-broker
+// login), which the registry uses when it has no PLAINTEXT listener. ""
+// when PLAIN is off or the entry has none.
+func brokerPlainLogin(cfg *config.Broker, l *sasl.Listener) (user, pass string) {
+	if !l.Enabled(sasl.Plain) {
+		return "", ""
+	}
+	text := cfg.Static[sasl.ListenerKey(l.Name, strings.ToLower(sasl.Plain)+"."+sasl.KeyJAAS)]
+	if text == "" {
+		text = cfg.Static[sasl.KeyJAAS]
+	}
+	j, err := sasl.ParseJAAS(text)
+	if err != nil {
+		return "", ""
+	}
+	return j.Options["username"], j.Options["password"]
+}
 
 // listenerAddr is a dialable address of the first listener of protocol,
 // "" if there is none.
