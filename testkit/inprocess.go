@@ -16,6 +16,7 @@ import (
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/internal/wiring"
 	"github.com/samsa-io/samsa/netloop"
+	"github.com/samsa-io/samsa/web"
 )
 
 // InProcess is a broker running inside the test's process: actors.NewBroker
@@ -30,6 +31,9 @@ type InProcess struct {
 	Addr string
 	// Dir is the data directory (log.dirs).
 	Dir string
+	// Web is the broker's HTTP side (samsa.http.listeners), nil when
+	// none is configured.
+	Web *web.Server
 
 	t      testing.TB
 	values map[string]string
@@ -93,7 +97,7 @@ func (b *InProcess) start() {
 	if err != nil {
 		b.t.Fatalf("in-process broker: %v", err)
 	}
-	b.node, b.Broker, b.Server = node, node.Broker, node.Server
+	b.node, b.Broker, b.Server, b.Web = node, node.Broker, node.Server, node.Web
 	b.Addr = net.JoinHostPort(node.Host, strconv.Itoa(int(node.Port)))
 }
 

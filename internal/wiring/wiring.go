@@ -29,6 +29,8 @@ type Node struct {
 	Web *web.Server
 
 	cluster *clusterNode // cluster mode only
+
+	closeConfluentAPIs func() // the Schema Registry's and REST proxy's clients, if they run
 }
 
 // Start opens the broker's metadata and logs (actors.NewBroker), starts
@@ -61,6 +63,7 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 	node.Web = w
 	mountConsole(node, cfg, logger)
 	mountMetrics(node, logger)
+	startConfluentAPIs(node, cfg, logger)
 	if w != nil {
 		w.SetReady(nil)
 	}
@@ -123,6 +126,9 @@ func closeBroker(b *actors.Broker, cfg *config.Broker) error {
 func (n *Node) Stop(ctx context.Context) error {
 	if n.Web != nil {
 		n.Web.SetReady(errShuttingDown)
+	}
+	if n.closeConfluentAPIs != nil {
+		n.closeConfluentAPIs()
 	}
 	var err error
 	if n.cluster != nil {
