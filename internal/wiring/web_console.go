@@ -33,6 +33,9 @@ func mountConsole(node *Node, cfg *config.Broker, logger *slog.Logger) {
 		ReadOnly:   config.ParseBool(cfg.Value(config.KeyConsoleReadOnly)),
 		Logger:     logger.With("component", "console"),
 	}
+	if node.schemaRegistry != nil {
+		opts.Schemas = node.schemaRegistry
+	}
 	node.Web.Handle("/", console.New(opts))
 	logger.Info("web console mounted", "listener", l.Name, "read_only", opts.ReadOnly, "sign_in", len(opts.Mechanisms) > 0)
 }

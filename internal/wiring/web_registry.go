@@ -54,6 +54,7 @@ func startConfluentAPIs(node *Node, cfg *config.Broker, logger *slog.Logger) {
 			logger.Error("schema registry off", "err", err)
 		} else {
 			reg = r
+			node.schemaRegistry = r
 			closers = append(closers, log.Close)
 			if node.cluster != nil {
 				election := startRegistryElection(node.cluster.zk, registryURL(node), logger)

@@ -14,6 +14,7 @@ import (
 	"github.com/samsa-io/samsa/actors/config"
 	"github.com/samsa-io/samsa/netloop"
 	"github.com/samsa-io/samsa/web"
+	"github.com/samsa-io/samsa/web/schemaregistry"
 )
 
 // Node is a running broker: its actors and its listeners.
@@ -30,7 +31,8 @@ type Node struct {
 
 	cluster *clusterNode // cluster mode only
 
-	closeConfluentAPIs func() // the Schema Registry's and REST proxy's clients, if they run
+	closeConfluentAPIs func()                   // the Schema Registry's and REST proxy's clients, if they run
+	schemaRegistry     *schemaregistry.Registry // nil when it does not run
 }
 
 // Start opens the broker's metadata and logs (actors.NewBroker), starts
@@ -61,9 +63,9 @@ func StartWith(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		return nil, err
 	}
 	node.Web = w
-	mountConsole(node, cfg, logger)
 	mountMetrics(node, logger)
 	startConfluentAPIs(node, cfg, logger)
+	mountConsole(node, cfg, logger) // after the registry, whose decoder it uses
 	if w != nil {
 		w.SetReady(nil)
 	}

@@ -1,7 +1,9 @@
 package console
 
 import (
+	"context"
 	"crypto/tls"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -26,6 +28,16 @@ type Options struct {
 	Logger *slog.Logger
 	// Timeout bounds the Kafka requests behind one page (default 15s).
 	Timeout time.Duration
+	// Schemas, if set, decodes keys and values in Confluent's wire format
+	// (a zero byte, a schema id, the encoded data) through the Schema
+	// Registry: the message browser's "schema" format.
+	Schemas SchemaDecoder
+}
+
+// SchemaDecoder turns a payload in Confluent's wire format into JSON and
+// says which schema id it was written with (web/schemaregistry.Registry).
+type SchemaDecoder interface {
+	Deserialize(ctx context.Context, payload []byte) (json.RawMessage, int, error)
 }
 
 // Console is the web console, an http.Handler to mount at /.

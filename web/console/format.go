@@ -2,8 +2,11 @@ package console
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -12,6 +15,8 @@ const (
 	formatText = "text"
 	formatJSON = "json"
 	formatHex  = "hex"
+	// formatSchema decodes through the Schema Registry (Options.Schemas).
+	formatSchema = "schema"
 )
 
 // shown is a key, value or header value as the browser shows it.
@@ -48,5 +53,32 @@ func show(b []byte, isNull bool, format string) shown {
 		return s
 	}
 	s.Text = string(b)
+	return s
+}
+
+// showDecoded renders b decoded through the Schema Registry as indented
+// JSON, noting the schema id; what is not in Confluent's wire format, or
+// names a schema the registry cannot decode it with, is shown as text
+// (or hex) with the reason.
+func showDecoded(ctx context.Context, dec SchemaDecoder, b []byte, isNull bool) shown {
+	if isNull {
+		return shown{Null: true, Text: "null"}
+	}
+	if len(b) < 5 || b[0] != 0 {
+		s := show(b, false, formatText)
+		if s.Note == "" {
+			s.Note = "not in the Schema Registry's wire format; shown as text"
+		}
+		return s
+	}
+	data, id, err := dec.Deserialize(ctx, b)
+	if err != nil {
+		s := show(b, false, formatHex)
+		s.Note = fmt.Sprintf("cannot decode with schema id %d: %v; shown as hex", binary.BigEndian.Uint32(b[1:5]), err)
+		return s
+	}
+	s := show(data, false, formatJSON)
+	s.Size = len(b)
+	s.Note = fmt.Sprintf("schema id %d", id)
 	return s
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -53,7 +54,7 @@ func parseMessagesQuery(r *http.Request) (messagesQuery, error) {
 	if m.From == "" {
 		m.From = "newest"
 	}
-	if m.Format != formatJSON && m.Format != formatHex {
+	if m.Format != formatJSON && m.Format != formatHex && m.Format != formatSchema {
 		m.Format = formatText
 	}
 	if s := q.Get("partition"); s != "" {
@@ -125,6 +126,11 @@ func (c *Console) messagesPage(w http.ResponseWriter, r *http.Request, k *kafka)
 		return badInput(fmt.Sprintf("Topic %q has %d partition(s); there is no partition %d.", topic, len(t.Partitions), q.Partition))
 	}
 	d := messagesData{Topic: topic, Partitions: t.Partitions.Numbers(), Query: q, Formats: []string{formatText, formatJSON, formatHex}}
+	if c.opts.Schemas != nil {
+		d.Formats = append(d.Formats, formatSchema)
+	} else if q.Format == formatSchema {
+		d.Query.Format = formatText // no registry to decode with
+	}
 	starts, err := k.adm.ListStartOffsets(k.ctx, topic)
 	if err != nil {
 		return err
@@ -197,7 +203,7 @@ func (c *Console) readRecords(r *http.Request, d *messagesData) error {
 				continue
 			}
 			row := messageRow{Offset: rec.Offset, Timestamp: rec.Timestamp.UnixMilli(),
-				Key: show(rec.Key, rec.Key == nil, d.Query.Format), Value: show(rec.Value, rec.Value == nil, d.Query.Format)}
+				Key: c.show(r.Context(), rec.Key, rec.Key == nil, d.Query.Format), Value: c.show(r.Context(), rec.Value, rec.Value == nil, d.Query.Format)}
 			for _, h := range rec.Headers {
 				row.Headers = append(row.Headers, headerRow{Key: h.Key, Value: show(h.Value, h.Value == nil, formatText)})
 			}
@@ -209,4 +215,13 @@ func (c *Console) readRecords(r *http.Request, d *messagesData) error {
 		d.Incomplete = fmt.Sprintf("Stopped at offset %d before the end offset %d: no more records arrived in time (the rest may be transaction markers or aborted records).", d.Next, d.End)
 	}
 	return nil
+}
+
+// show renders a key or value in format, through the Schema Registry for
+// the schema format.
+func (c *Console) show(ctx context.Context, b []byte, isNull bool, format string) shown {
+	if format == formatSchema && c.opts.Schemas != nil {
+		return showDecoded(ctx, c.opts.Schemas, b, isNull)
+	}
+	return show(b, isNull, format)
 }
