@@ -74,6 +74,12 @@ cluster-test: deps
 mixed-test: deps
 	$(GO) test -timeout 15m ./e2e/mixed/...
 
+## migrate-demo: the rolling migration of docs/migration.md, shown: three Kafka 3.9.1 brokers under
+## load replaced one by one by samsa on their own files, one rolled back (e2e/mixed TestRollingMigration)
+.PHONY: migrate-demo
+migrate-demo: deps
+	$(GO) test -count=1 -v -timeout 10m -run 'TestRollingMigration$$' ./e2e/mixed/
+
 ## bench: the micro-benchmarks (segment/, wire/, ...)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
