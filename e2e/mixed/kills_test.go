@@ -2,6 +2,7 @@ package mixed
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,36 @@ func killRestart(t *testing.T, c *testkit.Cluster, l *ackedLoad, b *testkit.Clus
 	l.waitProgress(t, 300, time.Minute, "after the restart")
 }
 
+// controlledShutdownDone is what each kind logs when the controller
+// answered its ControlledShutdown with every leadership moved away.
+var controlledShutdownDone = map[testkit.ClusterKind]string{
+	testkit.Samsa:   "controlled shutdown: the controller moved every leadership away",
+	testkit.Kafka39: "Controlled shutdown request returned successfully",
+}
+
+// stopRestart stops broker b with SIGTERM under l's load, which makes it
+// ask the controller (of the other kind, in these tests) to move its
+// leaderships away before it exits, checks that the controller did, and
+// starts it again.
+func stopRestart(t *testing.T, c *testkit.Cluster, l *ackedLoad, b *testkit.ClusterBroker) {
+	t.Helper()
+	ctrl, _ := controllerOf(c)
+	t.Logf("SIGTERM broker %d (%s; controller %d, %s)", b.ID(), b.Kind(), ctrl.ID(), ctrl.Kind())
+	mark := b.OutputMark()
+	if err := b.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if want := controlledShutdownDone[b.Kind()]; !strings.Contains(b.OutputSince(mark), want) {
+		t.Errorf("broker %d (%s) stopped without the controller (%s) moving its leaderships: no %q in its output",
+			b.ID(), b.Kind(), ctrl.Kind(), want)
+	}
+	l.waitProgress(t, 300, time.Minute, "with broker "+b.Kind().String()+" stopped")
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFullISR(t, c, l.topic, 3, 3, 2*time.Minute)
+}
+
 // electPreferred asks the controller to give each partition of topic
 // back to its preferred leader and waits until partition p is led by
 // broker id.
@@ -47,9 +78,10 @@ func electPreferred(t *testing.T, ctx context.Context, c *testkit.Cluster, topic
 
 // leaderKills is the test of one mixed cluster: acks=all load on an RF 3
 // topic whose three partitions each broker leads one of, while leaders of
-// both kinds are killed with SIGKILL and restarted, first under a Kafka
-// controller, then under a samsa one; every acknowledged record must be
-// read back.
+// both kinds are killed with SIGKILL and restarted, or stopped with a
+// controlled shutdown the other kind's controller runs, first under a
+// Kafka controller, then under a samsa one; every acknowledged record
+// must be read back.
 func leaderKills(t *testing.T, c *testkit.Cluster) {
 	ctx := deadline(t, 6*time.Minute)
 	const topic = "acked"
@@ -58,18 +90,24 @@ func leaderKills(t *testing.T, c *testkit.Cluster) {
 	l := startLoad(t, ctx, c, topic)
 	l.waitProgress(t, 300, time.Minute, "at start")
 
-	// Under the Kafka controller: a samsa leader dies, then the
-	// controller itself (leading a partition too).
-	killRestart(t, c, l, c.BrokerByID(leaderOf(t, c, topic, samsaPartition(c))))
+	// Under the Kafka controller: a samsa leader dies, then, leading
+	// again, stops with a controlled shutdown; then the controller itself
+	// (leading a partition too) dies.
+	samsaP := samsaPartition(c)
+	killRestart(t, c, l, c.BrokerByID(leaderOf(t, c, topic, samsaP)))
+	electPreferred(t, ctx, c, topic, samsaP, samsaP+1)
+	stopRestart(t, c, l, c.BrokerByID(samsaP+1))
 	killRestart(t, c, l, ctrl)
 
 	// Under a samsa controller: a Kafka leader dies (made leader again by
-	// a preferred election the samsa controller runs), then the samsa
-	// controller.
+	// a preferred election the samsa controller runs) and then stops with
+	// a controlled shutdown; then the samsa controller dies.
 	ctrl = moveControllerTo(t, c, testkit.Samsa)
 	kafkaP := kafkaPartition(c)
 	electPreferred(t, ctx, c, topic, kafkaP, kafkaP+1)
 	killRestart(t, c, l, c.BrokerByID(kafkaP+1))
+	electPreferred(t, ctx, c, topic, kafkaP, kafkaP+1)
+	stopRestart(t, c, l, c.BrokerByID(kafkaP+1))
 	killRestart(t, c, l, ctrl)
 
 	readAll(t, ctx, c, topic, l.finish(t, ctx))
