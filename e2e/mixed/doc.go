@@ -17,7 +17,8 @@
 //     with every kind of file (segments, indexes, .txnindex, leader
 //     epochs, the four checkpoints, producer snapshots, group offsets),
 //     samsa serves it and writes more, Kafka takes it back; and the same
-//     starting with samsa.
+//     starting with samsa. TestTakeoverRefusesOldFormat: a partition in
+//     Kafka's message format v1 is refused clearly, its files untouched.
 //   - migration_test.go: TestRollingMigration, docs/migration.md under
 //     load: three Kafka brokers replaced one by one by samsa with
 //     controlled shutdowns, one rolled back.

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/samsa-io/samsa/testkit"
 )
@@ -148,5 +151,68 @@ func checkKafkaRecovery(t *testing.T, c *testkit.Cluster) {
 				}
 			}
 		}
+	}
+}
+
+// TestTakeoverRefusesOldFormat: a Kafka directory with a partition whose
+// segment is in Kafka's message format v1 (magic 1; made here by
+// rewriting the magic byte of a segment Kafka wrote, since Kafka 3.9
+// writes v2 only) is taken over by samsa, which must refuse that
+// partition clearly (an error naming the segment), leave its files as
+// they were, and serve the other partitions.
+func TestTakeoverRefusesOldFormat(t *testing.T) {
+	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Kafka39, Brokers: 1, SessionTimeout: sessionTimeout})
+	keepLogs(t, c)
+	b := c.Broker(0)
+	ctx := deadline(t, 2*time.Minute)
+	resp, err := admin(t, c).CreateTopic(ctx, 2, 1, nil, plainTopic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [2][]string{numbered("p0", 20), numbered("p1", 20)}
+	cl := client(t, c, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	for p, vals := range want {
+		for _, v := range vals {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: plainTopic, Partition: int32(p), Value: []byte(v)}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cl.Close()
+	if err := b.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	segment := filepath.Join(b.DataDir(), plainTopic+"-0", "00000000000000000000.log")
+	data, err := os.ReadFile(segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[16] = 1 // the magic byte, at the same place in v0/v1 message sets and v2 batches
+	if err := os.WriteFile(segment, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetKind(testkit.Samsa); err != nil {
+		t.Fatal(err)
+	}
+	mark := b.OutputMark()
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readPartition(t, ctx, c, plainTopic, 1, 0, kgo.ReadUncommitted(), len(want[1])); !slices.Equal(got, want[1]) {
+		t.Errorf("samsa serves %s-1: %s", plainTopic, firstDifference(got, want[1]))
+	}
+	out := b.OutputSince(mark)
+	if !strings.Contains(out, "unsupported log format") || !strings.Contains(out, segment) {
+		t.Errorf("samsa did not refuse %s clearly; its output:\n%s", segment, testkit.LastLines(out, 30))
+	}
+	if after, err := os.ReadFile(segment); err != nil || !bytes.Equal(after, data) {
+		t.Errorf("the refused segment was changed (%d bytes, was %d; %v)", len(after), len(data), err)
+	}
+	// Stopped by the test: the refusal is an ERROR, which is its point.
+	if err := b.Stop(); err != nil {
+		t.Fatal(err)
 	}
 }
