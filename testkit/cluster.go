@@ -44,6 +44,11 @@ func (k ClusterKind) String() string {
 // brokers on one new ZooKeeper.
 type ClusterConfig struct {
 	Kind ClusterKind
+	// BrokerKinds runs some brokers (by broker.id) as another kind than
+	// Kind: a mixed cluster of Kafka 3.9.1 and samsa brokers on one
+	// ZooKeeper, which samsa must join as a peer (issue #21).
+	// ClusterBroker.SetKind changes a stopped broker's kind later.
+	BrokerKinds map[int32]ClusterKind
 	// Brokers is how many brokers to run; default 3. Their broker.id are
 	// 1..Brokers, Broker(i) has id i+1.
 	Brokers int
@@ -90,11 +95,6 @@ type ClusterConfig struct {
 	StopTimeout time.Duration
 	// Output, when set, also receives everything every broker prints.
 	Output io.Writer
-	// BrokerKinds runs some brokers (by broker.id) as another kind than
-	// Kind: a mixed cluster of Kafka 3.9.1 and samsa brokers on one
-	// ZooKeeper, which samsa must join as a peer (issue #21).
-	// ClusterBroker.SetKind changes a stopped broker's kind later.
-	BrokerKinds map[int32]ClusterKind
 	// BrokerLinks routes the brokers' inter-broker traffic through the
 	// testkit, on a second listener (InterBrokerListener), so that
 	// CutFromBrokers and HealBrokers can cut one broker off from the
