@@ -30,7 +30,7 @@ deps:
 ## detector runs about 20x slower, which would force smaller workloads).
 test: deps lint-imports
 	$(GO) test -race -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/e2e')
-	$(GO) test -timeout $(TEST_TIMEOUT) $$($(GO) list ./e2e/... | grep -v /e2e/cluster)
+	$(GO) test -timeout $(TEST_TIMEOUT) $$($(GO) list ./e2e/... | grep -v -e /e2e/cluster -e /e2e/mixed)
 
 ## lint-imports: the structural rules of internal/lint (imports, layers, clock use); a second to run
 lint-imports:
@@ -66,6 +66,19 @@ interop: deps
 .PHONY: cluster-test
 cluster-test: deps
 	$(GO) test -timeout 20m ./e2e/cluster/...
+	$(MAKE) mixed-test
+
+## mixed-test: Apache Kafka 3.9.1 JVMs and samsa brokers in one cluster, leader kills under
+## acks=all load, in-place data-directory takeover both ways (e2e/mixed; a few minutes).
+.PHONY: mixed-test
+mixed-test: deps
+	$(GO) test -timeout 15m ./e2e/mixed/...
+
+## migrate-demo: the rolling migration of docs/migration.md, shown: three Kafka 3.9.1 brokers under
+## load replaced one by one by samsa on their own files, one rolled back (e2e/mixed TestRollingMigration)
+.PHONY: migrate-demo
+migrate-demo: deps
+	$(GO) test -count=1 -v -timeout 10m -run 'TestRollingMigration$$' ./e2e/mixed/
 
 ## bench: the micro-benchmarks (segment/, wire/, ...)
 bench:

@@ -138,6 +138,11 @@
 //  1. A cleaned segment's swap past its commit point (a <base>.log.swap)
 //     is finished; then temporary files (.cleaned, .swap, .deleted,
 //     .tmp) and index files without a .log are deleted.
+//     The first batch of each segment below the recovery point (of every
+//     segment after a clean shutdown) must have magic 2: Kafka's message
+//     sets v0 and v1, which a Kafka broker's directory may still hold, and
+//     unknown formats are refused with ErrUnsupportedFormat (the
+//     partition stays offline, its files untouched), never cut as damage.
 //  2. After a clean shutdown (marker present), nothing is scanned but the
 //     active segment's tail after its last index entry; any invalid byte
 //     there is a CorruptionError.

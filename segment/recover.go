@@ -109,6 +109,9 @@ func (d *Dir) openLog(tp TopicPartition, dir string, cfg Config, clean bool, rec
 		s.txn.exists = txnIndexes[b]
 		l.segs = append(l.segs, s)
 	}
+	if err := l.checkFormats(clean, recoveryPoint); err != nil {
+		return nil, rep, err
+	}
 	var epochsLost error
 	if l.epochs, epochsLost, err = loadEpochCache(d.fs, dir+"/"+LeaderEpochFile); err != nil {
 		return nil, rep, err

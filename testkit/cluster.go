@@ -44,6 +44,11 @@ func (k ClusterKind) String() string {
 // brokers on one new ZooKeeper.
 type ClusterConfig struct {
 	Kind ClusterKind
+	// BrokerKinds runs some brokers (by broker.id) as another kind than
+	// Kind: a mixed cluster of Kafka 3.9.1 and samsa brokers on one
+	// ZooKeeper, which samsa must join as a peer (issue #21).
+	// ClusterBroker.SetKind changes a stopped broker's kind later.
+	BrokerKinds map[int32]ClusterKind
 	// Brokers is how many brokers to run; default 3. Their broker.id are
 	// 1..Brokers, Broker(i) has id i+1.
 	Brokers int
@@ -159,8 +164,7 @@ type Cluster struct {
 func StartCluster(t testing.TB, cfg ClusterConfig) *Cluster {
 	t.Helper()
 	Require(t, ZooKeeperAvailable() || cfg.ZooKeeper != nil, "ZooKeeper is not installed ("+ZooKeeperJar+" and java; run `make deps`)")
-	switch cfg.Kind {
-	case Kafka39:
+	if cfg.Kind == Kafka39 || slices.Contains(slices.Collect(maps.Values(cfg.BrokerKinds)), Kafka39) {
 		RequireKafka39(t)
 	}
 	c, err := LaunchCluster(cfg)
@@ -170,7 +174,7 @@ func StartCluster(t testing.TB, cfg ClusterConfig) *Cluster {
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, b := range c.brokers {
-				t.Logf("broker %d (%s, %s) output:\n%s", b.id, c.cfg.Kind, b.Addr(), LastLines(b.Output(), 150))
+				t.Logf("broker %d (%s, %s) output:\n%s", b.id, b.Kind(), b.Addr(), LastLines(b.Output(), 150))
 			}
 		}
 		if err := c.Close(); err != nil {
@@ -211,21 +215,12 @@ func LaunchCluster(cfg ClusterConfig) (*Cluster, error) {
 		return nil, fmt.Errorf("testkit: BrokerLinks need the PLAINTEXT Listener (their internal listener is PLAINTEXT)")
 	}
 	c := &Cluster{cfg: cfg, zk: cfg.ZooKeeper}
-	var err error
-	switch cfg.Kind {
-	case Kafka39:
-		c.kafka, err = ResolveKafka39()
-	case Samsa:
-		c.bin = cfg.Binary
-		if c.bin == "" {
-			c.bin, err = SamsaBinary()
+	for _, kind := range append([]ClusterKind{cfg.Kind}, slices.Collect(maps.Values(cfg.BrokerKinds))...) {
+		if err := c.resolve(kind); err != nil {
+			return nil, err
 		}
-	default:
-		err = fmt.Errorf("testkit: unknown %v", cfg.Kind)
 	}
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	if c.dir, err = os.MkdirTemp("", "samsa-cluster-"); err != nil {
 		return nil, fmt.Errorf("testkit: %w", err)
 	}
@@ -234,6 +229,36 @@ func LaunchCluster(cfg ClusterConfig) (*Cluster, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// resolve finds what brokers of kind run: Kafka's class path or samsa's
+// binary, once each.
+func (c *Cluster) resolve(kind ClusterKind) error {
+	var err error
+	switch kind {
+	case Kafka39:
+		if c.kafka == nil {
+			c.kafka, err = ResolveKafka39()
+		}
+	case Samsa:
+		if c.bin == "" {
+			c.bin = c.cfg.Binary
+		}
+		if c.bin == "" {
+			c.bin, err = SamsaBinary()
+		}
+	default:
+		err = fmt.Errorf("testkit: unknown %v", kind)
+	}
+	return err
+}
+
+// kindOf is the kind broker id starts as.
+func (c *Cluster) kindOf(id int32) ClusterKind {
+	if k, ok := c.cfg.BrokerKinds[id]; ok {
+		return k
+	}
+	return c.cfg.Kind
 }
 
 func (c *Cluster) launch() error {
@@ -314,7 +339,7 @@ func (c *Cluster) properties(id int32, port, extraPort int, zkConnect, dataDir s
 		}
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "# broker %d of a %s test cluster, written by samsa's testkit\n", id, c.cfg.Kind)
+	fmt.Fprintf(&sb, "# broker %d of a test cluster, written by samsa's testkit\n", id)
 	for _, k := range order {
 		// Java properties: a backslash escapes; nothing else here needs it.
 		fmt.Fprintf(&sb, "%s=%s\n", k, strings.ReplaceAll(values[k], `\`, `\\`))
@@ -371,11 +396,12 @@ func (c *Cluster) BrokerByID(id int32) *ClusterBroker {
 // Brokers returns every broker, in broker.id order.
 func (c *Cluster) Brokers() []*ClusterBroker { return slices.Clone(c.brokers) }
 
-// Kind is the brokers' kind.
+// Kind is the brokers' kind (ClusterConfig.Kind; a mixed cluster's
+// brokers each have their own, ClusterBroker.Kind).
 func (c *Cluster) Kind() ClusterKind { return c.cfg.Kind }
 
-// Kafka is the resolved Kafka 3.9.1 (Kind Kafka39), for running its tools
-// against the cluster; nil for samsa.
+// Kafka is the resolved Kafka 3.9.1 (when any broker is Kafka39), for
+// running its tools against the cluster; nil for samsa.
 func (c *Cluster) Kafka() *Kafka { return c.kafka }
 
 // ZooKeeper is the cluster's ZooKeeper server.
@@ -418,7 +444,7 @@ func (c *Cluster) Close() error {
 	errs := make([]error, len(c.brokers))
 	for i, b := range c.brokers {
 		wg.Go(func() {
-			if c.cfg.Kind == Samsa {
+			if b.Kind() == Samsa {
 				if err := b.Stop(); err != nil {
 					errs[i] = fmt.Errorf("broker %d: %w", b.id, err)
 				}

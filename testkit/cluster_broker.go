@@ -33,6 +33,7 @@ type ClusterBroker struct {
 	props string
 	proxy *faultproxy.Proxy
 	out   *outputLog
+	kind  ClusterKind // guarded by mu
 
 	mu   sync.Mutex // serialises Start, Stop, Kill
 	proc *child     // the current run; nil before the first Start
@@ -51,7 +52,7 @@ func (c *Cluster) newBroker(id int32) (*ClusterBroker, error) {
 		return nil, fmt.Errorf("testkit: %w", err)
 	}
 	b := &ClusterBroker{c: c, id: id, port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		dir: c.brokerDir(id), proxy: proxy, out: &outputLog{tee: c.cfg.Output}}
+		dir: c.brokerDir(id), proxy: proxy, out: &outputLog{tee: c.cfg.Output}, kind: c.kindOf(id)}
 	b.props = filepath.Join(b.dir, "server.properties")
 	extraPort := 0
 	if c.cfg.ExtraListener != "" {
@@ -79,11 +80,10 @@ func (c *Cluster) newBroker(id int32) (*ClusterBroker, error) {
 	if err := os.WriteFile(b.props, []byte(text), 0o644); err != nil {
 		return b, fmt.Errorf("testkit: %w", err)
 	}
-	if c.cfg.Kind == Kafka39 {
-		log4j := kafkaLog4j + c.cfg.Log4j + "\n"
-		if err := os.WriteFile(filepath.Join(b.dir, "log4j.properties"), []byte(log4j), 0o644); err != nil {
-			return b, fmt.Errorf("testkit: %w", err)
-		}
+	// Written for every broker: SetKind can turn any into a Kafka broker.
+	log4j := kafkaLog4j + c.cfg.Log4j + "\n"
+	if err := os.WriteFile(filepath.Join(b.dir, "log4j.properties"), []byte(log4j), 0o644); err != nil {
+		return b, fmt.Errorf("testkit: %w", err)
 	}
 	return b, nil
 }
@@ -112,10 +112,33 @@ func (b *ClusterBroker) PropertiesFile() string { return b.props }
 // ZooKeeperProxy is the faultproxy between this broker and ZooKeeper.
 func (b *ClusterBroker) ZooKeeperProxy() *faultproxy.Proxy { return b.proxy }
 
-// command is the broker's command line for the cluster's kind.
+// Kind is what the broker runs as: samsa or Kafka 3.9.1.
+func (b *ClusterBroker) Kind() ClusterKind {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.kind
+}
+
+// SetKind makes the next Start run the broker as kind, on the same
+// server.properties, port and data directory: an in-place takeover of a
+// Kafka broker by samsa, or the reverse. The broker must not be running.
+func (b *ClusterBroker) SetKind(kind ClusterKind) error {
+	if err := b.c.resolve(kind); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.proc.running() {
+		return fmt.Errorf("testkit: broker %d is running; stop it before changing its kind", b.id)
+	}
+	b.kind = kind
+	return nil
+}
+
+// command is the broker's command line for its kind.
 func (b *ClusterBroker) command() *exec.Cmd {
 	var argv []string
-	switch b.c.cfg.Kind {
+	switch b.kind {
 	case Kafka39:
 		jvm := append([]string{"-Dlog4j.configuration=file:" + filepath.Join(b.dir, "log4j.properties"),
 			"-Dkafka.logs.dir=" + b.dir}, b.c.cfg.JVMOptions...)
@@ -129,9 +152,10 @@ func (b *ClusterBroker) command() *exec.Cmd {
 	return cmd
 }
 
-// readyLine reports whether line is the broker's "now serving" line.
-func (b *ClusterBroker) readyLine(line string) bool {
-	if b.c.cfg.Kind == Kafka39 {
+// readyLine reports whether line is a broker of kind's "now serving"
+// line.
+func readyLineOf(kind ClusterKind, line string) bool {
+	if kind == Kafka39 {
 		return strings.Contains(line, "started (kafka.server.KafkaServer)")
 	}
 	return readyLine.MatchString(line)
@@ -161,7 +185,7 @@ func (b *ClusterBroker) Start() error {
 		return fmt.Errorf("testkit: broker %d is already running", b.id)
 	}
 	path := b.c.ZKPath(brokerIDsPath + "/" + strconv.Itoa(int(b.id)))
-	if b.c.cfg.Kind == Kafka39 {
+	if b.kind == Kafka39 {
 		err := b.c.waitZK(path+" gone (the killed broker's session expired)", func() (bool, <-chan zk.Event, error) {
 			ok, _, ev, err := b.c.conn.ExistsW(path)
 			return err == nil && !ok, ev, err
@@ -175,9 +199,10 @@ func (b *ClusterBroker) Start() error {
 		return err
 	}
 	ready := make(chan struct{})
+	kind := b.kind
 	var once sync.Once
 	b.out.setWatch(func(line string) {
-		if b.readyLine(line) {
+		if readyLineOf(kind, line) {
 			once.Do(func() { close(ready) })
 		}
 	})
@@ -194,7 +219,7 @@ func (b *ClusterBroker) Start() error {
 
 	fail := func(format string, args ...any) error {
 		b.proc.kill()
-		return fmt.Errorf("testkit: broker %d (%s): %s; output:\n%s", b.id, b.c.cfg.Kind,
+		return fmt.Errorf("testkit: broker %d (%s): %s; output:\n%s", b.id, b.kind,
 			fmt.Sprintf(format, args...), tail(b.out.since(mark)))
 	}
 	deadline := time.NewTimer(b.c.cfg.ReadyTimeout)
@@ -272,7 +297,7 @@ func (b *ClusterBroker) Stop() error {
 	case err != nil:
 		return fmt.Errorf("testkit: SIGTERM to broker %d: %w", b.id, err)
 	}
-	if state == nil || state.ExitCode() == 0 || (b.c.cfg.Kind == Kafka39 && state.ExitCode() == 128+int(syscall.SIGTERM)) {
+	if state == nil || state.ExitCode() == 0 || (b.kind == Kafka39 && state.ExitCode() == 128+int(syscall.SIGTERM)) {
 		return nil
 	}
 	return fmt.Errorf("testkit: broker %d exited with %s after SIGTERM", b.id, state)

@@ -28,8 +28,10 @@
 // coordinator fencing a producer) moves the producer to it. RecordMarker
 // reports each transaction it ends, for the aborted-transaction index.
 //
-// State is rebuilt after a restart from a snapshot (Encode/Decode) plus a
-// replay of the batches appended after it (Observe).
+// State is rebuilt after a restart from a snapshot (Encode/Decode, in
+// Kafka's producer-snapshot format, so that Kafka and samsa open each
+// other's: snapshot.go) plus a replay of the batches appended after it
+// (Observe).
 //
 // Threading: a State is owned by its partition actor; not safe for
 // concurrent use. It does no I/O and reads no clock: times are arguments.

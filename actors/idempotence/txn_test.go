@@ -1,6 +1,7 @@
 package idempotence
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/samsa-io/samsa/wire"
@@ -69,9 +70,9 @@ func TestOpenTransactionsSurviveSnapshotsAndExpiry(t *testing.T) {
 	s := New()
 	appendAt(t, s, txnHdr(7, 2, 0, 1), 40)
 	s.RecordMarker(8, 0, Marker{Commit: true, CoordinatorEpoch: 9}, 41, 1000)
-	got, at, err := Decode(s.Encode(42))
-	if err != nil || at != 42 {
-		t.Fatalf("decode: %v at %d", err, at)
+	got, err := Decode(s.Encode(42), 42)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
 	}
 	if first, ok := got.FirstUnstableOffset(); !ok || first != 40 {
 		t.Fatalf("after a snapshot: first unstable %d %v, want 40", first, ok)
@@ -94,9 +95,12 @@ func TestVersion1SnapshotsStillDecode(t *testing.T) {
 	b := []byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 1,
 		0, 0, 0, 0, 0, 0, 0, 5, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0}
 	putCRC(b)
-	s, at, err := Decode(b)
-	if err != nil || at != 3 {
-		t.Fatalf("decode v1: %v at %d", err, at)
+	s, err := Decode(b, 3)
+	if err != nil {
+		t.Fatalf("decode v1: %v", err)
+	}
+	if _, err := Decode(b, 4); !errors.Is(err, ErrBadSnapshot) {
+		t.Fatalf("a samsa v1 snapshot taken at 3 but named 4 decoded: %v", err)
 	}
 	if p, ok := s.Producer(5); !ok || p.Epoch != 1 || p.TxnFirstOffset != -1 {
 		t.Fatalf("producer 5: %+v %v", p, ok)

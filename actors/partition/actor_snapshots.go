@@ -17,8 +17,10 @@ import (
 // Producer-state snapshots live in the partition directory as
 // <offset>.snapshot (20 digits, like segment files; Kafka names its
 // producer snapshots the same way): the idempotence.State encoding as of
-// that log offset, written atomically (temporary file, fsync, rename,
-// directory fsync). The two newest are kept. On open the newest snapshot
+// that log offset, in Kafka's format (a Kafka broker taking over the
+// directory loads them, and samsa loads Kafka's), written atomically
+// (temporary file, fsync, rename, directory fsync). The two newest are
+// kept. On open the newest snapshot
 // at or below the log end offset is loaded and the batch headers after it
 // are replayed; snapshots above the log end (written before a crash cut
 // the log's unsynced tail) are deleted. Without a usable snapshot the
@@ -75,8 +77,8 @@ func (p *partitionActor) loadProducers(now int64) (*idempotence.State, int64) {
 		data, err := vfs.ReadFile(fs, path)
 		if err == nil {
 			var s *idempotence.State
-			if s, from, err = idempotence.Decode(data); err == nil && from == off {
-				state, snapAt = s, off
+			if s, err = idempotence.Decode(data, off); err == nil {
+				state, from, snapAt = s, off, off
 				break
 			}
 		}

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -364,6 +365,26 @@ func TestRecordFormat(t *testing.T) {
 	}
 	if _, err := decodeValue("x", []byte{0, 9}); err == nil {
 		t.Fatal("a value of version 9 decoded")
+	}
+}
+
+// The partition list is null only in state Empty, as Kafka writes it:
+// Kafka 3.9.1 reads the list of every other state without a null check,
+// and one null list stops it loading the whole log partition (seen in a
+// mixed cluster, e2e/mixed). The list's length is the int32 after the
+// fixed fields of a version 0 value: version, producer id, epoch,
+// timeout, state.
+func TestRecordPartitionListNullOnlyWhenEmpty(t *testing.T) {
+	const listAt = 2 + 8 + 2 + 4 + 1
+	for _, st := range []State{Empty, Ongoing, PrepareCommit, CompleteCommit, CompleteAbort} {
+		v := encodeValue(&record{pid: 1, state: st})
+		want := int32(0)
+		if st == Empty {
+			want = -1 // null
+		}
+		if n := int32(binary.BigEndian.Uint32(v[listAt:])); n != want {
+			t.Errorf("state %v: partition list length %d, want %d", st, n, want)
+		}
 	}
 }
 

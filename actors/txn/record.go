@@ -35,6 +35,13 @@ func encodeValue(t *record) []byte {
 	v.State = t.state
 	v.LastUpdateTimestamp = t.updateMs
 	v.StartTimestamp = t.startMs
+	// Kafka writes a null partition list only in state Empty, and reads
+	// the list of every other state without a null check (a null one
+	// makes its TransactionStateManager fail to load the whole log
+	// partition), so any other state gets at least an empty list.
+	if t.state != Empty {
+		v.Topics = []kmsg.TxnMetadataValueTopic{}
+	}
 	for _, tp := range t.parts {
 		if n := len(v.Topics); n > 0 && v.Topics[n-1].Topic == tp.Topic {
 			v.Topics[n-1].Partitions = append(v.Topics[n-1].Partitions, tp.Partition)

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/testkit"
 	"github.com/samsa-io/samsa/wire/batchtest"
 )
 
@@ -112,22 +113,14 @@ func TestProduceRecordErrors(t *testing.T) {
 // Produce version the client and broker share (v8+ has record_errors).
 func rawProduce(t *testing.T, cl *kgo.Client, topic string, batch []byte) kmsg.ProduceResponseTopicPartition {
 	t.Helper()
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = -1, 10_000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(deadline(t, 20*time.Second), cl)
+	p, version, err := testkit.ProduceBatch(deadline(t, 20*time.Second), cl, topic, 0, batch)
 	if err != nil {
 		t.Fatalf("produce: %v", err)
 	}
-	if req.Version < 8 {
-		t.Fatalf("produce went out as v%d; record_errors need v8+", req.Version)
+	if version < 8 {
+		t.Fatalf("produce went out as v%d; record_errors need v8+", version)
 	}
-	return resp.Topics[0].Partitions[0]
+	return p
 }
 
 // errorIndexes lists a partition answer's record errors, failing t for

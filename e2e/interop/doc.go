@@ -1,7 +1,8 @@
 // Command interop runs real Kafka clients against `samsa serve`, one
 // broker and a cluster, and writes the compatibility matrix,
-// docs/compatibility.md. `make interop` runs it from the repository root
-// with -cluster 0,3:
+// docs/compatibility.md (all but its last section, "Inter-broker
+// compatibility", which it keeps as it was: e2e/mixed's results, kept.go).
+// `make interop` runs it from the repository root with -cluster 0,3:
 //
 //	go run ./e2e/interop [-cluster 0|N|0,3] [-count 10000] [-clients franz-go,kafkajs] [-broker HOST:PORT[,HOST:PORT...]] [-out docs/compatibility.md]
 //

@@ -222,6 +222,7 @@ func run(ctx context.Context, out string, count int, only, bootstrap string, siz
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return failed, err
 		}
+		buf.Write(keptSection(path))
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			return failed, err
 		}

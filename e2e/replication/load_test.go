@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,43 +122,7 @@ func readBackExactlyOnce(t *testing.T, ctx context.Context, c *testkit.Cluster, 
 	t.Helper()
 	cons := testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
-	seen := map[string]int{}
-	found := 0
-	idle := time.Now()
-	for found < len(acked) && time.Since(idle) < 15*time.Second && ctx.Err() == nil {
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		fs := cons.PollFetches(pctx)
-		cancel()
-		fs.EachRecord(func(r *kgo.Record) {
-			idle = time.Now()
-			v := string(r.Value)
-			seen[v]++
-			if acked[v] && seen[v] == 1 {
-				found++
-			}
-		})
-	}
-	var lost, dup []string
-	for v := range acked {
-		switch seen[v] {
-		case 0:
-			lost = append(lost, v)
-		case 1:
-		default:
-			dup = append(dup, v)
-		}
-	}
-	slices.Sort(lost)
-	slices.Sort(dup)
-	if len(lost) > 0 {
-		t.Errorf("%d of %d acknowledged records lost, first %v", len(lost), len(acked), lost[:min(5, len(lost))])
-	}
-	if len(dup) > 0 {
-		t.Errorf("%d acknowledged records read more than once (the producer is idempotent), first %v", len(dup), dup[:min(5, len(dup))])
-	}
-	if len(acked) == 0 {
-		t.Error("nothing was acknowledged: the test proved nothing")
-	}
+	testkit.ReadBackExactlyOnce(t, ctx, cons, slices.Collect(maps.Keys(acked)))
 }
 
 // partitionState reads partition p's state znode: what the controller
