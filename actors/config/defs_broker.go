@@ -300,7 +300,7 @@ var brokerDefs = []Def{
 		Doc: "Longest graceful shutdown: requests in flight finish and logs close within this time."},
 }
 
-var brokerIndex = index(slices.Concat(brokerDefs, kafkaDynamicDefs, groupBrokerDefs, aclDefs, saslDefs, quotaDefs))
+var brokerIndex = index(slices.Concat(brokerDefs, kafkaDynamicDefs, groupBrokerDefs, consumerGroupBrokerDefs, aclDefs, saslDefs, quotaDefs))
 
 // BrokerDef returns the definition of a broker config.
 func BrokerDef(name string) (*Def, bool) {
