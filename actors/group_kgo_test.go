@@ -408,14 +408,7 @@ func describe848(t *testing.T, adm *kadm.Client, group string) kadm.DescribedCon
 // stableWith reports whether the group is Stable with n members that
 // between them own every partition of topic (which has parts).
 func stableWith(d kadm.DescribedConsumerGroup, n int, topic string, parts int) bool {
-	if d.Err != nil || d.State != "Stable" || len(d.Members) != n {
-		return false
-	}
-	owned := 0
-	for _, m := range d.Members {
-		owned += len(m.Assignment[topic])
-	}
-	return owned == parts
+	return testkit.ConsumerGroupReconciled(d, topic, n, parts)
 }
 
 // Franz-go members on the KIP-848 protocol (ServerSideBalancer) join one

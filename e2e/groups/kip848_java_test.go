@@ -1,0 +1,183 @@
+package groups
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/samsa-io/samsa/testkit"
+)
+
+// kip848Args make consumer group (KIP-848) members quick to reconcile and
+// quick to fence: heartbeats every half second, fenced after six seconds
+// of silence.
+var kip848Args = append([]string{"--group.consumer.heartbeat.interval.ms", "500",
+	"--group.consumer.session.timeout.ms", "6000"}, fastGroups...)
+
+// interopJava is the classpath of interop/java's harness and Kafka's
+// jars; the test is skipped until they are built.
+func interopJava(t *testing.T) string {
+	t.Helper()
+	kafkaJars(t)
+	dir, err := filepath.Abs("../../interop/java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "target", "classes", "io", "samsa", "interop", "GroupMember.class")); err != nil {
+		t.Skip("interop/java is not built with GroupMember (cd interop/java && mvn -q package -DskipTests)")
+	}
+	return filepath.Join(dir, "target", "classes") + string(os.PathListSeparator) + filepath.Join(dir, "target", "lib", "*")
+}
+
+// javaMember is one Java KafkaConsumer process (interop/java's
+// GroupMember) in a group; every value it prints (after committing it)
+// goes into the tally.
+type javaMember struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{} // closed when its output ends
+}
+
+func startJavaMember(t *testing.T, cp, addr, topic, group, protocol string, c *tally) *javaMember {
+	t.Helper()
+	cmd := exec.Command("java", "-Xmx128m", "-cp", cp, "io.samsa.interop.Main", "group-member", addr, topic, group, protocol)
+	// The output pipe closes when the process has exited (Wait below),
+	// which ends the reader.
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = pw, &stderr
+	stdin, err := cmd.StdinPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { pw.CloseWithError(cmd.Wait()) }()
+	m := &javaMember{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		for sc := bufio.NewScanner(pr); sc.Scan(); {
+			if v, ok := strings.CutPrefix(sc.Text(), "R "); ok {
+				c.add(v)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-m.done
+		if t.Failed() {
+			t.Logf("java member %d stderr:\n%s", cmd.Process.Pid, stderr.String())
+		}
+	})
+	return m
+}
+
+// leave closes the member's stdin: it leaves the group and exits.
+func (m *javaMember) leave(t *testing.T) {
+	t.Helper()
+	_ = m.stdin.Close()
+	select {
+	case <-m.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("java member did not leave")
+	}
+}
+
+// waitConsumerGroup polls ConsumerGroupDescribe until ok accepts the group.
+func waitConsumerGroup(t *testing.T, adm *kadm.Client, group string, d time.Duration, ok func(kadm.DescribedConsumerGroup) bool) kadm.DescribedConsumerGroup {
+	t.Helper()
+	var g kadm.DescribedConsumerGroup
+	deadlineC := time.After(d)
+	for {
+		if ds, err := adm.DescribeConsumerGroups(deadline(t, 10*time.Second), group); err == nil {
+			if g = ds[group]; ok(g) {
+				return g
+			}
+		}
+		select {
+		case <-deadlineC:
+			t.Fatalf("consumer group %s never got there: state %q, %d members", group, g.State, len(g.Members))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// reconciledWith accepts a Stable consumer group of n members that
+// together own every one of topic's partitions.
+func reconciledWith(topic string, n, partitions int) func(kadm.DescribedConsumerGroup) bool {
+	return func(g kadm.DescribedConsumerGroup) bool { return testkit.ConsumerGroupReconciled(g, topic, n, partitions) }
+}
+
+// Java's KafkaConsumer with group.protocol=consumer (Kafka 4.1 clients):
+// members join one at a time and in a burst, leave, and one is killed
+// with SIGKILL; the broker fences it after group.consumer.session.timeout.ms
+// and the others take its partitions over. Each member commits before it
+// reports a record, so every record is reported exactly once.
+func TestJavaConsumerProtocolMembersComeAndGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts four JVMs")
+	}
+	cp := interopJava(t)
+	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: kip848Args})
+	topic, group := name(t, "t"), name(t, "g")
+	const parts = 6
+	createTopic(t, b.Addr(), topic, parts)
+	adm := admin(t, b.Addr())
+	c := newTally()
+	start := time.Now()
+
+	produce(t, b.Addr(), topic, 0, 200)
+	m1 := startJavaMember(t, cp, b.Addr(), topic, group, "consumer", c)
+	c.waitDistinct(t, 200, 60*time.Second)
+	t.Logf("one member consumed the first 200 after %v", time.Since(start))
+
+	m2 := startJavaMember(t, cp, b.Addr(), topic, group, "consumer", c)
+	startJavaMember(t, cp, b.Addr(), topic, group, "consumer", c)
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, parts))
+	produce(t, b.Addr(), topic, 200, 200)
+	c.waitDistinct(t, 400, 60*time.Second)
+	t.Logf("three members after a burst of two; 400 consumed after %v", time.Since(start))
+
+	m1.leave(t)
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, parts))
+	startJavaMember(t, cp, b.Addr(), topic, group, "consumer", c)
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, parts))
+	produce(t, b.Addr(), topic, 400, 200)
+	c.waitDistinct(t, 600, 60*time.Second)
+	t.Logf("one left, one joined; 600 consumed after %v", time.Since(start))
+
+	// Killed without leaving: the broker still counts it, and its
+	// partitions wait, until its session runs out.
+	if err := m2.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	produce(t, b.Addr(), topic, 600, 200)
+	g := waitConsumerGroup(t, adm, group, 10*time.Second, func(g kadm.DescribedConsumerGroup) bool { return g.Err == nil })
+	if time.Since(killed) < 5*time.Second && len(g.Members) != 3 {
+		t.Errorf("the killed member was gone %v after the kill, before its 6 s session ended", time.Since(killed))
+	}
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, parts))
+	t.Logf("the killed member was fenced %v after SIGKILL", time.Since(killed).Round(100*time.Millisecond))
+	c.waitDistinct(t, 800, 60*time.Second)
+	c.check(t, 800, true)
+
+	offs, err := adm.FetchOffsets(deadline(t, 10*time.Second), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	offs.Each(func(o kadm.OffsetResponse) { sum += o.At })
+	if sum != 800 {
+		t.Errorf("committed offsets add up to %d, want 800", sum)
+	}
+}
