@@ -37,18 +37,47 @@ func interopJava(t *testing.T) string {
 	return filepath.Join(dir, "target", "classes") + string(os.PathListSeparator) + filepath.Join(dir, "target", "lib", "*")
 }
 
-// javaMember is one Java KafkaConsumer process (interop/java's
-// GroupMember) in a group; every value it prints (after committing it)
-// goes into the tally.
-type javaMember struct {
+// librdkafkaPython is the interpreter of interop/python's venv with
+// confluent-kafka (librdkafka 2.10+ speaks the consumer protocol); the
+// test is skipped without it.
+func librdkafkaPython(t *testing.T) string {
+	t.Helper()
+	py, err := filepath.Abs("../../interop/python/.venv/bin/python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(py, "-c", "import confluent_kafka").CombinedOutput(); err != nil {
+		t.Skipf("confluent-kafka is not installed in interop/python/.venv (scripts/interop-setup.sh): %v %s", err, out)
+	}
+	return py
+}
+
+// memberProcess is one group member process (interop/java's GroupMember
+// or interop/python's group_member.py); every value it prints (after
+// committing it) goes into the tally.
+type memberProcess struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	done  chan struct{} // closed when its output ends
 }
 
-func startJavaMember(t *testing.T, cp, addr, topic, group, protocol string, c *tally) *javaMember {
+func startJavaMember(t *testing.T, cp, addr, topic, group, protocol string, c *tally) *memberProcess {
 	t.Helper()
-	cmd := exec.Command("java", "-Xmx128m", "-cp", cp, "io.samsa.interop.Main", "group-member", addr, topic, group, protocol)
+	return startMemberProcess(t, c, "java", "-Xmx128m", "-cp", cp, "io.samsa.interop.Main", "group-member", addr, topic, group, protocol)
+}
+
+func startLibrdkafkaMember(t *testing.T, py, addr, topic, group, protocol string, c *tally) *memberProcess {
+	t.Helper()
+	script, err := filepath.Abs("../../interop/python/group_member.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startMemberProcess(t, c, py, script, addr, topic, group, protocol)
+}
+
+func startMemberProcess(t *testing.T, c *tally, argv ...string) *memberProcess {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
 	// The output pipe closes when the process has exited (Wait below),
 	// which ends the reader.
 	pr, pw := io.Pipe()
@@ -62,7 +91,7 @@ func startJavaMember(t *testing.T, cp, addr, topic, group, protocol string, c *t
 		t.Fatal(err)
 	}
 	go func() { pw.CloseWithError(cmd.Wait()) }()
-	m := &javaMember{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	m := &memberProcess{cmd: cmd, stdin: stdin, done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
 		for sc := bufio.NewScanner(pr); sc.Scan(); {
@@ -75,20 +104,20 @@ func startJavaMember(t *testing.T, cp, addr, topic, group, protocol string, c *t
 		_ = cmd.Process.Kill()
 		<-m.done
 		if t.Failed() {
-			t.Logf("java member %d stderr:\n%s", cmd.Process.Pid, stderr.String())
+			t.Logf("member %s (pid %d) stderr:\n%s", filepath.Base(argv[0]), cmd.Process.Pid, stderr.String())
 		}
 	})
 	return m
 }
 
 // leave closes the member's stdin: it leaves the group and exits.
-func (m *javaMember) leave(t *testing.T) {
+func (m *memberProcess) leave(t *testing.T) {
 	t.Helper()
 	_ = m.stdin.Close()
 	select {
 	case <-m.done:
 	case <-time.After(60 * time.Second):
-		t.Fatal("java member did not leave")
+		t.Fatal("member did not leave")
 	}
 }
 
@@ -127,37 +156,65 @@ func TestJavaConsumerProtocolMembersComeAndGo(t *testing.T) {
 		t.Skip("starts four JVMs")
 	}
 	cp := interopJava(t)
+	membersComeAndGo(t, func(_ int, addr, topic, group string, c *tally) *memberProcess {
+		return startJavaMember(t, cp, addr, topic, group, "consumer", c)
+	})
+}
+
+// The same with librdkafka (confluent-kafka 2.16, group.protocol=consumer)
+// and Java members in one group: the SIGKILLed member is a librdkafka one.
+func TestLibrdkafkaConsumerProtocolWithJava(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a JVM and three Python processes")
+	}
+	cp := interopJava(t)
+	py := librdkafkaPython(t)
+	membersComeAndGo(t, func(i int, addr, topic, group string, c *tally) *memberProcess {
+		if i == 2 {
+			return startJavaMember(t, cp, addr, topic, group, "consumer", c)
+		}
+		return startLibrdkafkaMember(t, py, addr, topic, group, "consumer", c)
+	})
+}
+
+// membersComeAndGo is the scenario: member 0 consumes alone, members 1
+// and 2 join together, member 0 leaves, member 3 joins, member 1 is
+// SIGKILLed while the group is idle (everything produced so far is
+// consumed and committed) and fenced after its session; 800 records, each
+// reported once.
+func membersComeAndGo(t *testing.T, start func(i int, addr, topic, group string, c *tally) *memberProcess) {
 	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: kip848Args})
 	topic, group := name(t, "t"), name(t, "g")
 	const parts = 6
 	createTopic(t, b.Addr(), topic, parts)
 	adm := admin(t, b.Addr())
 	c := newTally()
-	start := time.Now()
+	began := time.Now()
+	member := func(i int) *memberProcess { return start(i, b.Addr(), topic, group, c) }
 
 	produce(t, b.Addr(), topic, 0, 200)
-	m1 := startJavaMember(t, cp, b.Addr(), topic, group, "consumer", c)
+	m0 := member(0)
 	c.waitDistinct(t, 200, 60*time.Second)
-	t.Logf("one member consumed the first 200 after %v", time.Since(start))
+	t.Logf("one member consumed the first 200 after %v", time.Since(began))
 
-	m2 := startJavaMember(t, cp, b.Addr(), topic, group, "consumer", c)
-	startJavaMember(t, cp, b.Addr(), topic, group, "consumer", c)
+	m1 := member(1)
+	member(2)
 	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, parts))
 	produce(t, b.Addr(), topic, 200, 200)
 	c.waitDistinct(t, 400, 60*time.Second)
-	t.Logf("three members after a burst of two; 400 consumed after %v", time.Since(start))
+	t.Logf("three members after a burst of two; 400 consumed after %v", time.Since(began))
 
-	m1.leave(t)
+	m0.leave(t)
 	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, parts))
-	startJavaMember(t, cp, b.Addr(), topic, group, "consumer", c)
+	member(3)
 	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, parts))
 	produce(t, b.Addr(), topic, 400, 200)
 	c.waitDistinct(t, 600, 60*time.Second)
-	t.Logf("one left, one joined; 600 consumed after %v", time.Since(start))
+	t.Logf("one left, one joined; 600 consumed after %v", time.Since(began))
 
 	// Killed without leaving: the broker still counts it, and its
 	// partitions wait, until its session runs out.
-	if err := m2.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := m1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
