@@ -397,7 +397,7 @@ func (g *Group) bumpGroupEpoch(subs subscriptions) []Record {
 	cg.epoch++
 	cg.topics = subs.topics
 	recs := []Record{
-		consumerPartitionMetadataRecord(g.id, cg.epoch, cg.topics),
+		consumerPartitionMetadataRecord(g.id, cg.topics),
 		consumerMetadataRecord(g.id, cg.epoch),
 	}
 	ids := cg.sortedMembers()

@@ -85,9 +85,8 @@ func consumerMetadataRecord(group string, epoch int32) Record {
 
 // consumerPartitionMetadataRecord is ConsumerGroupPartitionMetadata: the
 // subscribed topics' ids, names and partition counts (no racks).
-func consumerPartitionMetadataRecord(group string, epoch int32, topics map[string]TopicMeta) Record {
+func consumerPartitionMetadataRecord(group string, topics map[string]TopicMeta) Record {
 	v := kbin.AppendInt16(nil, 0)
-	v = kbin.AppendInt32(v, epoch)
 	names := TopicMap(topics).Names()
 	v = kbin.AppendCompactArrayLen(v, len(names))
 	for _, name := range names {

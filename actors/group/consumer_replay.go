@@ -34,7 +34,6 @@ func (g *Group) replayConsumer(key Key, value []byte) error {
 		epoch := r.Int32()
 		apply = func() { cg.epoch = epoch }
 	case consumerPartitionMetaKey:
-		r.Int32() // the epoch, as in ConsumerGroupMetadata
 		topics := map[string]TopicMeta{}
 		n := r.CompactArrayLen()
 		for i := int32(0); i < n && r.Ok(); i++ {
