@@ -239,6 +239,8 @@ func errorCode(r kmsg.Response) kerr.Code {
 		return kerr.Code(r.ErrorCode)
 	case *kmsg.OffsetFetchResponse:
 		return kerr.Code(r.ErrorCode)
+	case *kmsg.ConsumerGroupHeartbeatResponse:
+		return kerr.Code(r.ErrorCode)
 	case *kmsg.OffsetCommitResponse:
 		if len(r.Topics) > 0 && len(r.Topics[0].Partitions) > 0 {
 			return kerr.Code(r.Topics[0].Partitions[0].ErrorCode)
