@@ -147,6 +147,11 @@ func handleGroupRequest(s *Services, req *wire.Request) {
 	case *kmsg.ConsumerGroupHeartbeatRequest:
 		client.Topics = clusterTopics(s)
 		send(pids[group.PartitionFor(r.Group, n)], req, r)
+	case *kmsg.JoinGroupRequest:
+		// A classic member of a consumer group (KIP-848 migration) is
+		// assigned by the broker, from the cluster's topics.
+		client.Topics = clusterTopics(s)
+		send(pids[group.PartitionFor(r.Group, n)], req, r)
 	case *kmsg.DeleteGroupsRequest:
 		splitGroups(s, req, pids, r.Groups, func(id string) string { return id },
 			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },

@@ -9,7 +9,10 @@ import (
 
 // consumerMemberType is ConsumerGroupDescribe v1's member type of a
 // member that speaks the consumer protocol (0 would be classic).
-const consumerMemberType = 1
+const (
+	consumerMemberType = 1
+	classicMemberType  = 0
+)
 
 // ConsumerGroupDescribe is the group's ConsumerGroupDescribe entry:
 // GROUP_ID_NOT_FOUND for a group that does not exist or is not a
@@ -57,6 +60,9 @@ func (g *Group) ConsumerGroupDescribe(version int16) kmsg.ConsumerGroupDescribeR
 		dm.TargetAssignment = describe(cg.target[m.id])
 		if version >= 1 {
 			dm.MemberType = consumerMemberType
+			if m.classic != nil {
+				dm.MemberType = classicMemberType
+			}
 		}
 		d.Members = append(d.Members, dm)
 	}

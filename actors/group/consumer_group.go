@@ -147,6 +147,10 @@ type cmember struct {
 	state     memberState
 	assigned  partitions // owned (current assignment)
 	revoking  partitions // partitions pending revocation
+
+	// classic is set for a member that speaks the classic protocol
+	// (consumer_classic.go).
+	classic *classicInfo
 }
 
 // consumerGroup is the KIP-848 ("consumer" type) state of a group: the

@@ -207,7 +207,7 @@ func TestConsumerGroupInOtherAPIs(t *testing.T) {
 	}
 
 	id := h.join("g", joinOpts{protocols: rangeOn("a")})
-	h.wantCode(id, kerr.InconsistentGroupProtocol)
+	h.wantCode(id, kerr.GroupMaxSizeReached) // a classic member may join, but not past the cap
 
 	del := kmsg.NewPtrDeleteGroupsRequest()
 	del.Groups = []string{"g"}
@@ -230,11 +230,18 @@ func TestConsumerGroupInOtherAPIs(t *testing.T) {
 		t.Fatalf("deleted group back after replay: %+v", g)
 	}
 
-	// A classic group with members is not taken over.
+	// A classic group with members is upgraded only within the cap,
+	// and only when its members' subscriptions and assignments are the
+	// consumer protocol's (these are opaque bytes).
 	h.stableGroup("classic", 1)
 	full.Group, full.MemberID = "classic", "x"
-	if code := errorCode(h.reply(h.send(full, "c"))); code != kerr.GroupIDNotFound {
-		t.Fatalf("heartbeat to a classic group: %v", code)
+	if code := errorCode(h.reply(h.send(full, "c"))); code != kerr.GroupMaxSizeReached {
+		t.Fatalf("heartbeat to a full classic group: %v", code)
+	}
+	h2 := newConsumerHarness(t)
+	h2.stableGroup("classic", 1)
+	if code := errorCode(h2.reply(h2.send(full, "c"))); code != kerr.GroupIDNotFound {
+		t.Fatalf("heartbeat to a classic group with opaque assignments: %v", code)
 	}
 }
 

@@ -107,8 +107,12 @@ func (g *Group) consumerHeartbeat(t Ticket, req *kmsg.ConsumerGroupHeartbeatRequ
 		}
 		conv, ok := g.becomeConsumerGroup(now)
 		if !ok {
-			fail(kerr.GroupIDNotFound, "Group "+g.id+" is not a consumer group.")
-			return
+			up, code, msg := g.upgradeClassicGroup(topics, now)
+			if code != kerr.None {
+				fail(code, msg)
+				return
+			}
+			conv = up
 		}
 		recs = conv
 	}
@@ -433,7 +437,11 @@ func (g *Group) consumerAssignor() string {
 
 // heartbeatConsumer restarts m's session timer.
 func (g *Group) heartbeatConsumer(m *cmember, now time.Time) {
-	g.arm(TimerConsumerSession, m.id, now.Add(g.cfg.ConsumerSessionTimeout))
+	session := g.cfg.ConsumerSessionTimeout
+	if m.classic != nil {
+		session = m.classic.sessionTimeout
+	}
+	g.arm(TimerConsumerSession, m.id, now.Add(session))
 }
 
 // syncConsumerState keeps the classic fields the offset code reads in

@@ -10,6 +10,10 @@ func (g *Group) validateConsumerCommit(epoch int32, memberID string) kerr.Code {
 	if epoch < 0 && memberID == "" && len(cg.members) == 0 {
 		return kerr.None
 	}
+	if m := cg.members[memberID]; m != nil && m.classic != nil && epoch != m.epoch {
+		// A classic member commits with its generation.
+		return kerr.IllegalGeneration
+	}
 	return memberEpochCode(cg.members[memberID], epoch)
 }
 

@@ -1,6 +1,9 @@
 package group
 
 import (
+	"bytes"
+	"time"
+
 	"github.com/twmb/franz-go/pkg/kbin"
 )
 
@@ -114,8 +117,61 @@ func consumerMemberMetadataRecord(group string, m *cmember) Record {
 	v = kbin.AppendCompactNullableString(v, m.regex)
 	v = kbin.AppendInt32(v, int32(m.rebalanceTimeout.Milliseconds()))
 	v = kbin.AppendCompactNullableString(v, m.assignor)
-	v = noTags(v)
+	if m.classic == nil {
+		v = noTags(v)
+	} else {
+		// Tag 0, ClassicMemberMetadata, a nullable struct: int8 1
+		// (present), int32 sessionTimeoutMs, []{name, bytes metadata}.
+		c := kbin.AppendInt8(nil, 1)
+		c = kbin.AppendInt32(c, int32(m.classic.sessionTimeout.Milliseconds()))
+		c = kbin.AppendCompactArrayLen(c, len(m.classic.protocols))
+		for _, p := range m.classic.protocols {
+			c = kbin.AppendCompactString(c, p.name)
+			c = kbin.AppendCompactBytes(c, p.metadata)
+			c = noTags(c)
+		}
+		c = noTags(c)
+		v = kbin.AppendUvarint(v, 1)
+		v = kbin.AppendUvarint(v, 0)
+		v = kbin.AppendUvarint(v, uint32(len(c)))
+		v = append(v, c...)
+	}
 	return Record{Key: consumerKey(consumerMemberMetaKey, group, &m.id), Value: v}
+}
+
+// readMemberTags reads ConsumerGroupMemberMetadata's tagged fields: tag
+// 0 is a classic member's metadata (nil when absent), others are skipped.
+func readMemberTags(r *kbin.Reader) *classicInfo {
+	var out *classicInfo
+	n := r.Uvarint()
+	for i := uint32(0); i < n && r.Ok(); i++ {
+		tag, size := r.Uvarint(), r.Uvarint()
+		if size > uint32(len(r.Src)) {
+			r.Span(-1)
+			return nil
+		}
+		body := kbin.Reader{Src: r.Span(int(size))}
+		if tag != 0 || body.Int8() < 0 {
+			continue
+		}
+		out = &classicInfo{sessionTimeout: time.Duration(body.Int32()) * time.Millisecond}
+		np := body.CompactArrayLen()
+		for j := int32(0); j < np && body.Ok(); j++ {
+			name := body.CompactString()
+			meta := bytes.Clone(body.CompactBytes())
+			skipTags(&body)
+			out.protocols = append(out.protocols, protocol{name: name, metadata: nonNil(meta)})
+		}
+		skipTags(&body)
+		if !body.Ok() {
+			r.Span(-1)
+			return nil
+		}
+		if len(out.protocols) > 0 {
+			out.protocol = out.protocols[0].name
+		}
+	}
+	return out
 }
 
 func consumerTargetMetadataRecord(group string, epoch int32) Record {
@@ -188,12 +244,4 @@ func valueReader(b []byte) (*kbin.Reader, error) {
 		return nil, ErrValueVersion
 	}
 	return r, nil
-}
-
-func finish(r *kbin.Reader) error {
-	skipTags(r)
-	if !r.Ok() {
-		return ErrTruncated
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConsumerRecordsAgainstKafka has Apache Kafka's own serde decode the
@@ -29,6 +30,10 @@ func TestConsumerRecordsAgainstKafka(t *testing.T) {
 			ours = append(ours, r)
 		}
 	}
+	// And a classic member's (online migration), with its tagged field.
+	ours = append(ours, consumerMemberMetadataRecord("sgroup", &cmember{id: "sclassic", clientID: "cc", clientHost: "/h",
+		topicNames: []string{"a"}, rebalanceTimeout: time.Second,
+		classic: &classicInfo{sessionTimeout: 6 * time.Second, protocols: []protocol{{name: "range", metadata: []byte{1, 2}}}}}))
 	out := runKafkaProgram(t, java, cp, "KafkaConsumerGroupRecords.java", ours)
 
 	var decoded []map[string]any
@@ -65,6 +70,11 @@ func TestConsumerRecordsAgainstKafka(t *testing.T) {
 			sawMember = true
 			if value["instanceId"] != "sinst" || value["clientHost"] != "/127.0.0.1" || value["rebalanceTimeoutMs"] != 30000.0 {
 				t.Errorf("member metadata as Kafka reads it: %v", value)
+			}
+		case key["memberId"] == "sclassic":
+			cm, _ := value["classicMemberMetadata"].(map[string]any)
+			if cm["sessionTimeoutMs"] != 6000.0 {
+				t.Errorf("classic member metadata as Kafka reads it: %v", value)
 			}
 		case key["memberId"] == "sb" && value["subscribedTopicRegex"] != nil:
 			if value["subscribedTopicRegex"] != "c.*" {

@@ -29,6 +29,7 @@ func (g *Group) replayConsumer(key Key, value []byte) error {
 	// Each kind decodes its fields, then (once the value is known to be
 	// whole) apply changes the group.
 	var apply func()
+	tagsRead := false
 	switch key.Version {
 	case consumerMetadataKey:
 		epoch := r.Int32()
@@ -59,6 +60,8 @@ func (g *Group) replayConsumer(key Key, value []byte) error {
 		regex := r.CompactNullableString()
 		rebalance := r.Int32()
 		assignor := r.CompactNullableString()
+		classic := readMemberTags(r)
+		tagsRead = true
 		apply = func() {
 			m := member()
 			m.instanceID = ""
@@ -68,6 +71,7 @@ func (g *Group) replayConsumer(key Key, value []byte) error {
 			m.rackID, m.clientID, m.clientHost = rack, clientID, clientHost
 			m.topicNames, m.regex, m.assignor = names, regex, assignor
 			m.rebalanceTimeout = time.Duration(rebalance) * time.Millisecond
+			m.classic = classic
 		}
 	case consumerTargetMetaKey:
 		epoch := r.Int32()
@@ -87,8 +91,11 @@ func (g *Group) replayConsumer(key Key, value []byte) error {
 	default:
 		return ErrKeyVersion
 	}
-	if err := finish(r); err != nil {
-		return err
+	if !tagsRead {
+		skipTags(r)
+	}
+	if !r.Ok() {
+		return ErrTruncated
 	}
 	apply()
 	return nil

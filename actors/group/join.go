@@ -85,7 +85,7 @@ func (g *Group) join(t Ticket, req *kmsg.JoinGroupRequest, c Client, now time.Ti
 	}
 	if g.cg != nil {
 		if len(g.cg.members) > 0 {
-			fail(kerr.InconsistentGroupProtocol)
+			g.classicJoin(t, req, c, now)
 			return
 		}
 		// An empty consumer group goes back to the classic protocol

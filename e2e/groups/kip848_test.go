@@ -177,18 +177,26 @@ func TestLibrdkafkaConsumerProtocolWithJava(t *testing.T) {
 	})
 }
 
+// kip848Parts is the partition count of the topic the KIP-848 scenarios share.
+const kip848Parts = 6
+
+// kip848Setup starts a broker with kip848Args and makes a topic of kip848Parts
+// partitions, a group name and a tally for one scenario.
+func kip848Setup(t *testing.T) (b *testkit.BrokerProcess, topic, group string, adm *kadm.Client, c *tally) {
+	t.Helper()
+	b = testkit.StartBroker(t, testkit.BrokerConfig{Args: kip848Args})
+	topic, group = name(t, "t"), name(t, "g")
+	createTopic(t, b.Addr(), topic, kip848Parts)
+	return b, topic, group, admin(t, b.Addr()), newTally()
+}
+
 // membersComeAndGo is the scenario: member 0 consumes alone, members 1
 // and 2 join together, member 0 leaves, member 3 joins, member 1 is
 // SIGKILLed while the group is idle (everything produced so far is
 // consumed and committed) and fenced after its session; 800 records, each
 // reported once.
 func membersComeAndGo(t *testing.T, start func(i int, addr, topic, group string, c *tally) *memberProcess) {
-	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: kip848Args})
-	topic, group := name(t, "t"), name(t, "g")
-	const parts = 6
-	createTopic(t, b.Addr(), topic, parts)
-	adm := admin(t, b.Addr())
-	c := newTally()
+	b, topic, group, adm, c := kip848Setup(t)
 	began := time.Now()
 	member := func(i int) *memberProcess { return start(i, b.Addr(), topic, group, c) }
 
@@ -199,15 +207,15 @@ func membersComeAndGo(t *testing.T, start func(i int, addr, topic, group string,
 
 	m1 := member(1)
 	member(2)
-	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, parts))
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, kip848Parts))
 	produce(t, b.Addr(), topic, 200, 200)
 	c.waitDistinct(t, 400, 60*time.Second)
 	t.Logf("three members after a burst of two; 400 consumed after %v", time.Since(began))
 
 	m0.leave(t)
-	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, parts))
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, kip848Parts))
 	member(3)
-	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, parts))
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, kip848Parts))
 	produce(t, b.Addr(), topic, 400, 200)
 	c.waitDistinct(t, 600, 60*time.Second)
 	t.Logf("one left, one joined; 600 consumed after %v", time.Since(began))
@@ -223,7 +231,7 @@ func membersComeAndGo(t *testing.T, start func(i int, addr, topic, group string,
 	if time.Since(killed) < 5*time.Second && len(g.Members) != 3 {
 		t.Errorf("the killed member was gone %v after the kill, before its 6 s session ended", time.Since(killed))
 	}
-	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, parts))
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, kip848Parts))
 	t.Logf("the killed member was fenced %v after SIGKILL", time.Since(killed).Round(100*time.Millisecond))
 	c.waitDistinct(t, 800, 60*time.Second)
 	c.check(t, 800, true)
@@ -237,4 +245,50 @@ func membersComeAndGo(t *testing.T, start func(i int, addr, topic, group string,
 	if sum != 800 {
 		t.Errorf("committed offsets add up to %d, want 800", sum)
 	}
+}
+
+// Kafka 4's online upgrade with Java clients: two classic members
+// (group.protocol=classic, the default range assignor: eager) consume as
+// a classic group; a member with group.protocol=consumer joins and the
+// group becomes a consumer group in which the classic members stay,
+// reconciling through rejoins; a classic member leaves, a second consumer
+// member joins, the other classic member is SIGKILLed and fenced after
+// its own session timeout. Every record is reported exactly once.
+func TestJavaClassicToConsumerUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts four JVMs")
+	}
+	cp := interopJava(t)
+	b, topic, group, adm, c := kip848Setup(t)
+	member := func(protocol string) *memberProcess {
+		return startJavaMember(t, cp, b.Addr(), topic, group, protocol, c)
+	}
+
+	produce(t, b.Addr(), topic, 0, 200)
+	classic0, classic1 := member("classic"), member("classic")
+	waitGroup(t, adm, group, 60*time.Second, stableWith(topic, 2, kip848Parts))
+	c.waitDistinct(t, 200, 60*time.Second)
+
+	member("consumer")
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, kip848Parts))
+	produce(t, b.Addr(), topic, 200, 200)
+	c.waitDistinct(t, 400, 60*time.Second)
+	t.Logf("upgraded: two classic members and a consumer one share the topic")
+
+	classic0.leave(t)
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, kip848Parts))
+	member("consumer")
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, kip848Parts))
+	produce(t, b.Addr(), topic, 400, 200)
+	c.waitDistinct(t, 600, 60*time.Second)
+
+	if err := classic1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	produce(t, b.Addr(), topic, 600, 200)
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, kip848Parts))
+	t.Logf("the killed classic member was fenced %v after SIGKILL", time.Since(killed).Round(100*time.Millisecond))
+	c.waitDistinct(t, 800, 60*time.Second)
+	c.check(t, 800, true)
 }

@@ -26,7 +26,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * committed: a member killed at any moment never leaves a printed record
  * for another member to read again. It also prints "A p,p,..." with its
  * whole assignment each time the assignment changes. ASSIGNOR is
- * group.remote.assignor (consumer protocol only).
+ * group.remote.assignor (consumer protocol only). A classic member uses a
+ * six-second session timeout.
  */
 final class GroupMember {
     private GroupMember() {}
@@ -38,6 +39,11 @@ final class GroupMember {
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, a[4]);
         if (a.length > 5) {
             p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, a[5]);
+        }
+        if (a[4].equals("classic")) {
+            // The consumer protocol takes these from the broker.
+            p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000");
+            p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
         }
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

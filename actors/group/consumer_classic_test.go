@@ -1,0 +1,184 @@
+package group
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/samsa-io/samsa/wire/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// classicClient is a simulated cooperative classic consumer of topic "a":
+// it joins with the partitions it owns in its subscription and owns what
+// its SyncGroup answer says.
+type classicClient struct {
+	id    string
+	gen   int32
+	owned []int32
+}
+
+func (c *classicClient) protocols() []kmsg.JoinGroupRequestProtocol {
+	m := kmsg.NewConsumerMemberMetadata()
+	m.Version = 1
+	m.Topics = []string{"a"}
+	if len(c.owned) > 0 {
+		m.OwnedPartitions = []kmsg.ConsumerMemberMetadataOwnedPartition{{Topic: "a", Partitions: slices.Clone(c.owned)}}
+	}
+	return []kmsg.JoinGroupRequestProtocol{{Name: "cooperative-sticky", Metadata: m.AppendTo(nil)}}
+}
+
+// rejoin runs one JoinGroup/SyncGroup round for c.
+func (h *harness) rejoin(group string, c *classicClient) {
+	h.t.Helper()
+	id := h.join(group, joinOpts{member: c.id, protocols: c.protocols(), clientID: "classic"})
+	jr := h.joinResp(id)
+	if jr.ErrorCode != 0 {
+		h.t.Fatalf("classic rejoin of %s: %v", c.id, kerr.Code(jr.ErrorCode))
+	}
+	c.gen = jr.Generation
+	sr := h.syncResp(h.sync(group, c.id, c.gen, nil))
+	if sr.ErrorCode != 0 {
+		h.t.Fatalf("classic sync of %s: %v", c.id, kerr.Code(sr.ErrorCode))
+	}
+	var a kmsg.ConsumerMemberAssignment
+	if err := a.ReadFrom(sr.MemberAssignment); err != nil {
+		h.t.Fatalf("assignment of %s: %v", c.id, err)
+	}
+	c.owned = nil
+	for _, t := range a.Topics {
+		c.owned = append(c.owned, t.Partitions...)
+	}
+}
+
+// classicRound heartbeats c and rejoins when told to.
+func (h *harness) classicRound(group string, c *classicClient) {
+	h.t.Helper()
+	switch code := errorCode(h.reply(h.heartbeat(group, c.id, c.gen))); code {
+	case kerr.None:
+	case kerr.RebalanceInProgress:
+		h.rejoin(group, c)
+	default:
+		h.t.Fatalf("classic heartbeat of %s: %v", c.id, code)
+	}
+}
+
+// Kafka 4's online upgrade: a Stable classic group of two cooperative
+// members becomes a consumer group when a consumer protocol member joins;
+// the classic members reconcile through rejoins (their heartbeats answer
+// REBALANCE_IN_PROGRESS), nobody owns a partition twice, the three end up
+// with two partitions each, and all of it survives a coordinator reload.
+func TestClassicMembersInConsumerGroup(t *testing.T) {
+	h := newConsumerHarness(t)
+	// The classic group: A leads and assigns 0-2 to itself, 3-5 to B.
+	var classics []*classicClient
+	var parked []int
+	for range 2 {
+		c := &classicClient{}
+		first := h.join("g", joinOpts{protocols: c.protocols(), clientID: "classic"})
+		c.id = h.joinResp(first).MemberID
+		parked = append(parked, h.join("g", joinOpts{member: c.id, protocols: c.protocols(), clientID: "classic"}))
+		classics = append(classics, c)
+	}
+	h.advance(2 * h.c.cfg.initialDelay())
+	for i, p := range parked {
+		classics[i].gen = h.joinResp(p).Generation
+	}
+	asg := func(ps ...int32) []byte {
+		a := kmsg.NewConsumerMemberAssignment()
+		a.Topics = []kmsg.ConsumerMemberAssignmentTopic{{Topic: "a", Partitions: ps}}
+		return a.AppendTo(nil)
+	}
+	leader := h.joinResp(parked[0]).LeaderID
+	byID := map[string]*classicClient{classics[0].id: classics[0], classics[1].id: classics[1]}
+	other := classics[0].id
+	if other == leader {
+		other = classics[1].id
+	}
+	h.sync("g", other, classics[0].gen, nil)
+	h.sync("g", leader, classics[0].gen, map[string][]byte{leader: asg(0, 1, 2), other: asg(3, 4, 5)})
+	byID[leader].owned, byID[other].owned = []int32{0, 1, 2}, []int32{3, 4, 5}
+	h.wantState("g", Stable)
+
+	cons := newCClient("c", "a")
+	h.cgHeartbeat("g", cons, 1)
+	g := h.c.Group("g")
+	if g.cg == nil || len(g.cg.members) != 3 || !cons.joined || cons.owned.count() != 0 {
+		t.Fatalf("after the upgrade: %+v, consumer %+v", g.cg, cons)
+	}
+	check := func() {
+		t.Helper()
+		seen := map[int32]string{}
+		for _, c := range classics {
+			for _, p := range c.owned {
+				if o, dup := seen[p]; dup {
+					t.Fatalf("partition %d owned by %s and %s", p, o, c.id)
+				}
+				seen[p] = c.id
+			}
+		}
+		for _, p := range cons.owned[topicID(1)] {
+			if o, dup := seen[p]; dup {
+				t.Fatalf("partition %d owned by %s and the consumer member", p, o)
+			}
+		}
+	}
+	for round := range 8 {
+		if round == 4 {
+			h.restart()
+		}
+		for _, c := range classics {
+			h.classicRound("g", c)
+			check()
+		}
+		h.cgHeartbeat("g", cons, 1)
+		check()
+		h.advance(time.Second)
+	}
+	for _, c := range classics {
+		if len(c.owned) != 2 {
+			t.Errorf("classic member %s owns %v", c.id, c.owned)
+		}
+	}
+	if cons.owned.count() != 2 {
+		t.Errorf("consumer member owns %v", cons.owned)
+	}
+	d := h.c.Group("g").ConsumerGroupDescribe(1)
+	if d.State != "Stable" || len(d.Members) != 3 {
+		t.Fatalf("describe: %+v", d)
+	}
+	types := 0
+	for _, m := range d.Members {
+		types += int(m.MemberType)
+	}
+	if types != 1 {
+		t.Errorf("member types %+v, want two classic (0) and one consumer (1)", d.Members)
+	}
+	// A classic member commits with its generation.
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Version = 8
+	req.Group, req.MemberID, req.Generation = "g", classics[0].id, classics[0].gen
+	req.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "a", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: classics[0].owned[0], Offset: 9, LeaderEpoch: -1}}}}
+	if code := errorCode(h.reply(h.send(req, "c"))); code != kerr.None {
+		t.Errorf("classic member's commit: %v", code)
+	}
+	req.Generation--
+	if code := errorCode(h.reply(h.send(req, "c"))); code != kerr.IllegalGeneration {
+		t.Errorf("classic member's commit with an old generation: %v", code)
+	}
+	// A classic member leaves; the others take its partitions.
+	lv := kmsg.NewPtrLeaveGroupRequest()
+	lv.Version = 3
+	lv.Group = "g"
+	lv.Members = []kmsg.LeaveGroupRequestMember{{MemberID: classics[1].id}}
+	h.send(lv, "c")
+	classics = classics[:1]
+	for range 6 {
+		h.classicRound("g", classics[0])
+		h.cgHeartbeat("g", cons, 1)
+		check()
+	}
+	if len(classics[0].owned)+cons.owned.count() != 6 {
+		t.Errorf("after a classic member left: classic %v, consumer %v", classics[0].owned, cons.owned)
+	}
+}
