@@ -274,3 +274,57 @@ func (g *Group) classicLeave(memberID string, instance *string, now time.Time) k
 	g.appendRecords(g.removeConsumerMember(m, now), func(kerr.Code, time.Time) {})
 	return kerr.None
 }
+
+// downgradeToClassic turns a consumer group whose members all speak the
+// classic protocol back into a classic group (Kafka's downgrade, when the
+// last consumer protocol member leaves): the members keep their ids, the
+// generation is the group epoch (so their heartbeats match), each member's
+// assignment is what it owns, and a rebalance starts at once so they
+// rejoin through the classic protocol and their leader assigns. It
+// returns the records: tombstones of the consumer group's, then the
+// classic group's.
+func (g *Group) downgradeToClassic(now time.Time) []Record {
+	cg := g.cg
+	names := cg.idToName()
+	epoch := cg.epoch
+	var ms []*cmember
+	for _, id := range cg.sortedMembers() {
+		ms = append(ms, cg.members[id])
+	}
+	recs := g.dropConsumerGroup()
+	g.resetMetadata()
+	g.protocolType = consumerProtocolType
+	g.generation = epoch
+	for _, cm := range ms {
+		var asg kmsg.ConsumerMemberAssignment
+		for _, id := range cm.assigned.sortedTopics() {
+			if name, ok := names[id]; ok {
+				asg.Topics = append(asg.Topics, kmsg.ConsumerMemberAssignmentTopic{Topic: name, Partitions: slices.Clone(cm.assigned[id])})
+			}
+		}
+		m := &member{
+			id: cm.id, instanceID: cm.instanceID, clientID: cm.clientID, clientHost: cm.clientHost,
+			rebalanceTimeout: cm.rebalanceTimeout, sessionTimeout: cm.classic.sessionTimeout,
+			protocolType: consumerProtocolType, protocols: cm.classic.protocols, assignment: asg.AppendTo(nil),
+		}
+		g.add(m)
+		g.heartbeatFrom(m, now)
+	}
+	g.protocol = g.selectProtocol()
+	g.subscribed = g.computeSubscribed()
+	g.transition(Stable, now)
+	recs = append(recs, Record{Key: GroupKeyBytes(g.id), Value: GroupValueBytes(g.groupValue(nil))})
+	g.prepareRebalance(now)
+	return recs
+}
+
+// onlyClassicLeft reports whether the group has members and all of them
+// speak the classic protocol.
+func (cg *consumerGroup) onlyClassicLeft() bool {
+	for _, m := range cg.members {
+		if m.classic == nil {
+			return false
+		}
+	}
+	return len(cg.members) > 0
+}

@@ -181,4 +181,25 @@ func TestClassicMembersInConsumerGroup(t *testing.T) {
 	if len(classics[0].owned)+cons.owned.count() != 6 {
 		t.Errorf("after a classic member left: classic %v, consumer %v", classics[0].owned, cons.owned)
 	}
+
+	// The last consumer protocol member leaves: the group goes back to
+	// the classic protocol and its classic member rejoins it as one.
+	h.cgLeave("g", cons, leaveEpoch)
+	if g := h.c.Group("g"); g.cg != nil || g.State() != PreparingRebalance {
+		t.Fatalf("after the last consumer member left: cg %v, state %v", g.cg, g.State())
+	}
+	c := classics[0]
+	if code := errorCode(h.reply(h.heartbeat("g", c.id, c.gen))); code != kerr.RebalanceInProgress {
+		t.Fatalf("classic heartbeat after the downgrade: %v", code)
+	}
+	jr := h.joinResp(h.join("g", joinOpts{member: c.id, protocols: c.protocols(), clientID: "classic"}))
+	if jr.ErrorCode != 0 || jr.LeaderID != c.id {
+		t.Fatalf("classic rejoin after the downgrade: %+v", jr)
+	}
+	h.wantCode(h.sync("g", c.id, jr.Generation, map[string][]byte{c.id: asg(0, 1, 2, 3, 4, 5)}), kerr.None)
+	h.wantState("g", Stable)
+	h.restart()
+	if g := h.c.Group("g"); g == nil || g.cg != nil || g.State() != Stable || g.Generation() != jr.Generation {
+		t.Fatalf("the downgraded group after a reload: %+v", g)
+	}
 }

@@ -508,6 +508,10 @@ func (g *Group) dropConsumerMember(m *cmember) {
 func (g *Group) removeConsumerMember(m *cmember, now time.Time) []Record {
 	g.dropConsumerMember(m)
 	recs := consumerMemberTombstones(g.id, m.id)
+	if m.classic == nil && g.cg.onlyClassicLeft() {
+		// The last consumer protocol member is gone: back to classic.
+		return append(recs, g.downgradeToClassic(now)...)
+	}
 	recs = append(recs, g.bumpGroupEpoch(g.resolveSubscriptions(nil))...)
 	g.syncConsumerState(now)
 	return recs

@@ -253,7 +253,9 @@ func membersComeAndGo(t *testing.T, start func(i int, addr, topic, group string,
 // group becomes a consumer group in which the classic members stay,
 // reconciling through rejoins; a classic member leaves, a second consumer
 // member joins, the other classic member is SIGKILLed and fenced after
-// its own session timeout. Every record is reported exactly once.
+// its own session timeout; a classic member joins and both consumer
+// members leave, and the group is classic again (Kafka's downgrade). Every
+// record is reported exactly once.
 func TestJavaClassicToConsumerUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts four JVMs")
@@ -269,7 +271,7 @@ func TestJavaClassicToConsumerUpgrade(t *testing.T) {
 	waitGroup(t, adm, group, 60*time.Second, stableWith(topic, 2, kip848Parts))
 	c.waitDistinct(t, 200, 60*time.Second)
 
-	member("consumer")
+	consumer0 := member("consumer")
 	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, kip848Parts))
 	produce(t, b.Addr(), topic, 200, 200)
 	c.waitDistinct(t, 400, 60*time.Second)
@@ -277,7 +279,7 @@ func TestJavaClassicToConsumerUpgrade(t *testing.T) {
 
 	classic0.leave(t)
 	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, kip848Parts))
-	member("consumer")
+	consumer1 := member("consumer")
 	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, kip848Parts))
 	produce(t, b.Addr(), topic, 400, 200)
 	c.waitDistinct(t, 600, 60*time.Second)
@@ -290,5 +292,15 @@ func TestJavaClassicToConsumerUpgrade(t *testing.T) {
 	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 2, kip848Parts))
 	t.Logf("the killed classic member was fenced %v after SIGKILL", time.Since(killed).Round(100*time.Millisecond))
 	c.waitDistinct(t, 800, 60*time.Second)
-	c.check(t, 800, true)
+
+	// Downgrade: a classic member joins, the consumer members leave, and
+	// the group is a classic one again.
+	member("classic")
+	waitConsumerGroup(t, adm, group, 60*time.Second, reconciledWith(topic, 3, kip848Parts))
+	consumer0.leave(t)
+	consumer1.leave(t)
+	waitGroup(t, adm, group, 60*time.Second, stableWith(topic, 1, kip848Parts))
+	produce(t, b.Addr(), topic, 800, 200)
+	c.waitDistinct(t, 1000, 60*time.Second)
+	c.check(t, 1000, true)
 }
