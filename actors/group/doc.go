@@ -268,17 +268,38 @@
 //
 // # Consumer groups (KIP-848)
 //
-// A group is classic or "consumer" (Group.cg set, consumer_group.go), never
-// both: ConsumerGroupHeartbeat turns an unknown or empty classic group into
-// a consumer group (its offsets stay, its classic record gets a
-// tombstone) and answers GROUP_ID_NOT_FOUND for a classic group with
-// members; a classic JoinGroup turns an empty consumer group back into a
-// classic one and answers INCONSISTENT_GROUP_PROTOCOL while it has
-// members. Kafka 4's online migration (classic members inside a consumer
-// group) is not done. The offsets, OffsetDelete, DeleteGroups and expiry
-// are the Group's, shared by both kinds; for them a consumer group is
-// Stable with members and Empty without, and subscribes to what its
-// members' names and regexes resolve to.
+// A group is classic or "consumer" (Group.cg set, consumer_group.go).
+// ConsumerGroupHeartbeat turns an unknown or empty classic group into a
+// consumer group (its offsets stay, its classic record gets a tombstone);
+// a classic JoinGroup turns an empty consumer group back into a classic
+// one. Kafka 4's online migration (its "bidirectional" policy) moves
+// groups with members too (consumer_classic.go):
+//
+//   - Upgrade: a consumer protocol member joining a Stable classic group of
+//     protocol type "consumer" whose subscriptions and assignments decode
+//     (ConsumerProtocolSubscription/Assignment) turns it into a consumer
+//     group: every classic member stays, at the generation as its epoch,
+//     owning what its leader assigned it. A classic group that is
+//     rebalancing answers COORDINATOR_NOT_AVAILABLE (retry), one that
+//     cannot be read GROUP_ID_NOT_FOUND.
+//   - Classic members in a consumer group are assigned by the broker's
+//     assignor and reconcile through rejoins: their Heartbeat answers
+//     REBALANCE_IN_PROGRESS until they are at the target; their JoinGroup
+//     is answered at once (generation = member epoch, no leader, the
+//     member's first protocol, owned partitions from its subscription);
+//     their SyncGroup gets what they may own now (the leader's assignments
+//     are ignored); their own session timeout applies; they commit with
+//     their generation (ILLEGAL_GENERATION otherwise); LeaveGroup removes
+//     them. New classic members may join a consumer group.
+//   - Downgrade: when the last consumer protocol member leaves (or is
+//     fenced) and classic members remain, the group becomes classic again
+//     at the group epoch as its generation, each member's assignment what
+//     it owns, and rebalances at once.
+//
+// The offsets, OffsetDelete, DeleteGroups and expiry are the Group's,
+// shared by both kinds; for them a consumer group is Stable with members
+// and Empty without, and subscribes to what its members' names and
+// regexes resolve to.
 //
 // The shell hands ConsumerGroupHeartbeat the cluster's topics (Topics:
 // name, id, partition count) with the request (Client.Topics); the core
@@ -352,7 +373,9 @@
 //	3 ConsumerGroupMetadata          int32 epoch (tags: metadata hash, creation time; not written)
 //	4 ConsumerGroupPartitionMetadata []{uuid topicId, string name, int32 partitions, []{int32 partition, []string racks}}
 //	5 ConsumerGroupMemberMetadata    nullable instanceId, nullable rackId, clientId, clientHost,
-//	                                 []string topics, nullable regex, int32 rebalanceTimeoutMs, nullable assignor
+//	                                 []string topics, nullable regex, int32 rebalanceTimeoutMs, nullable assignor;
+//	                                 tag 0 (classic members): nullable struct {int32 sessionTimeoutMs,
+//	                                 []{string name, bytes metadata} protocols}
 //	6 ConsumerGroupTargetAssignmentMetadata  int32 assignmentEpoch
 //	7 ConsumerGroupTargetAssignmentMember    []{uuid topicId, []int32 partitions}
 //	8 ConsumerGroupCurrentMemberAssignment   int32 epoch, int32 previousEpoch, int8 state,
@@ -372,8 +395,8 @@
 //     its state table in the docs says REBALANCE_IN_PROGRESS).
 //   - Transactional offset commits (TxnOffsetCommit) are handled in
 //     txn_offsets.go.
-//   - KIP-848: no mixed classic/consumer groups (online migration), no
-//     rack-aware assignment, no per-group configs (consumer.session.
+//   - KIP-848: no group.consumer.migration.policy (always bidirectional),
+//     no rack-aware assignment, no per-group configs (consumer.session.
 //     timeout.ms set on a group is stored and described, the broker's
 //     value applies), regexes resolved synchronously on each heartbeat
 //     (Kafka resolves them in the background), the subscribed topics'

@@ -23,13 +23,12 @@ assignors), checked outside this run:
 | confluent-kafka 2.16.1 (librdkafka 2.16.0) with a Java member | ` + "`group.protocol=consumer`" + ` | e2e/groups TestLibrdkafkaConsumerProtocolWithJava | the same scenario, the SIGKILLed member a librdkafka one |
 | franz-go 1.22.3 | ` + "`kgo.ServerSideBalancer()`" + ` with the sticky (uniform) or range balancer | actors TestKIP848ConsumeWhileMembersComeAndGo, TestKIP848FencingRestartAndErrors | exactly once while members come and go; kadm DescribeConsumerGroups and ListGroupsByType; a silent member fenced; the group kept across a restart; Kafka's error codes |
 | franz-go 1.22.3, 3 brokers | ` + "`kgo.ServerSideBalancer()`" + ` | e2e/cluster TestConsumerGroupCoordinatorKill | the coordinator SIGKILLed: the group reloaded on the new one with the same members, exactly once |
-| Apache Kafka 4.1.1's GroupCoordinatorRecordSerde | | actors/group TestConsumerRecordsAgainstKafka | Kafka reads samsa's consumer group records in __consumer_offsets and samsa replays Kafka's |
+| Java kafka-clients 4.1.1, classic and consumer members in one group | ` + "`group.protocol=classic`" + ` and ` + "`consumer`" + ` | e2e/groups TestJavaClassicToConsumerUpgrade | Kafka 4's online migration: a classic group upgraded when a consumer member joins, classic members reconciling inside it, a classic member SIGKILLed and fenced, downgraded when the consumer members leave; 1000 records each consumed exactly once |
+| Apache Kafka 4.1.1's GroupCoordinatorRecordSerde | | actors/group TestConsumerRecordsAgainstKafka | Kafka reads samsa's consumer group records in __consumer_offsets (classic members' metadata too) and samsa replays Kafka's |
 
-Not served: classic and consumer members in one group (Kafka 4's online migration): a classic
-JoinGroup to a consumer group with members answers INCONSISTENT_GROUP_PROTOCOL, and a consumer
-heartbeat to a classic group with members GROUP_ID_NOT_FOUND; an empty group switches protocol,
-keeping its offsets. Also not yet: rack-aware assignment, per-group ` + "`consumer.*`" + ` configs
-taking effect (the broker's ` + "`group.consumer.*`" + ` apply), share groups (KIP-932).
+Not yet: ` + "`group.consumer.migration.policy`" + ` (always bidirectional), rack-aware assignment,
+per-group ` + "`consumer.*`" + ` configs taking effect (the broker's ` + "`group.consumer.*`" + ` apply),
+share groups (KIP-932).
 `
 
 func writeGroupProtocols(w io.Writer) { fmt.Fprint(w, groupProtocols) }
