@@ -97,8 +97,8 @@ type member struct {
 func startMember(t *testing.T, addrs []string, group, topic string, c *tally, opts ...kgo.Opt) *member {
 	t.Helper()
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
-		kgo.SessionTimeout(6*time.Second), kgo.HeartbeatInterval(500*time.Millisecond),
-		kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(), kgo.RetryTimeout(60*time.Second)}, opts...)...)
+		kgo.SessionTimeout(6 * time.Second), kgo.HeartbeatInterval(500 * time.Millisecond),
+		kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(), kgo.RetryTimeout(60 * time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,9 @@ func waitConsumerGroup(t *testing.T, adm *kadm.Client, group string, d time.Dura
 // reconciledWith accepts a Stable consumer group of n members that
 // together own every one of topic's partitions.
 func reconciledWith(topic string, n, partitions int) func(kadm.DescribedConsumerGroup) bool {
-	return func(g kadm.DescribedConsumerGroup) bool { return testkit.ConsumerGroupReconciled(g, topic, n, partitions) }
+	return func(g kadm.DescribedConsumerGroup) bool {
+		return testkit.ConsumerGroupReconciled(g, topic, n, partitions)
+	}
 }
 
 // Java's KafkaConsumer with group.protocol=consumer (Kafka 4.1 clients):
