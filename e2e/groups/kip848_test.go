@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/samsa-io/samsa/testkit"
 )
@@ -305,4 +307,42 @@ func TestJavaClassicToConsumerUpgrade(t *testing.T) {
 	produce(t, b.Addr(), topic, 800, 200)
 	c.waitDistinct(t, 1000, 60*time.Second)
 	c.check(t, 1000, true)
+}
+
+// Apache Kafka 4.1's kafka-consumer-groups describes a live KIP-848 group
+// (its members through ConsumerGroupDescribe, its offsets and lag) and
+// lists it by type.
+func TestKafkaToolsDescribeConsumerGroup(t *testing.T) {
+	cp, b, topic, groupID := kafkaToolsSetup(t)
+	consumeAndCommit(t, b.Addr(), topic, groupID, 2,
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.StickyBalancer()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	const tool = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+	out := runKafkaTool(t, cp, tool, "--bootstrap-server", b.Addr(), "--describe", "--group", groupID)
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 7 && f[0] == groupID && f[1] == topic {
+			rows++
+			if f[5] != "0" || f[6] == "-" {
+				t.Errorf("kafka-consumer-groups row %q: want lag 0 and the member's id", line)
+			}
+		}
+	}
+	if rows != 2 {
+		t.Errorf("kafka-consumer-groups --describe shows %d rows for %s, want 2:\n%s", rows, topic, out)
+	}
+	out = runKafkaTool(t, cp, tool, "--bootstrap-server", b.Addr(), "--list", "--type", "consumer")
+	if !strings.Contains(out, groupID) {
+		t.Errorf("kafka-consumer-groups --list --type consumer lacks %s:\n%s", groupID, out)
+	}
+	out = runKafkaTool(t, cp, tool, "--bootstrap-server", b.Addr(), "--describe", "--members", "--group", groupID)
+	members := 0
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 5 && f[0] == groupID && slices.Contains(f, "kgo") {
+			members++
+		}
+	}
+	if members != 1 {
+		t.Errorf("kafka-consumer-groups --describe --members shows %d franz-go members, want 1:\n%s", members, out)
+	}
 }
