@@ -1,6 +1,8 @@
 package group
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -201,5 +203,141 @@ func TestClassicMembersInConsumerGroup(t *testing.T) {
 	h.restart()
 	if g := h.c.Group("g"); g == nil || g.cg != nil || g.State() != Stable || g.Generation() != jr.Generation {
 		t.Fatalf("the downgraded group after a reload: %+v", g)
+	}
+}
+
+// TestMixedGroupRandomized runs seeded random joins, leaves, crashes and
+// coordinator reloads of classic (cooperative) and consumer protocol
+// members in one consumer group, kept a consumer group by an anchor
+// member that always heartbeats, and checks after every step that no
+// partition is owned twice; then, calm, that every partition of the topic
+// is owned by exactly one live member and the group is Stable.
+func TestMixedGroupRandomized(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { runMixedSeed(t, seed) })
+	}
+}
+
+func runMixedSeed(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x932))
+	h := newConsumerHarness(t)
+	const group = "g"
+	anchor := newCClient("anchor", "a")
+	h.cgHeartbeat(group, anchor, 1)
+	cons := []*cclient{newCClient("c0", "a"), newCClient("c1", "a")}
+	classics := []*classicClient{{}, {}, {}}
+	joined := map[*classicClient]bool{}
+	check := func() {
+		t.Helper()
+		seen := map[int32]string{}
+		add := func(who string, ps []int32) {
+			for _, p := range ps {
+				if o, dup := seen[p]; dup {
+					t.Fatalf("partition %d owned by %s and %s", p, o, who)
+				}
+				seen[p] = who
+			}
+		}
+		for c := range joined {
+			add("classic "+c.id, c.owned)
+		}
+		for _, c := range append([]*cclient{anchor}, cons...) {
+			add("consumer "+c.id, c.owned[topicID(1)])
+		}
+	}
+	classicStep := func(c *classicClient) {
+		if !joined[c] {
+			id := h.join(group, joinOpts{protocols: c.protocols(), clientID: "classic"})
+			jr := h.joinResp(id)
+			if jr.ErrorCode != 0 {
+				t.Fatalf("classic join: %v", kerr.Code(jr.ErrorCode))
+			}
+			c.id, c.gen = jr.MemberID, jr.Generation
+			joined[c] = true
+			sr := h.syncResp(h.sync(group, c.id, c.gen, nil))
+			var a kmsg.ConsumerMemberAssignment
+			if sr.ErrorCode != 0 || a.ReadFrom(sr.MemberAssignment) != nil {
+				t.Fatalf("classic sync: %v", kerr.Code(sr.ErrorCode))
+			}
+			for _, tp := range a.Topics {
+				c.owned = append(c.owned, tp.Partitions...)
+			}
+			return
+		}
+		switch code := errorCode(h.reply(h.heartbeat(group, c.id, c.gen))); code {
+		case kerr.None:
+		case kerr.RebalanceInProgress:
+			h.rejoin(group, c)
+		case kerr.UnknownMemberID, kerr.IllegalGeneration:
+			// Fenced (its session ended while the clock ran): it
+			// loses everything and joins again as a new member.
+			delete(joined, c)
+			*c = classicClient{}
+		default:
+			t.Fatalf("classic heartbeat: %v", code)
+		}
+	}
+	for step := 0; step < 250; step++ {
+		switch op := rng.IntN(12); {
+		case op < 4:
+			classicStep(classics[rng.IntN(len(classics))])
+		case op < 7:
+			h.cgHeartbeat(group, cons[rng.IntN(len(cons))], 1)
+		case op == 7:
+			c := classics[rng.IntN(len(classics))]
+			if joined[c] {
+				lv := kmsg.NewPtrLeaveGroupRequest()
+				lv.Version, lv.Group = 3, group
+				lv.Members = []kmsg.LeaveGroupRequestMember{{MemberID: c.id}}
+				h.send(lv, "classic")
+				delete(joined, c)
+				*c = classicClient{}
+			}
+		case op == 8:
+			c := classics[rng.IntN(len(classics))]
+			if joined[c] { // crash: it stops consuming and heartbeating
+				delete(joined, c)
+				*c = classicClient{}
+			}
+		case op == 9:
+			if c := cons[rng.IntN(len(cons))]; c.joined {
+				h.cgLeave(group, c, leaveEpoch)
+			}
+		case op == 10:
+			h.advance(time.Duration(rng.IntN(3000)) * time.Millisecond)
+		case op == 11:
+			h.restart()
+		}
+		h.cgHeartbeat(group, anchor, 1)
+		check()
+	}
+	for range 20 {
+		for _, c := range classics {
+			if joined[c] {
+				classicStep(c)
+			}
+		}
+		for _, c := range cons {
+			if c.joined {
+				h.cgHeartbeat(group, c, 1)
+			}
+		}
+		h.cgHeartbeat(group, anchor, 1)
+		check()
+		h.advance(time.Second)
+	}
+	g := h.c.Group(group)
+	if g == nil || g.cg == nil || g.cg.stateName() != "Stable" {
+		t.Fatalf("after calm: %+v", g)
+	}
+	owned := len(anchor.owned[topicID(1)])
+	for c := range joined {
+		owned += len(c.owned)
+	}
+	for _, c := range cons {
+		owned += len(c.owned[topicID(1)])
+	}
+	if owned != 6 {
+		t.Fatalf("%d of 6 partitions owned after calm", owned)
 	}
 }
