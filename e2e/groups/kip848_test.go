@@ -346,3 +346,25 @@ func TestKafkaToolsDescribeConsumerGroup(t *testing.T) {
 		t.Errorf("kafka-consumer-groups --describe --members shows %d franz-go members, want 1:\n%s", members, out)
 	}
 }
+
+// `samsa group describe` shows a live KIP-848 group (state, member,
+// assignment, lag) through ConsumerGroupDescribe, and reset-offsets
+// refuses it while it has members.
+func TestSamsaGroupCommandConsumerGroup(t *testing.T) {
+	b := sharedBroker(t)
+	topic, group := name(t, "t"), name(t, "g")
+	consumeAndCommit(t, b.Addr(), topic, group, 2,
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.StickyBalancer()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	d := describeJSON(t, b.Addr(), group)
+	if d.State != "Stable" || len(d.Members) != 1 || len(d.Members[0].Assignment) != 1 || len(d.Members[0].Assignment[0].Partitions) != 2 || d.TotalLag != 0 {
+		t.Fatalf("samsa group describe of a consumer group: %+v", d)
+	}
+	bin, err := testkit.SamsaBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "group", "reset-offsets", group, "--to-earliest", "--execute", "--bootstrap-server", b.Addr()).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "stop its consumers first") {
+		t.Fatalf("reset-offsets of a live consumer group: %v\n%s", err, out)
+	}
+}
