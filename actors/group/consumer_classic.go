@@ -128,6 +128,7 @@ func (g *Group) classicJoin(t Ticket, req *kmsg.JoinGroupRequest, c Client, now 
 		cg.target[m.id] = cg.target[old.id]
 		g.dropConsumerMember(old)
 		recs = append(recs, consumerMemberTombstones(g.id, old.id)...)
+		recs = append(recs, consumerTargetMemberRecord(g.id, m.id, cg.target[m.id]))
 		cg.members[m.id], cg.static[instance] = m, m.id
 		cg.own(m)
 		joined = true

@@ -130,6 +130,12 @@ func (g *Group) consumerHeartbeat(t Ticket, req *kmsg.ConsumerGroupHeartbeatRequ
 	for _, old := range removed {
 		recs = append(recs, consumerMemberTombstones(g.id, old)...)
 	}
+	if len(removed) > 0 {
+		// The replacement took over the old member's target: record it
+		// under the new id (the epoch bump below writes only targets
+		// that change).
+		recs = append(recs, consumerTargetMemberRecord(g.id, m.id, cg.target[m.id]))
+	}
 	before := *m
 	changed := g.updateConsumerMember(m, req, c) || joined
 	if changed {
