@@ -205,6 +205,7 @@ func runConsumerSeed(t *testing.T, seed uint64) {
 		clients = append(clients, c)
 	}
 	alive := map[*cclient]bool{}
+	recreated := 0
 	var lastGroupEpoch int32
 	checkEpoch := func() {
 		if g := h.c.Group(group); g != nil && g.cg != nil {
@@ -216,7 +217,7 @@ func runConsumerSeed(t *testing.T, seed uint64) {
 	}
 	for step := 0; step < 300; step++ {
 		c := clients[rng.IntN(len(clients))]
-		switch op := rng.IntN(20); {
+		switch op := rng.IntN(22); {
 		case op < 10: // heartbeat (or join)
 			alive[c] = true
 			h.cgHeartbeat(group, c, int16(rng.IntN(2)))
@@ -258,6 +259,18 @@ func runConsumerSeed(t *testing.T, seed uint64) {
 			if meta.Partitions < 6 {
 				meta.Partitions++
 				h.topics["b"] = meta
+			}
+		case op == 17: // topic c deleted; its partitions are gone for everyone
+			if meta, ok := h.topics["c"]; ok {
+				delete(h.topics, "c")
+				for _, other := range clients {
+					delete(other.owned, meta.ID)
+				}
+			}
+		case op == 18: // topic c created again: a new topic id
+			if _, ok := h.topics["c"]; !ok {
+				recreated++
+				h.topics["c"] = TopicMeta{ID: topicID(byte(100 + recreated)), Partitions: 4}
 			}
 		}
 		checkNoDoubleOwnership(t, h, group, clients)
