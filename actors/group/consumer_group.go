@@ -3,6 +3,7 @@ package group
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
 	"time"
 
@@ -140,6 +141,7 @@ type cmember struct {
 	rebalanceTimeout time.Duration
 	topicNames       []string
 	regex            *string
+	re               *regexp.Regexp // regex compiled (compiledRegex)
 	assignor         *string
 
 	epoch     int32 // the epoch the member must heartbeat with

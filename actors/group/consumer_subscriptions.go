@@ -33,7 +33,7 @@ func (g *Group) resolveSubscriptions(topics Topics) subscriptions {
 			}
 		}
 		if m.regex != nil {
-			re, err := regexp.Compile("^(?:" + *m.regex + ")$")
+			re, err := m.compiledRegex()
 			if err == nil {
 				if names == nil {
 					names = topics.Names()
@@ -52,6 +52,19 @@ func (g *Group) resolveSubscriptions(topics Topics) subscriptions {
 		out.members[id] = set
 	}
 	return out
+}
+
+// compiledRegex is the member's regex, anchored to the whole topic name
+// as Kafka matches it, compiled once per regex.
+func (m *cmember) compiledRegex() (*regexp.Regexp, error) {
+	if m.re == nil || m.re.String() != "^(?:"+*m.regex+")$" {
+		re, err := regexp.Compile("^(?:" + *m.regex + ")$")
+		if err != nil {
+			return nil, err
+		}
+		m.re = re
+	}
+	return m.re, nil
 }
 
 func sameTopics(a, b map[string]TopicMeta) bool {
