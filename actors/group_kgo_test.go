@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -631,5 +632,55 @@ func TestKIP848FencingRestartAndErrors(t *testing.T) {
 	jg.Protocols = []kmsg.JoinGroupRequestProtocol{{Name: "range", Metadata: []byte{}}}
 	if r, err := jg.RequestWith(ctx, cl); err != nil || r.ErrorCode != kerr.InconsistentGroupProtocol.Code {
 		t.Fatalf("classic join: %v %v", r, err)
+	}
+}
+
+// A franz-go member on the KIP-848 protocol subscribed by regex: the
+// broker resolves it (SubscribedTopicRegex, RE2) against the topics,
+// including one created while the member runs, and leaves non-matching
+// and internal topics out.
+func TestKIP848RegexSubscription(t *testing.T) {
+	n := kip848Node(t, t.TempDir())
+	adm, _ := n.Admin(t)
+	ctx := ctxT(t)
+	if _, err := adm.CreateTopics(ctx, 2, 1, nil, "rx-a", "rx-b", "other"); err != nil {
+		t.Fatal(err)
+	}
+	produceValues(t, n.Addr, "rx-a", "a-", 20)
+	produceValues(t, n.Addr, "rx-b", "b-", 20)
+	produceValues(t, n.Addr, "other", "o-", 20)
+	seen := &tally{seen: map[string]int{}}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(n.Addr), kgo.ConsumerGroup("grx"), kgo.ConsumeRegex(), kgo.ConsumeTopics("^rx-.*"),
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.StickyBalancer()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(200*time.Millisecond), kgo.MetadataMinAge(100*time.Millisecond), kgo.MetadataMaxAge(500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	go func() {
+		for {
+			fs := cl.PollFetches(context.Background())
+			if fs.IsClientClosed() {
+				return
+			}
+			fs.EachRecord(func(r *kgo.Record) { seen.add(string(r.Value)) })
+		}
+	}()
+	waitFor(t, "rx-a and rx-b consumed", func() bool { return seen.distinct() == 40 })
+	if _, err := adm.CreateTopics(ctx, 1, 1, nil, "rx-c"); err != nil {
+		t.Fatal(err)
+	}
+	produceValues(t, n.Addr, "rx-c", "c-", 10)
+	waitFor(t, "rx-c, created later, consumed", func() bool { return seen.distinct() == 50 })
+	d := describe848(t, adm, "grx")
+	if len(d.Members) != 1 || d.Members[0].SubscribedTopicRegex == nil || len(d.Members[0].Assignment) != 3 || d.Members[0].Assignment["other"] != nil {
+		t.Fatalf("describe: %+v", d)
+	}
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	for v := range seen.seen {
+		if strings.HasPrefix(v, "o-") {
+			t.Fatalf("consumed %s from a topic the regex does not match", v)
+		}
 	}
 }
