@@ -28,7 +28,9 @@ assignors), checked outside this run:
 
 Not yet: ` + "`group.consumer.migration.policy`" + ` (always bidirectional), rack-aware assignment,
 per-group ` + "`consumer.*`" + ` configs taking effect (the broker's ` + "`group.consumer.*`" + ` apply),
-share groups (KIP-932).
+share groups (KIP-932). Known gap: a Java member subscribed with ` + "`SubscriptionPattern`" + ` (broker-side regex, kafka-clients
+4.1.1) is assigned by the broker but never takes the assignment; franz-go's regex subscription (actors
+TestKIP848RegexSubscription) works.
 `
 
 func writeGroupProtocols(w io.Writer) { fmt.Fprint(w, groupProtocols) }
