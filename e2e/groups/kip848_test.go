@@ -368,3 +368,36 @@ func TestSamsaGroupCommandConsumerGroup(t *testing.T) {
 		t.Fatalf("reset-offsets of a live consumer group: %v\n%s", err, out)
 	}
 }
+
+// Java's SubscriptionPattern (group.protocol=consumer): the broker
+// resolves the RE2 regex against the topics, including one created while
+// the member runs, and the member asks for the assigned topics' names by
+// topic id (Metadata v12 with an empty name).
+func TestJavaServerSideRegexSubscription(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a JVM")
+	}
+	cp := interopJava(t)
+	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: kip848Args})
+	prefix, group := name(t, "re"), name(t, "g")
+	adm := admin(t, b.Addr())
+	c := newTally()
+	createTopic(t, b.Addr(), prefix+"-a", 2)
+	createTopic(t, b.Addr(), prefix+"-b", 3)
+	createTopic(t, b.Addr(), name(t, "other"), 1) // does not match
+	produce(t, b.Addr(), prefix+"-a", 0, 100)
+	produce(t, b.Addr(), prefix+"-b", 100, 100)
+	startJavaMember(t, cp, b.Addr(), "re2:"+prefix+"-.*", group, "consumer", c)
+	c.waitDistinct(t, 200, 60*time.Second)
+
+	createTopic(t, b.Addr(), prefix+"-c", 1)
+	produce(t, b.Addr(), prefix+"-c", 200, 100)
+	c.waitDistinct(t, 300, 60*time.Second)
+	c.check(t, 300, true)
+	g := waitConsumerGroup(t, adm, group, 30*time.Second, func(g kadm.DescribedConsumerGroup) bool {
+		return g.Err == nil && len(g.Members) == 1 && len(g.Members[0].Assignment) == 3
+	})
+	if r := g.Members[0].SubscribedTopicRegex; r == nil || *r != prefix+"-.*" {
+		t.Errorf("the member's regex as ConsumerGroupDescribe shows it: %v", r)
+	}
+}

@@ -24,13 +24,12 @@ assignors), checked outside this run:
 | franz-go 1.22.3 | ` + "`kgo.ServerSideBalancer()`" + ` with the sticky (uniform) or range balancer | actors TestKIP848ConsumeWhileMembersComeAndGo, TestKIP848FencingRestartAndErrors | exactly once while members come and go; kadm DescribeConsumerGroups and ListGroupsByType; a silent member fenced; the group kept across a restart; Kafka's error codes |
 | franz-go 1.22.3, 3 brokers | ` + "`kgo.ServerSideBalancer()`" + ` | e2e/cluster TestConsumerGroupCoordinatorKill | the coordinator SIGKILLed: the group reloaded on the new one with the same members, exactly once |
 | Java kafka-clients 4.1.1, classic and consumer members in one group | ` + "`group.protocol=classic`" + ` and ` + "`consumer`" + ` | e2e/groups TestJavaClassicToConsumerUpgrade | Kafka 4's online migration: a classic group upgraded when a consumer member joins, classic members reconciling inside it, a classic member SIGKILLed and fenced, downgraded when the consumer members leave; 1000 records each consumed exactly once |
+| Java kafka-clients 4.1.1 | ` + "`SubscriptionPattern`" + ` (broker-side RE2 regex) | e2e/groups TestJavaServerSideRegexSubscription | the broker resolves the regex, also for a topic created later; the member names its topics by id (Metadata v12) |
 | Apache Kafka 4.1.1's GroupCoordinatorRecordSerde | | actors/group TestConsumerRecordsAgainstKafka | Kafka reads samsa's consumer group records in __consumer_offsets (classic members' metadata too) and samsa replays Kafka's |
 
 Not yet: ` + "`group.consumer.migration.policy`" + ` (always bidirectional), rack-aware assignment,
 per-group ` + "`consumer.*`" + ` configs taking effect (the broker's ` + "`group.consumer.*`" + ` apply),
-share groups (KIP-932). Known gap: a Java member subscribed with ` + "`SubscriptionPattern`" + ` (broker-side regex, kafka-clients
-4.1.1) is assigned by the broker but never takes the assignment; franz-go's regex subscription (actors
-TestKIP848RegexSubscription) works.
+share groups (KIP-932).
 `
 
 func writeGroupProtocols(w io.Writer) { fmt.Fprint(w, groupProtocols) }

@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -26,7 +27,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * committed: a member killed at any moment never leaves a printed record
  * for another member to read again. It also prints "A p,p,..." with its
  * whole assignment each time the assignment changes. ASSIGNOR is
- * group.remote.assignor (consumer protocol only). A classic member uses a
+ * group.remote.assignor (consumer protocol only). TOPIC "re2:REGEX"
+ * subscribes to a SubscriptionPattern: the broker resolves the regex
+ * (consumer protocol only). A classic member uses a
  * six-second session timeout.
  */
 final class GroupMember {
@@ -62,7 +65,7 @@ final class GroupMember {
         stdin.start();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
             TreeSet<Integer> owned = new TreeSet<>();
-            consumer.subscribe(List.of(a[2]), new ConsumerRebalanceListener() {
+            ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> parts) {
                     parts.forEach(tp -> owned.remove(tp.partition()));
@@ -79,7 +82,13 @@ final class GroupMember {
                 public void onPartitionsLost(Collection<TopicPartition> parts) {
                     onPartitionsRevoked(parts);
                 }
-            });
+            };
+            if (a[2].startsWith("re2:")) {
+                // The broker resolves the regex (KIP-848, consumer protocol only).
+                consumer.subscribe(new SubscriptionPattern(a[2].substring(4)), listener);
+            } else {
+                consumer.subscribe(List.of(a[2]), listener);
+            }
             while (stdin.isAlive()) {
                 ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(200));
                 if (recs.isEmpty()) {
