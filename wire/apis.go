@@ -91,6 +91,11 @@ var APIs = []APIRange{
 	{Key: 16, Min: 0, Max: 5, Accept: 0},
 	{Key: 42, Min: 0, Max: 2, Accept: 0}, // DeleteGroups
 	{Key: 47, Min: 0, Max: 0, Accept: 0}, // OffsetDelete
+	// KIP-848 consumer groups, as Kafka 4.1 serves them: 1 adds the
+	// server-side regex and client-made member ids (ConsumerGroupHeartbeat)
+	// and the member type (ConsumerGroupDescribe).
+	{Key: 68, Min: 0, Max: 1, Accept: 0}, // ConsumerGroupHeartbeat
+	{Key: 69, Min: 0, Max: 1, Accept: 0}, // ConsumerGroupDescribe
 	// SASL: v0 handshakes are answered and refused (unframed tokens).
 	{Key: 17, Min: 0, Max: 1, Accept: 0}, // SaslHandshake
 	{Key: 36, Min: 0, Max: 2, Accept: 0}, // SaslAuthenticate

@@ -105,6 +105,10 @@ func gateGroups(s *Services, req *wire.Request) bool {
 			resp := r.(*kmsg.DescribeGroupsResponse)
 			resp.Groups = append(resp.Groups, g)
 		})
+	case *kmsg.ConsumerGroupHeartbeatRequest:
+		return !groupOK(acl.OpRead, body.Group) && refuse(kerr.GroupAuthorizationFailed)
+	case *kmsg.ConsumerGroupDescribeRequest:
+		gateConsumerGroupDescribe(s, req, body)
 	case *kmsg.DeleteGroupsRequest:
 		gateGroupList(s, req, acl.OpDelete, &body.Groups, func(r kmsg.Response, id string) {
 			g := kmsg.NewDeleteGroupsResponseGroup()

@@ -28,6 +28,8 @@ var groupAPIs = []API{
 	{Key: kmsg.DescribeGroups, Handle: gated(gateGroups, handleGroupRequest)},
 	{Key: kmsg.ListGroups, Handle: gated(gateGroups, handleGroupRequest)},
 	{Key: kmsg.DeleteGroups, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.ConsumerGroupHeartbeat, Handle: gated(gateGroups, handleGroupRequest)},
+	{Key: kmsg.ConsumerGroupDescribe, Handle: gated(gateGroups, handleGroupRequest)},
 }
 
 // groupPart is the ticket of one coordinator's part of a request that
@@ -140,6 +142,16 @@ func handleGroupRequest(s *Services, req *wire.Request) {
 				}
 				return out
 			}, send)
+	case *kmsg.ConsumerGroupDescribeRequest:
+		splitConsumerGroupDescribe(s, req, r, pids, send)
+	case *kmsg.ConsumerGroupHeartbeatRequest:
+		client.Topics = clusterTopics(s)
+		send(pids[group.PartitionFor(r.Group, n)], req, r)
+	case *kmsg.JoinGroupRequest:
+		// A classic member of a consumer group (KIP-848 migration) is
+		// assigned by the broker, from the cluster's topics.
+		client.Topics = clusterTopics(s)
+		send(pids[group.PartitionFor(r.Group, n)], req, r)
 	case *kmsg.DeleteGroupsRequest:
 		splitGroups(s, req, pids, r.Groups, func(id string) string { return id },
 			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },

@@ -7,7 +7,7 @@ import (
 )
 
 // groupNote ends every group config's documentation.
-const groupNote = " samsa serves classic groups only: the value is stored and described, and has no effect yet."
+const groupNote = " samsa stores and describes the value; it has no effect yet (consumer groups use the broker's group.consumer.* value)."
 
 // groupDefs are Kafka 4.1's group configs (GroupConfig), set per group with
 // IncrementalAlterConfigs on a GROUP resource. Each defaults to its broker
@@ -45,13 +45,34 @@ var groupDefs = []Def{
 		Doc:      "Standby replicas of each task of a streams group." + groupNote},
 }
 
+// consumerGroupBrokerDefs are the broker configs of KIP-848 consumer
+// groups that samsa acts on (actors/coordinator passes them to the core).
+var consumerGroupBrokerDefs = []Def{
+	{Name: "group.consumer.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "A consumer group (KIP-848) member that sends no heartbeat for this long is fenced; also the default consumer.session.timeout.ms of groups."},
+	{Name: "group.consumer.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Heartbeat interval told to consumer group (KIP-848) members; also the default consumer.heartbeat.interval.ms of groups."},
+	{Name: "group.consumer.assignors", Type: List, Default: "uniform,range", Check: consumerAssignors, Doc: "Server-side assignors consumer group (KIP-848) members may choose (group.remote.assignor); the first is the default. samsa has uniform and range."},
+	{Name: "group.consumer.max.size", Type: Int, Default: "2147483647", Check: AtLeast(1), Doc: "Most members a consumer group (KIP-848) may have."},
+}
+
+func consumerAssignors(v string) error {
+	names := ParseList(v)
+	if len(names) == 0 {
+		return fmt.Errorf("must name at least one assignor")
+	}
+	for _, n := range names {
+		if n != "uniform" && n != "range" {
+			return fmt.Errorf("unknown assignor %q: samsa has uniform and range", n)
+		}
+	}
+	return nil
+}
+
 // groupBrokerDefs are the broker configs group configs default to and are
-// bounded by. Ignored: samsa has no KIP-848, share or streams groups.
+// bounded by. Ignored: samsa has no share or streams groups, and reads the
+// bounds only to check group configs.
 var groupBrokerDefs = ignored([]Def{
-	{Name: "group.consumer.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Default consumer.session.timeout.ms of groups."},
 	{Name: "group.consumer.min.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Smallest consumer.session.timeout.ms a group may set."},
 	{Name: "group.consumer.max.session.timeout.ms", Type: Int, Default: "60000", Check: AtLeast(1), Doc: "Largest consumer.session.timeout.ms a group may set."},
-	{Name: "group.consumer.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Default consumer.heartbeat.interval.ms of groups."},
 	{Name: "group.consumer.min.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Smallest consumer.heartbeat.interval.ms a group may set."},
 	{Name: "group.consumer.max.heartbeat.interval.ms", Type: Int, Default: "15000", Check: AtLeast(1), Doc: "Largest consumer.heartbeat.interval.ms a group may set."},
 	{Name: "group.share.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Default share.session.timeout.ms of groups."},
@@ -76,7 +97,7 @@ var groupBrokerDefs = ignored([]Def{
 func ignored(defs []Def) []Def {
 	for i := range defs {
 		defs[i].Ignored = true
-		defs[i].Doc += " KIP-848, share and streams groups are not served yet."
+		defs[i].Doc += " samsa uses it only to check group configs (share and streams groups are not served yet)."
 	}
 	return defs
 }

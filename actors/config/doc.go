@@ -48,9 +48,9 @@
 // DEFAULT_CONFIG as Kafka does; set, GROUP_CONFIG. ValidateGroup checks a
 // group's values together against the broker's group.*.min/max bounds and
 // every session timeout above its heartbeat interval, with Kafka's
-// messages. samsa serves classic groups only, which none of these tune: they
-// are stored and described and have no effect yet, as their documentation
-// says.
+// messages. They are stored and described and have no effect yet, as their
+// documentation says: KIP-848 consumer groups use the broker's
+// group.consumer.* values, and samsa has no share or streams groups.
 //
 // # Dynamic broker configs
 //

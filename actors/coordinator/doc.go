@@ -22,7 +22,11 @@
 //
 //   - A Call carries a request (or one coordinator's Part of a request
 //     split over several) and its ticket; replies go back to the
-//     *wire.Request or the Part the core names.
+//     *wire.Request or the Part the core names. A ConsumerGroupHeartbeat
+//     (KIP-848) comes with the cluster's topics in Client.Topics, which
+//     the api router takes from the controller's view (cluster mode) or
+//     the broker's routes, so the core can resolve subscriptions and
+//     assign partitions without asking anyone.
 //   - Appends are RecordBatch v2 batches (BuildBatch) sent to the
 //     partition actor as an ordinary partition.ProduceRequest with
 //     acks=-1, so they go through validation, the leader epoch and the
@@ -43,5 +47,8 @@
 // __consumer_offsets (and __transaction_state) are compacted by the log
 // cleaner (actors/cleaner): a load replays only each key's latest record
 // (and tombstones within delete.retention.ms), which gives the same
-// groups and offsets as the uncompacted log.
+// groups and offsets as the uncompacted log. KIP-848 consumer groups
+// live in the same partitions in Kafka's record types 3-8, and move with
+// their partition like classic ones: the new leader's load rebuilds them
+// and their members carry on at their epochs.
 package coordinator

@@ -79,6 +79,14 @@ func groupConfig(b *config.Broker) (group.Config, time.Duration) {
 		MaxSize:                num("group.max.size"),
 		OffsetMetadataMaxBytes: num("offset.metadata.max.bytes"),
 		OffsetsRetention:       time.Duration(num("offsets.retention.minutes")) * time.Minute,
+
+		ConsumerSessionTimeout:    ms("group.consumer.session.timeout.ms"),
+		ConsumerHeartbeatInterval: ms("group.consumer.heartbeat.interval.ms"),
+		ConsumerAssignors:         config.ParseList(b.Value("group.consumer.assignors")),
+		ConsumerMaxSize:           num("group.consumer.max.size"),
+	}
+	if cfg.ConsumerMaxSize >= 1<<31-1 {
+		cfg.ConsumerMaxSize = 0 // unlimited
 	}
 	if cfg.InitialRebalanceDelay == 0 {
 		cfg.InitialRebalanceDelay = -1 // the core reads 0 as "Kafka's default"

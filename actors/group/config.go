@@ -30,6 +30,18 @@ type Config struct {
 	// JoinGroup may stay parked (Kafka's fixed 5 minutes): a client that
 	// gave up and retried would otherwise leave a defunct member behind.
 	NewMemberJoinTimeout time.Duration
+	// ConsumerSessionTimeout is group.consumer.session.timeout.ms
+	// (45000): a KIP-848 member that sends no heartbeat for this long
+	// is fenced.
+	ConsumerSessionTimeout time.Duration
+	// ConsumerHeartbeatInterval is group.consumer.heartbeat.interval.ms
+	// (5000), told to KIP-848 members in every heartbeat answer.
+	ConsumerHeartbeatInterval time.Duration
+	// ConsumerAssignors is group.consumer.assignors (uniform, range): the
+	// server assignors members may name; the first is the default.
+	ConsumerAssignors []string
+	// ConsumerMaxSize is group.consumer.max.size; 0 means unlimited.
+	ConsumerMaxSize int
 	// NewUUID returns 16 random bytes for member ids. Tests inject a
 	// deterministic source; nil means crypto/rand.
 	NewUUID func() [16]byte
@@ -43,6 +55,9 @@ const (
 	DefaultOffsetMetadataMaxBytes = 4096
 	DefaultOffsetsRetention       = 7 * 24 * time.Hour
 	DefaultNewMemberJoinTimeout   = 5 * time.Minute
+
+	DefaultConsumerSessionTimeout    = 45 * time.Second
+	DefaultConsumerHeartbeatInterval = 5 * time.Second
 )
 
 func (c Config) withDefaults() Config {
@@ -63,6 +78,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.NewMemberJoinTimeout == 0 {
 		c.NewMemberJoinTimeout = DefaultNewMemberJoinTimeout
+	}
+	if c.ConsumerSessionTimeout == 0 {
+		c.ConsumerSessionTimeout = DefaultConsumerSessionTimeout
+	}
+	if c.ConsumerHeartbeatInterval == 0 {
+		c.ConsumerHeartbeatInterval = DefaultConsumerHeartbeatInterval
+	}
+	if len(c.ConsumerAssignors) == 0 {
+		c.ConsumerAssignors = []string{AssignorUniform, AssignorRange}
 	}
 	if c.NewUUID == nil {
 		c.NewUUID = func() (u [16]byte) {

@@ -180,11 +180,7 @@ func (c *Coordinator) Handle(t Ticket, req kmsg.Request, client Client, now time
 		resp := kmsg.NewPtrDescribeGroupsResponse()
 		resp.Version = r.Version
 		for _, id := range r.Groups {
-			g := c.groups[id]
-			if g == nil {
-				g = NewGroup(id, c.cfg)
-			}
-			resp.Groups = append(resp.Groups, g.Describe(r.Version))
+			resp.Groups = append(resp.Groups, c.lookup(id).Describe(r.Version))
 		}
 		fx.Replies = append(fx.Replies, Reply{To: t, Response: resp})
 	case *kmsg.ListGroupsRequest:
@@ -198,6 +194,19 @@ func (c *Coordinator) Handle(t Ticket, req kmsg.Request, client Client, now time
 		fx.Replies = append(fx.Replies, Reply{To: t, Response: resp})
 	case *kmsg.DeleteGroupsRequest:
 		return c.deleteGroups(t, r, now)
+	case *kmsg.ConsumerGroupHeartbeatRequest:
+		touched = c.group(r.Group)
+		topics := client.Topics
+		if topics == nil {
+			topics = TopicMap{}
+		}
+		fx = touched.ConsumerGroupHeartbeat(t, r, client, topics, now)
+	case *kmsg.ConsumerGroupDescribeRequest:
+		resp := &kmsg.ConsumerGroupDescribeResponse{Version: r.Version}
+		for _, id := range r.Groups {
+			resp.Groups = append(resp.Groups, c.lookup(id).ConsumerGroupDescribe(r.Version))
+		}
+		fx.Replies = append(fx.Replies, Reply{To: t, Response: resp})
 	}
 	if touched != nil {
 		c.dropIfVacant(touched)
@@ -205,13 +214,17 @@ func (c *Coordinator) Handle(t Ticket, req kmsg.Request, client Client, now time
 	return c.collect(fx)
 }
 
-func (c *Coordinator) offsetFetch(r *kmsg.OffsetFetchRequest) *kmsg.OffsetFetchResponse {
-	lookup := func(id string) *Group {
-		if g := c.groups[id]; g != nil {
-			return g
-		}
-		return NewGroup(id, c.cfg)
+// lookup returns the group, or the state of a group that does not
+// exist (not kept), for read-only requests.
+func (c *Coordinator) lookup(id string) *Group {
+	if g := c.groups[id]; g != nil {
+		return g
 	}
+	return NewGroup(id, c.cfg)
+}
+
+func (c *Coordinator) offsetFetch(r *kmsg.OffsetFetchRequest) *kmsg.OffsetFetchResponse {
+	lookup := c.lookup
 	if r.Version < 8 {
 		return lookup(r.Group).OffsetFetch(r)
 	}

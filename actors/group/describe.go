@@ -15,11 +15,14 @@ import (
 func (g *Group) Describe(version int16) kmsg.DescribeGroupsResponseGroup {
 	d := kmsg.NewDescribeGroupsResponseGroup()
 	d.Group = g.id
-	if !g.exists() {
+	if !g.exists() || g.cg != nil {
 		d.State = Dead.String()
 		if version >= 6 {
 			d.ErrorCode = int16(kerr.GroupIDNotFound)
 			d.ErrorMessage = strPtr("Group " + g.id + " not found.")
+			if g.cg != nil {
+				d.ErrorMessage = strPtr("Group " + g.id + " is not a classic group.")
+			}
 		}
 		return d
 	}
@@ -31,12 +34,8 @@ func (g *Group) Describe(version int16) kmsg.DescribeGroupsResponseGroup {
 	for _, id := range g.order {
 		m := g.members[id]
 		dm := kmsg.NewDescribeGroupsResponseGroupMember()
-		dm.MemberID = m.id
-		if m.instanceID != "" {
-			dm.InstanceID = strPtr(m.instanceID)
-		}
-		dm.ClientID = m.clientID
-		dm.ClientHost = m.clientHost
+		dm.MemberID, dm.InstanceID = m.id, optional(m.instanceID)
+		dm.ClientID, dm.ClientHost = m.clientID, m.clientHost
 		dm.ProtocolMetadata = []byte{}
 		dm.MemberAssignment = []byte{}
 		if g.state == Stable {
@@ -56,6 +55,9 @@ func (g *Group) ListEntry(statesFilter, typesFilter []string) (kmsg.ListGroupsRe
 	e := kmsg.NewListGroupsResponseGroup()
 	if !g.exists() {
 		return e, false
+	}
+	if g.cg != nil {
+		return g.consumerListEntry(statesFilter, typesFilter)
 	}
 	if len(statesFilter) > 0 && !containsFold(statesFilter, g.state.String()) {
 		return e, false

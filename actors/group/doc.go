@@ -1,7 +1,10 @@
 // Package group is the pure core of the consumer-group coordinator for
 // Kafka's classic group protocol (JoinGroup/SyncGroup/Heartbeat/LeaveGroup,
-// the protocol every Kafka client uses by default), the offsets it stores,
-// and the __consumer_offsets records that make both durable.
+// the protocol every Kafka client uses by default) and for KIP-848's
+// consumer group protocol (ConsumerGroupHeartbeat, Kafka 4's
+// group.protocol=consumer; see "Consumer groups (KIP-848)" below), the
+// offsets it stores, and the __consumer_offsets records that make all of
+// it durable.
 //
 // It owns: group membership, rebalances (generations, leader, protocol
 // selection), session/rebalance timeouts, static membership (KIP-345),
@@ -252,8 +255,8 @@
 //	    | int32 sessionTimeoutMs | bytes subscription | bytes assignment
 //	(v4: all flexible)
 //
-// Key versions 3 and up belong to KIP-848 consumer groups and share
-// groups; they are skipped. A nil value (tombstone) deletes the offset or
+// Key versions 3 to 8 belong to KIP-848 consumer groups (below); 9 and up
+// to share and streams groups, which are skipped. A nil value (tombstone) deletes the offset or
 // the group. Replaying a partition applies records in order: the last
 // group metadata wins and becomes a Stable group (Empty if it has no
 // members) of that generation, with session timers started at load.
@@ -263,12 +266,144 @@
 // members holding the newer generation get ILLEGAL_GENERATION, rejoin
 // with their member ids, and the group converges on a new generation.
 //
+// # Consumer groups (KIP-848)
+//
+// A group is classic or "consumer" (Group.cg set, consumer_group.go).
+// ConsumerGroupHeartbeat turns an unknown or empty classic group into a
+// consumer group (its offsets stay, its classic record gets a tombstone);
+// a classic JoinGroup turns an empty consumer group back into a classic
+// one. Kafka 4's online migration (its "bidirectional" policy) moves
+// groups with members too (consumer_classic.go):
+//
+//   - Upgrade: a consumer protocol member joining a Stable classic group of
+//     protocol type "consumer" whose subscriptions and assignments decode
+//     (ConsumerProtocolSubscription/Assignment) turns it into a consumer
+//     group: every classic member stays, at the generation as its epoch,
+//     owning what its leader assigned it. A classic group that is
+//     rebalancing answers COORDINATOR_NOT_AVAILABLE (retry), one that
+//     cannot be read GROUP_ID_NOT_FOUND.
+//   - Classic members in a consumer group are assigned by the broker's
+//     assignor and reconcile through rejoins: their Heartbeat answers
+//     REBALANCE_IN_PROGRESS until they are at the target; their JoinGroup
+//     is answered at once (generation = member epoch, no leader, the
+//     member's first protocol, owned partitions from its subscription);
+//     their SyncGroup gets what they may own now (the leader's assignments
+//     are ignored); their own session timeout applies; they commit with
+//     their generation (ILLEGAL_GENERATION otherwise); LeaveGroup removes
+//     them. New classic members may join a consumer group.
+//   - Downgrade: when the last consumer protocol member leaves (or is
+//     fenced) and classic members remain, the group becomes classic again
+//     at the group epoch as its generation, each member's assignment what
+//     it owns, and rebalances at once.
+//
+// The offsets, OffsetDelete, DeleteGroups and expiry are the Group's,
+// shared by both kinds; for them a consumer group is Stable with members
+// and Empty without, and subscribes to what its members' names and
+// regexes resolve to.
+//
+// The shell hands ConsumerGroupHeartbeat the cluster's topics (Topics:
+// name, id, partition count) with the request (Client.Topics); the core
+// resolves subscriptions against them on every heartbeat. It keeps:
+//
+//   - the group epoch, bumped when a member joins or leaves (or is
+//     fenced), changes its subscription, regex or server assignor, or the
+//     subscribed topics' metadata (ids, partition counts) changes;
+//   - the target assignment, computed at every bump by the broker-side
+//     assignor (group.consumer.assignors, uniform then range by default;
+//     the one most members name in ServerAssignor wins): uniform spreads
+//     each topic's partitions evenly over its subscribers and keeps
+//     partitions where they were while that stays balanced; range gives
+//     each subscriber of a topic a contiguous range, members in id order;
+//   - per member: its epoch (the one it must heartbeat with) and previous
+//     epoch, its state (stable, unrevoked partitions, unreleased
+//     partitions), what it owns (assigned) and what it must give up
+//     (pending revocation).
+//
+// Reconciliation (consumer_reconcile.go) moves a member one safe step per
+// heartbeat: partitions it owns outside its target are taken out of its
+// assignment first, at its old epoch; only when a heartbeat's owned
+// partitions show they are gone does it move to the target epoch; then it
+// gets every target partition no other member owns, and the others (still
+// owned elsewhere) come on a later heartbeat once released. So no
+// partition is ever owned by two members. A member that does not revoke
+// within its rebalance timeout is fenced.
+//
+// Heartbeat rules (Kafka's): epoch 0 joins (v0: the coordinator makes the
+// member id; v1: the client's, required); a known member at epoch 0
+// rejoins owning nothing; a higher epoch than the member's, or a lower one
+// other than its previous epoch with owned partitions within its
+// assignment (a lost answer), is FENCED_MEMBER_EPOCH; an unknown member is
+// UNKNOWN_MEMBER_ID; epoch -1 leaves; epoch -2 is a static member leaving
+// for now: it keeps its partitions until its session ends, and the same
+// group.instance.id joining again under a new member id takes over its
+// assignment and epoch (UNRELEASED_INSTANCE_ID while the old one has not
+// left). A member silent for group.consumer.session.timeout.ms (45 s) is
+// fenced. Answers carry group.consumer.heartbeat.interval.ms (5 s) and the
+// assignment whenever it changed, the member joined, or the request's
+// epoch or owned partitions differ from the member's. Bad requests get
+// INVALID_REQUEST (Kafka's messages), a regex that does not compile
+// INVALID_REGULAR_EXPRESSION (Go's regexp is RE2, as Kafka's RE2J; the
+// regex must match the whole topic name; internal topics never match), an
+// unknown ServerAssignor UNSUPPORTED_ASSIGNOR, a member over
+// group.consumer.max.size GROUP_MAX_SIZE_REACHED.
+//
+// OffsetCommit v9+ carries the member epoch in its generation field and
+// OffsetFetch v9+ the member id and epoch: an unknown member is
+// UNKNOWN_MEMBER_ID, another epoch than the member's STALE_MEMBER_EPOCH; a
+// commit or fetch naming no member (an admin, a simple consumer) is
+// allowed, a commit only while the group has no members.
+// ConsumerGroupDescribe shows the group epoch, assignment epoch, assignor,
+// each member's epoch, subscription, assignment and target; state Empty,
+// Assigning (group epoch ahead of the target), Reconciling (a member not
+// yet at the target) or Stable. ListGroups v5 lists it with type
+// "consumer"; DescribeGroups answers for it as for an unknown group (Dead;
+// GROUP_ID_NOT_FOUND from v6), as Kafka 4 does for a non-classic group.
+//
+// Answers wait for their records: every heartbeat that changes anything
+// appends its records and is answered from OnAppended.
+//
+// # Consumer group records
+//
+// Kafka 4.1's (GroupCoordinatorRecordSerde reads samsa's and samsa reads
+// Kafka's; consumer_records_kafka_test.go checks both ways). Keys are non-flexible:
+// int16 type, string group id (and string member id for 5, 7, 8). Values
+// are int16 version 0, then a flexible struct (compact strings and
+// arrays, uuids as 16 bytes) ending in a tagged-field section:
+//
+//	3 ConsumerGroupMetadata          int32 epoch (tags: metadata hash, creation time; not written)
+//	4 ConsumerGroupPartitionMetadata []{uuid topicId, string name, int32 partitions, []{int32 partition, []string racks}}
+//	5 ConsumerGroupMemberMetadata    nullable instanceId, nullable rackId, clientId, clientHost,
+//	                                 []string topics, nullable regex, int32 rebalanceTimeoutMs, nullable assignor;
+//	                                 tag 0 (classic members): nullable struct {int32 sessionTimeoutMs,
+//	                                 []{string name, bytes metadata} protocols}
+//	6 ConsumerGroupTargetAssignmentMetadata  int32 assignmentEpoch
+//	7 ConsumerGroupTargetAssignmentMember    []{uuid topicId, []int32 partitions}
+//	8 ConsumerGroupCurrentMemberAssignment   int32 epoch, int32 previousEpoch, int8 state,
+//	                                         assigned and pendingRevocation as in 7
+//
+// A member that leaves gets tombstones for 8, 7 and 5; a deleted group
+// also for 6, 4 and 3 (3 last: replaying its tombstone ends the group).
+// Replay rebuilds the group; after the load every member's session starts
+// again, and a member that moved with its coordinator carries on at its
+// epoch.
+//
 // # Differences from Kafka worth knowing
 //
 //   - A request superseded by another from the same member is answered
 //     (REBALANCE_IN_PROGRESS) instead of being dropped.
 //   - Heartbeat in CompletingRebalance answers NONE (as Kafka 2.x+ does;
 //     its state table in the docs says REBALANCE_IN_PROGRESS).
-//   - Transactional offset commits (TxnOffsetCommit) and KIP-848 consumer
-//     groups are not handled here.
+//   - Transactional offset commits (TxnOffsetCommit) are handled in
+//     txn_offsets.go.
+//   - KIP-848: no group.consumer.migration.policy (always bidirectional),
+//     no rack-aware assignment, no per-group configs (consumer.session.
+//     timeout.ms set on a group is stored and described, the broker's
+//     value applies), regexes resolved synchronously on each heartbeat
+//     (Kafka resolves them in the background), the subscribed topics'
+//     metadata compared directly rather than through a hash, a heartbeat
+//     to a group that does not exist with an epoch above 0 is
+//     UNKNOWN_MEMBER_ID (the member rejoins), and an append that fails
+//     after the state changed in memory is answered with its error but
+//     not rolled back (the coordinator usually loses its partition then,
+//     and reloads from the log).
 package group

@@ -36,6 +36,12 @@ const (
 	// TimerSync removes members that got their JoinGroup answer but sent
 	// no SyncGroup within the rebalance timeout.
 	TimerSync
+	// TimerConsumerSession fences a KIP-848 member that stopped
+	// heartbeating (group.consumer.session.timeout.ms).
+	TimerConsumerSession
+	// TimerConsumerRevocation fences a KIP-848 member that did not give
+	// up its partitions pending revocation within its rebalance timeout.
+	TimerConsumerRevocation
 )
 
 func (k TimerKind) String() string {
@@ -48,6 +54,10 @@ func (k TimerKind) String() string {
 		return "join"
 	case TimerSync:
 		return "sync"
+	case TimerConsumerSession:
+		return "consumer-session"
+	case TimerConsumerRevocation:
+		return "consumer-revocation"
 	}
 	return "unknown"
 }

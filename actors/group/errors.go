@@ -75,6 +75,15 @@ func ErrorResponse(req kmsg.Request, code kerr.Code) kmsg.Response {
 		resp := kmsg.NewPtrListGroupsResponse()
 		resp.Version, resp.ErrorCode = v, c
 		return resp
+	case *kmsg.ConsumerGroupHeartbeatRequest:
+		return heartbeatError(v, code, "")
+	case *kmsg.ConsumerGroupDescribeRequest:
+		resp := kmsg.NewPtrConsumerGroupDescribeResponse()
+		resp.Version = v
+		for _, id := range r.Groups {
+			resp.Groups = append(resp.Groups, kmsg.ConsumerGroupDescribeResponseGroup{Group: id, ErrorCode: c, AuthorizedOperations: -2147483648})
+		}
+		return resp
 	case *kmsg.DeleteGroupsRequest:
 		resp := kmsg.NewPtrDeleteGroupsResponse()
 		resp.Version = v

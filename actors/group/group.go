@@ -81,6 +81,11 @@ type Group struct {
 	// groups whose subscriptions decode); nil when unknown.
 	subscribed map[string]bool
 
+	// cg is set when the group is a KIP-848 consumer group (type
+	// "consumer"); its members, epochs and assignments live there, its
+	// offsets here (consumer_group.go).
+	cg *consumerGroup
+
 	offsets        map[topicPartition]OffsetValue
 	pendingCommits map[topicPartition]int // appends in flight per partition
 	// txnOffsets are transactions' offsets, by producer id, durable but
@@ -143,7 +148,7 @@ func (g *Group) exists() bool {
 	if g.state == Dead {
 		return false
 	}
-	return g.state != Empty || g.generation != 0 || len(g.members) != 0 || len(g.pending) != 0 ||
+	return g.cg != nil || g.state != Empty || g.generation != 0 || len(g.members) != 0 || len(g.pending) != 0 ||
 		len(g.offsets) != 0 || g.protocolType != "" || len(g.appends) != 0
 }
 
@@ -446,6 +451,10 @@ func (g *Group) OnTimer(k TimerKey, now time.Time) Effects {
 			g.onJoinTimer(now)
 		case TimerSync:
 			g.onSyncTimer(now)
+		case TimerConsumerSession:
+			g.onConsumerSessionTimer(k.Member, now)
+		case TimerConsumerRevocation:
+			g.onConsumerRevocationTimer(k.Member, now)
 		}
 	}
 	return g.end()

@@ -32,6 +32,9 @@ type harness struct {
 	holdAppends bool
 	held        []Append
 	failNext    kerr.Code // the next append completes with this code
+
+	// topics is what ConsumerGroupHeartbeat requests see of the cluster.
+	topics TopicMap
 }
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -123,7 +126,7 @@ func (h *harness) send(req kmsg.Request, clientID string) int {
 	h.t.Helper()
 	h.sent++
 	id := h.sent
-	h.apply(h.c.Handle(id, req, Client{ID: clientID, Host: "/127.0.0.1"}, h.now))
+	h.apply(h.c.Handle(id, req, Client{ID: clientID, Host: "/127.0.0.1", Topics: h.topics}, h.now))
 	return id
 }
 
@@ -235,6 +238,8 @@ func errorCode(r kmsg.Response) kerr.Code {
 	case *kmsg.ListGroupsResponse:
 		return kerr.Code(r.ErrorCode)
 	case *kmsg.OffsetFetchResponse:
+		return kerr.Code(r.ErrorCode)
+	case *kmsg.ConsumerGroupHeartbeatResponse:
 		return kerr.Code(r.ErrorCode)
 	case *kmsg.OffsetCommitResponse:
 		if len(r.Topics) > 0 && len(r.Topics[0].Partitions) > 0 {

@@ -31,6 +31,9 @@ func (g *Group) heartbeat(req *kmsg.HeartbeatRequest, now time.Time) *kmsg.Heart
 		case g.fenced(instance, req.MemberID):
 			return kerr.FencedInstanceID
 		}
+		if g.cg != nil {
+			return g.classicHeartbeat(req, now)
+		}
 		m := g.get(req.MemberID)
 		switch {
 		case m == nil:

@@ -13,6 +13,9 @@ import (
 type Client struct {
 	ID   string
 	Host string
+	// Topics is the cluster's topics as the request found them; only
+	// ConsumerGroupHeartbeat uses it (nil: no topic exists).
+	Topics Topics
 }
 
 // joinError is a failed JoinGroup answer: generation -1, no protocol, no
@@ -79,6 +82,16 @@ func (g *Group) join(t Ticket, req *kmsg.JoinGroupRequest, c Client, now time.Ti
 		// the coordinator again and rejoins a fresh group.
 		fail(kerr.CoordinatorNotAvailable)
 		return
+	}
+	if g.cg != nil {
+		if len(g.cg.members) > 0 {
+			g.classicJoin(t, req, c, now)
+			return
+		}
+		// An empty consumer group goes back to the classic protocol
+		// (Kafka's downgrade): its records are deleted, its offsets stay.
+		g.appendRecords(g.dropConsumerGroup(), func(kerr.Code, time.Time) {})
+		g.resetMetadata()
 	}
 	if req.MemberID != "" && !g.exists() {
 		fail(kerr.UnknownMemberID)

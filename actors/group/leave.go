@@ -41,6 +41,9 @@ func (g *Group) LeaveGroup(t Ticket, req *kmsg.LeaveGroupRequest, now time.Time)
 }
 
 func (g *Group) leave(memberID string, instanceID *string, now time.Time) kerr.Code {
+	if g.cg != nil {
+		return g.classicLeave(memberID, instanceID, now)
+	}
 	if memberID == "" {
 		if instanceID == nil {
 			return kerr.UnknownMemberID

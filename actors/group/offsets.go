@@ -108,6 +108,9 @@ func (g *Group) validateCommit(generation int32, memberID string, instance *stri
 		// is gone.
 		return kerr.IllegalGeneration
 	}
+	if g.cg != nil {
+		return g.validateConsumerCommit(generation, memberID)
+	}
 	if generation >= 0 || memberID != "" || instance != nil {
 		m := g.get(memberID)
 		switch {
@@ -254,6 +257,10 @@ func (g *Group) OffsetFetch(req *kmsg.OffsetFetchRequest) *kmsg.OffsetFetchRespo
 func (g *Group) offsetFetchGroup(rg kmsg.OffsetFetchRequestGroup, requireStable bool) kmsg.OffsetFetchResponseGroup {
 	out := kmsg.NewOffsetFetchResponseGroup()
 	out.Group = rg.Group
+	if code := g.validateConsumerFetch(rg.MemberID, rg.MemberEpoch); code != kerr.None {
+		out.ErrorCode = int16(code)
+		return out
+	}
 	var asked TopicPartitions
 	if rg.Topics != nil {
 		asked = TopicPartitions{}
@@ -402,6 +409,9 @@ func (g *Group) die(now time.Time) []Record {
 	}
 	clear(g.pending)
 	g.transition(Dead, now)
+	if g.cg != nil {
+		return g.dropConsumerGroup()
+	}
 	return []Record{{Key: GroupKeyBytes(g.id)}}
 }
 

@@ -37,9 +37,12 @@ const (
 	KeyOffset KeyKind = iota + 1
 	// KeyGroup is classic group metadata (key version 2).
 	KeyGroup
-	// KeyOther is a record this coordinator does not use (key version 3
-	// and up: KIP-848 consumer groups, share groups). Replay skips it.
+	// KeyOther is a record this coordinator does not use (key version 9
+	// and up: share groups, streams groups). Replay skips it.
 	KeyOther
+	// KeyConsumer is a KIP-848 consumer group record (key versions 3-8,
+	// consumer_records.go); Member is set for the per-member ones.
+	KeyConsumer
 )
 
 // Key is a decoded __consumer_offsets key.
@@ -49,6 +52,7 @@ type Key struct {
 	Group     string
 	Topic     string // KeyOffset only
 	Partition int32  // KeyOffset only
+	Member    string // KeyConsumer per-member records only
 }
 
 // OffsetValue is the value of an offset commit record (OffsetCommitValue).
@@ -123,7 +127,14 @@ func DecodeKey(b []byte) (Key, error) {
 	case k.Version == 2:
 		k.Kind = KeyGroup
 		k.Group = r.String()
-	case k.Version >= 3:
+	case k.Version >= consumerMetadataKey && k.Version <= consumerCurrentAssignmentKey:
+		_, group, member, err := decodeConsumerKey(b)
+		if err != nil {
+			return k, err
+		}
+		k.Kind, k.Group, k.Member = KeyConsumer, group, member
+		return k, nil
+	case k.Version > consumerCurrentAssignmentKey:
 		k.Kind = KeyOther
 		return k, nil
 	default:

@@ -29,8 +29,17 @@ func FuzzDecodeKey(f *testing.F) {
 			if err != nil || again.Group != k.Group {
 				t.Fatalf("group key re-encode: %+v vs %+v (%v)", again, k, err)
 			}
+		case KeyConsumer:
+			var member *string
+			if k.Member != "" || k.Version == consumerMemberMetaKey || k.Version == consumerTargetMemberKey || k.Version == consumerCurrentAssignmentKey {
+				member = &k.Member
+			}
+			again, err := DecodeKey(consumerKey(k.Version, k.Group, member))
+			if err != nil || again != k {
+				t.Fatalf("consumer key re-encode: %+v vs %+v (%v)", again, k, err)
+			}
 		case KeyOther:
-			if k.Version < 3 {
+			if k.Version < 9 {
 				t.Fatalf("KeyOther with version %d", k.Version)
 			}
 		default:

@@ -38,19 +38,77 @@ func kafkaClasspath() string {
 	return strings.Join(jars, string(os.PathListSeparator))
 }
 
+// kafkaJava is the java binary and Kafka's classpath; it skips the test
+// without them, and with -short (a JVM start takes seconds).
+func kafkaJava(t *testing.T) (java, cp string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a JVM")
+	}
+	java, err := exec.LookPath("java")
+	cp = kafkaClasspath()
+	if err != nil || cp == "" {
+		t.Skip("java or the Kafka 4.x jars are not available")
+	}
+	return java, cp
+}
+
+// runKafkaProgram runs a single-file Java program of testdata with
+// records on its standard input, one "hexKey hexValue" line each (value
+// "-" for a tombstone), and returns its output.
+func runKafkaProgram(t *testing.T, java, cp, program string, recs []Record) string {
+	t.Helper()
+	var in bytes.Buffer
+	for _, r := range recs {
+		v := "-"
+		if r.Value != nil {
+			v = hex.EncodeToString(r.Value)
+		}
+		in.WriteString(hex.EncodeToString(r.Key) + " " + v + "\n")
+	}
+	cmd := exec.Command(java, "-cp", cp, filepath.Join("testdata", program))
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("java %s: %v\n%s", program, err, stderr.String())
+	}
+	return string(out)
+}
+
+// kafkaOutput splits a program's output: its "E" lines are records
+// Kafka's classes wrote, returned in order; every other line goes to each
+// as its first word and the rest.
+func kafkaOutput(out string, each func(kind, rest string)) (kafkaRecords []Record) {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		kind, rest, _ := strings.Cut(line, " ")
+		if kind == "E" {
+			kafkaRecords = append(kafkaRecords, hexRecord(rest))
+			continue
+		}
+		each(kind, rest)
+	}
+	return kafkaRecords
+}
+
+// hexRecord reads "hexKey hexValue" ("-": tombstone).
+func hexRecord(s string) Record {
+	k, v, _ := strings.Cut(s, " ")
+	key, _ := hex.DecodeString(k)
+	var val []byte
+	if v != "-" {
+		val, _ = hex.DecodeString(v)
+	}
+	return Record{key, val}
+}
+
 // TestRecordsAgainstKafka runs Apache Kafka's own record classes and its
 // console-consumer formatters (a single-file Java program) on what this
 // package writes, and decodes what Kafka writes. Skipped without Java or
 // the jars, and with -short (a JVM start takes seconds).
 func TestRecordsAgainstKafka(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a JVM")
-	}
-	java, err := exec.LookPath("java")
-	cp := kafkaClasspath()
-	if err != nil || cp == "" {
-		t.Skip("java or the Kafka 4.x jars are not available")
-	}
+	java, cp := kafkaJava(t)
 
 	ours := []Record{
 		{OffsetKeyBytes("sgroup", "stopic", 5), OffsetValueBytes(OffsetValue{Offset: 77, LeaderEpoch: 3, Metadata: "smeta", CommitTimestamp: 5555, ExpireTimestamp: -1})},
@@ -60,45 +118,20 @@ func TestRecordsAgainstKafka(t *testing.T) {
 		{GroupKeyBytes("sgroup"), GroupValueBytes(GroupValue{ProtocolType: "consumer", Generation: 8, CurrentStateTimestamp: 1})},
 		{GroupKeyBytes("sgroup"), nil},
 	}
-	var in bytes.Buffer
-	for _, r := range ours {
-		v := "-"
-		if r.Value != nil {
-			v = hex.EncodeToString(r.Value)
-		}
-		in.WriteString(hex.EncodeToString(r.Key) + " " + v + "\n")
-	}
-	cmd := exec.Command(java, "-cp", cp, filepath.Join("testdata", "KafkaRecords.java"))
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("java: %v\n%s", err, stderr.String())
-	}
+	out := runKafkaProgram(t, java, cp, "KafkaRecords.java", ours)
 
 	var formatted []map[string]any
-	var kafkaRecords []Record
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		kind, rest, _ := strings.Cut(line, " ")
-		switch kind {
-		case "O", "G":
-			var m map[string]any
-			if err := json.Unmarshal([]byte(rest), &m); err != nil {
-				t.Fatalf("formatter output %q: %v", rest, err)
-			}
-			m["formatter"] = kind
-			formatted = append(formatted, m)
-		case "E":
-			k, v, _ := strings.Cut(rest, " ")
-			key, _ := hex.DecodeString(k)
-			var val []byte
-			if v != "-" {
-				val, _ = hex.DecodeString(v)
-			}
-			kafkaRecords = append(kafkaRecords, Record{key, val})
+	kafkaRecords := kafkaOutput(out, func(kind, rest string) {
+		if kind != "O" && kind != "G" {
+			return
 		}
-	}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(rest), &m); err != nil {
+			t.Fatalf("formatter output %q: %v", rest, err)
+		}
+		m["formatter"] = kind
+		formatted = append(formatted, m)
+	})
 
 	// Kafka's formatters read ours.
 	if len(formatted) != len(ours) {

@@ -56,8 +56,12 @@ func TestDecodeKey(t *testing.T) {
 		t.Fatalf("group key: %+v %v", k, err)
 	}
 	k, err = DecodeKey([]byte{0, 3, 0, 1, 'x'})
+	if err != nil || k.Kind != KeyConsumer || k.Group != "x" {
+		t.Fatalf("KIP-848 key should be KeyConsumer of group x: %+v %v", k, err)
+	}
+	k, err = DecodeKey([]byte{0, 9, 0, 1, 'x'})
 	if err != nil || k.Kind != KeyOther {
-		t.Fatalf("KIP-848 key should be KeyOther: %+v %v", k, err)
+		t.Fatalf("share group key should be KeyOther: %+v %v", k, err)
 	}
 	if _, err := DecodeKey([]byte{0xff, 0xff}); !errors.Is(err, ErrKeyVersion) {
 		t.Fatalf("negative version: %v", err)

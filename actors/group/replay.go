@@ -33,6 +33,8 @@ func (g *Group) Replay(key Key, value []byte) error {
 		if g.state == Dead {
 			g.resetMetadata()
 		}
+	case KeyConsumer:
+		return g.replayConsumer(key, value)
 	case KeyGroup:
 		if value == nil {
 			g.resetMetadata()
@@ -120,6 +122,9 @@ func (g *Group) Loaded(now time.Time) Effects {
 	}
 	for _, id := range g.order {
 		g.heartbeatFrom(g.members[id], now)
+	}
+	if g.cg != nil {
+		g.loadedConsumer(now)
 	}
 	return g.end()
 }

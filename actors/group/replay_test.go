@@ -198,8 +198,11 @@ func TestReplayErrors(t *testing.T) {
 	if err := c.Replay(GroupKeyBytes("g"), []byte{0, 3, 0}); err == nil {
 		t.Fatalf("bad value accepted")
 	}
-	if err := c.Replay([]byte{0, 5, 1, 2, 3}, []byte{9, 9}); err != nil {
-		t.Fatalf("KIP-848 records are skipped, got %v", err)
+	if err := c.Replay([]byte{0, 5, 1, 2, 3}, []byte{9, 9}); err == nil {
+		t.Fatalf("a malformed KIP-848 key was accepted")
+	}
+	if err := c.Replay([]byte{0, 10, 1, 2, 3}, []byte{9, 9}); err != nil {
+		t.Fatalf("share group records are skipped, got %v", err)
 	}
 	g := NewGroup("g", testConfig())
 	if err := g.Replay(Key{Kind: KeyOffset, Group: "other"}, nil); err != ErrWrongGroup {

@@ -39,6 +39,10 @@ func GroupsOf(req kmsg.Request) (ids []string, all, ok bool) {
 		return ids, false, true
 	case *kmsg.DescribeGroupsRequest:
 		return append([]string(nil), r.Groups...), false, true
+	case *kmsg.ConsumerGroupDescribeRequest:
+		return append([]string(nil), r.Groups...), false, true
+	case *kmsg.ConsumerGroupHeartbeatRequest:
+		return []string{r.Group}, false, true
 	case *kmsg.DeleteGroupsRequest:
 		return append([]string(nil), r.Groups...), false, true
 	case *kmsg.ListGroupsRequest:
@@ -60,6 +64,10 @@ func MergeResponses(parts ...kmsg.Response) kmsg.Response {
 	case *kmsg.DescribeGroupsResponse:
 		for _, p := range parts[1:] {
 			first.Groups = append(first.Groups, p.(*kmsg.DescribeGroupsResponse).Groups...)
+		}
+	case *kmsg.ConsumerGroupDescribeResponse:
+		for _, p := range parts[1:] {
+			first.Groups = append(first.Groups, p.(*kmsg.ConsumerGroupDescribeResponse).Groups...)
 		}
 	case *kmsg.DeleteGroupsResponse:
 		for _, p := range parts[1:] {

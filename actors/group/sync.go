@@ -37,6 +37,10 @@ func (g *Group) sync(t Ticket, req *kmsg.SyncGroupRequest, now time.Time) {
 		fail(kerr.FencedInstanceID)
 		return
 	}
+	if g.cg != nil {
+		g.classicSync(t, req, now)
+		return
+	}
 	m := g.get(req.MemberID)
 	switch {
 	case m == nil:

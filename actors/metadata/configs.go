@@ -287,7 +287,7 @@ func (s *State) unappliedChanges(r resourceResult, changes []Alteration) []Unapp
 			if key := "group/" + c.Name; c.Op != kmsg.IncrementalAlterConfigOpDelete && c.Value != nil && !s.unapplied[key] {
 				s.unapplied[key] = true
 				out = append(out, UnappliedConfig{Resource: "group " + r.name, Key: c.Name,
-					Why: "samsa serves classic groups only; group configs are stored and described, and have no effect yet."})
+					Why: "group configs are stored and described, and have no effect yet (consumer groups use the broker's group.consumer.* values)."})
 			}
 		}
 		return out

@@ -45,7 +45,8 @@
 //     configs over the held topics and the broker layers (hosted.go).
 //   - Group configs (GROUP resources) are kept per group id in
 //     Snapshot.Groups, for any id: Kafka lets a group be configured before
-//     it exists. They have no effect yet (classic groups only).
+//     it exists. They have no effect yet (KIP-848 consumer groups use the
+//     broker's group.consumer.* values).
 //   - A deleted topic moves to Snapshot.Deleting in the same save that
 //     removes it; its name stays reserved until the shell reports its
 //     files gone (FinishDeletion, persisted), and StartAll resumes the

@@ -29,7 +29,7 @@ func TestGroupConfigs(t *testing.T) {
 		"streams.session.timeout.ms": "45000", "streams.heartbeat.interval.ms": "5000", "streams.num.standby.replicas": "0",
 	} {
 		e, ok := findEntry(res, name)
-		if !ok || deref(e.Value) != want || e.Source != config.SourceDefault || e.ReadOnly || !strings.Contains(deref(e.Documentation), "classic groups only") {
+		if !ok || deref(e.Value) != want || e.Source != config.SourceDefault || e.ReadOnly || !strings.Contains(deref(e.Documentation), "no effect yet") {
 			t.Errorf("%s: %+v, want %s from DEFAULT_CONFIG", name, e, want)
 		}
 	}

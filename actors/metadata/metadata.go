@@ -52,17 +52,20 @@ func (s *State) metadata(req *kmsg.MetadataRequest, now time.Time) (*kmsg.Metada
 	var eff Effects
 	seen := make(map[string]bool, len(req.Topics))
 	for _, rt := range req.Topics {
+		// A topic id asks by id, whatever the name: Java's consumer
+		// (a broker-side regex subscription, KIP-848) sends "" with it.
+		byID := rt.Topic == nil || (*rt.Topic == "" && rt.TopicID != [16]byte{})
 		// The request's topics are a set: a topic named twice is
 		// described once, as Kafka does.
 		key := "id:" + string(rt.TopicID[:])
-		if rt.Topic != nil {
+		if !byID {
 			key = "name:" + *rt.Topic
 		}
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		if rt.Topic == nil {
+		if byID {
 			// v10+: by topic id.
 			if t, ok := s.byID[TopicID(rt.TopicID)]; ok {
 				resp.Topics = append(resp.Topics, s.topicEntry(t))

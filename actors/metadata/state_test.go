@@ -241,6 +241,14 @@ func TestMetadataAutoCreate(t *testing.T) {
 	if deref(resp.Topics[0].Topic) != "auto" || code(resp.Topics[1].ErrorCode) != kerr.UnknownTopicID {
 		t.Fatalf("by id: %+v", resp.Topics)
 	}
+	// By id with an empty name, as Java's consumer asks for the topics
+	// of a broker-side regex subscription.
+	mt.Topic = str("")
+	byID.Topics = []kmsg.MetadataRequestTopic{mt}
+	resp, _ = s.Metadata(byID, now)
+	if len(resp.Topics) != 1 || deref(resp.Topics[0].Topic) != "auto" || resp.Topics[0].ErrorCode != 0 {
+		t.Fatalf("by id, empty name: %+v", resp.Topics)
+	}
 	resp, _ = s.Metadata(metadataReq(12, true, "bad name"), now)
 	if code(resp.Topics[0].ErrorCode) != kerr.InvalidTopicException {
 		t.Fatalf("invalid name: %v", code(resp.Topics[0].ErrorCode))

@@ -34,6 +34,7 @@ func newGroupDescribeCommand(opts *adminOptions) *cobra.Command {
 				}
 				views = append(views, viewGroup(l))
 			}
+			withConsumerGroups(s.ctx, s.adm, views)
 			return writeGroupDescriptions(cmd.OutOrStdout(), s.format, views)
 		},
 	}

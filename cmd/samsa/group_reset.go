@@ -78,8 +78,10 @@ the plan is printed, as Kafka's kafka-consumer-groups does.`,
 				return opts.requestError("describe group", err)
 			}
 			if d := described[group]; d.Err == nil && d.State != "Empty" && d.State != "Dead" && d.State != "" {
-				return fmt.Errorf("group %s is %s with %d member(s): stop its consumers first (offsets of an active group cannot be reset)",
-					group, d.State, len(d.Members))
+				return activeGroupError(group, d.State, len(d.Members))
+			}
+			if state, n := consumerGroupActive(s.ctx, s.adm, group); n > 0 {
+				return activeGroupError(group, state, n)
 			}
 			current, err := s.adm.FetchOffsets(s.ctx, group)
 			if err != nil {

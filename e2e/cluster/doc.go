@@ -26,6 +26,10 @@
 //     coordinator's death (TestCommitsSurviveCoordinatorKill). The
 //     resumption check would skip if replicationWorks found the killed
 //     leader's records gone from the new leaders.
+//   - kip848_test.go: the same kill for a KIP-848 consumer group
+//     (franz-go members on the consumer protocol): the new coordinator
+//     loads the group from __consumer_offsets with the same members, and
+//     consumption resumes exactly once.
 //   - reassign_test.go (issue #17, four brokers): partition reassignment
 //     with Kafka 3.9.1's kafka-reassign-partitions (--execute --throttle,
 //     --verify, --cancel), kadm's AlterPartitionAssignments and

@@ -94,11 +94,11 @@ type member struct {
 	done chan struct{}
 }
 
-func startMember(t *testing.T, addrs []string, group, topic string, c *tally) *member {
+func startMember(t *testing.T, addrs []string, group, topic string, c *tally, opts ...kgo.Opt) *member {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
-		kgo.SessionTimeout(6*time.Second), kgo.HeartbeatInterval(500*time.Millisecond),
-		kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(), kgo.RetryTimeout(60*time.Second))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.SessionTimeout(6 * time.Second), kgo.HeartbeatInterval(500 * time.Millisecond),
+		kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(), kgo.RetryTimeout(60 * time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,6 +307,69 @@ func replicationWorks(t *testing.T, adm *kadm.Client, topic string, dead int32, 
 	}
 }
 
+// threeMembersOnOwnCluster starts a cluster for t, an RF 3 topic of 6
+// partitions and three group members (startMember with opts) consuming
+// it into seen.
+func threeMembersOnOwnCluster(t *testing.T, opts ...kgo.Opt) (c *testkit.Cluster, topic, group string, adm *kadm.Client, seen *tally) {
+	t.Helper()
+	c = ownCluster(t)
+	topic, group = name(t, "t"), name(t, "g")
+	createTopic(t, c, topic, 6, 3)
+	adm = admin(t, c.Addrs())
+	seen = newTally()
+	for range 3 {
+		startMember(t, c.Addrs(), group, topic, seen, opts...)
+	}
+	return c, topic, group, adm, seen
+}
+
+// coordinatorKill is what killCoordinatorAfterCommits did.
+type coordinatorKill struct {
+	before      []string // the values consumed and committed before the kill
+	coord, next int32    // the killed coordinator, and the one after it
+	took        time.Duration
+	ledBefore   map[int32]int32 // the topic's leaders before the kill
+	ends        map[int32]int64 // the topic's end offsets, all committed
+}
+
+// killCoordinatorAfterCommits produces 600 records, waits until the
+// group's members consumed them exactly once and committed the ends, then
+// SIGKILLs the group's coordinator and waits for another broker to
+// coordinate the group.
+func killCoordinatorAfterCommits(t *testing.T, c *testkit.Cluster, adm *kadm.Client, group, topic string, seen *tally) coordinatorKill {
+	t.Helper()
+	k := coordinatorKill{before: values("before", 600)}
+	produceValues(t, c.Addrs(), topic, k.before)
+	seen.waitAll(t, k.before, 60*time.Second)
+	k.ends = endOffsets(t, adm, topic)
+	deadlineCommit := time.Now().Add(30 * time.Second)
+	for {
+		got := committedOffsets(t, adm, group, topic)
+		if fmt.Sprint(got) == fmt.Sprint(k.ends) {
+			break
+		}
+		if time.Now().After(deadlineCommit) {
+			t.Fatalf("committed %v, want the end offsets %v", got, k.ends)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	seen.exactlyOnce(t, "before the kill", k.before)
+
+	k.coord = waitCoordinator(t, c, group, 30*time.Second)
+	md, err := metadataFrom(deadline(t, 10*time.Second), c.BrokerByID(k.coord).Addr(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.ledBefore = leaders(md, topic)
+	t.Logf("group %s: coordinator %d; %s led by %v; committed %v", group, k.coord, topic, k.ledBefore, k.ends)
+
+	killed := time.Now()
+	c.BrokerByID(k.coord).Kill()
+	k.next = waitCoordinator(t, c, group, 60*time.Second, k.coord)
+	k.took = time.Since(killed)
+	return k
+}
+
 // TestGroupCoordinatorKill: three group members (franz-go, in the test
 // process) consume an RF 3 topic of 6 partitions exactly once and
 // commit; the broker coordinating the group is killed with SIGKILL; every
@@ -319,45 +382,11 @@ func replicationWorks(t *testing.T, adm *kadm.Client, topic string, dead int32, 
 // to survive their leader: until followers replicate (issue #17), they
 // live only on the killed broker, and that part skips.
 func TestGroupCoordinatorKill(t *testing.T) {
-	c := ownCluster(t)
-	topic, group := name(t, "t"), name(t, "g")
-	createTopic(t, c, topic, 6, 3)
-	adm := admin(t, c.Addrs())
-	seen := newTally()
-	for range 3 {
-		startMember(t, c.Addrs(), group, topic, seen)
-	}
+	c, topic, group, adm, seen := threeMembersOnOwnCluster(t)
 	waitStable(t, adm, group, topic, 3, 6, 60*time.Second)
 
-	before := values("before", 600)
-	produceValues(t, c.Addrs(), topic, before)
-	seen.waitAll(t, before, 60*time.Second)
-	ends := endOffsets(t, adm, topic)
-	deadlineCommit := time.Now().Add(30 * time.Second)
-	for {
-		got := committedOffsets(t, adm, group, topic)
-		if fmt.Sprint(got) == fmt.Sprint(ends) {
-			break
-		}
-		if time.Now().After(deadlineCommit) {
-			t.Fatalf("committed %v, want the end offsets %v", got, ends)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	seen.exactlyOnce(t, "before the kill", before)
-
-	coord := waitCoordinator(t, c, group, 30*time.Second)
-	md, err := metadataFrom(deadline(t, 10*time.Second), c.BrokerByID(coord).Addr(), topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ledBefore := leaders(md, topic)
-	t.Logf("group %s: coordinator %d; %s led by %v; committed %v", group, coord, topic, ledBefore, ends)
-
-	killed := time.Now()
-	c.BrokerByID(coord).Kill()
-	next := waitCoordinator(t, c, group, 60*time.Second, coord)
-	took := time.Since(killed)
+	k := killCoordinatorAfterCommits(t, c, adm, group, topic, seen)
+	before, coord, next, took, ledBefore, ends := k.before, k.coord, k.next, k.took, k.ledBefore, k.ends
 	t.Logf("coordinator %d killed; %d coordinates %s after %v", coord, next, group, took.Round(time.Millisecond))
 	if bound := sessionTimeout + failoverSlack; took > bound {
 		t.Errorf("the coordinator moved %v after its broker was killed, more than the session timeout %v + %v", took, sessionTimeout, failoverSlack)

@@ -24,7 +24,17 @@
 //   - Apache Kafka's kafka-consumer-groups describes a samsa group and
 //     Kafka's OffsetsMessageFormatter/GroupMetadataMessageFormatter read
 //     samsa's __consumer_offsets records (java_test.go; jars from
-//     interop/java, skipped with -short).
+//     interop/java, skipped with -short);
+//   - KIP-848 consumer groups (kip848_test.go, each on its own broker with
+//     a 6 s group.consumer.session.timeout.ms): Java's KafkaConsumer with
+//     group.protocol=consumer, and librdkafka (confluent-kafka in
+//     interop/python/.venv) with Java, join singly and in a burst, leave,
+//     and a SIGKILLed member is fenced; Java classic members upgraded
+//     into a consumer group and downgraded out of it; every record
+//     exactly once; kafka-consumer-groups and `samsa group describe`
+//     show such a group. Java members are interop/java's GroupMember,
+//     librdkafka ones interop/python/group_member.py: both commit before
+//     they report a record.
 //
 // Most tests share one broker started with
 // --group.initial.rebalance.delay.ms 0 (main_test.go); the restart test

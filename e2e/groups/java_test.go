@@ -35,6 +35,38 @@ func kafkaJars(t *testing.T) string {
 	return filepath.Join(dir, "target", "lib", "*")
 }
 
+// kafkaToolsSetup is what a test running Kafka's tools on a group needs:
+// their classpath, the shared broker, a topic and a group name. Skipped
+// with -short (each tool is a JVM start).
+func kafkaToolsSetup(t *testing.T) (cp string, b *testkit.BrokerProcess, topic, group string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	return kafkaJars(t), sharedBroker(t), name(t, "t"), name(t, "g")
+}
+
+// consumeAndCommit makes topic (partitions partitions), produces 20
+// records, consumes them in group with a franz-go member (opts added)
+// and commits; the member stays in the group until closed.
+func consumeAndCommit(t *testing.T, addr, topic, group string, partitions int32, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	createTopic(t, addr, topic, partitions)
+	produce(t, addr, topic, 0, 20)
+	cl := client(t, addr, append([]kgo.Opt{kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit()}, opts...)...)
+	for got := 0; got < 20; {
+		fs := cl.PollFetches(deadline(t, 10*time.Second))
+		if fs.IsClientClosed() {
+			t.Fatal("client closed")
+		}
+		got += fs.NumRecords()
+	}
+	if err := cl.CommitUncommittedOffsets(deadline(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
 func runKafkaTool(t *testing.T, cp string, class string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -54,27 +86,8 @@ func runKafkaTool(t *testing.T, cp string, class string, args ...string) string 
 // samsa group, and Kafka's own record formatters read what samsa wrote to
 // __consumer_offsets.
 func TestKafkaToolsReadGroups(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts three JVMs")
-	}
-	cp := kafkaJars(t)
-	b := sharedBroker(t)
-	topic, groupID := name(t, "t"), name(t, "g")
-	createTopic(t, b.Addr(), topic, 1)
-	produce(t, b.Addr(), topic, 0, 20)
-	cl := client(t, b.Addr(), kgo.ConsumerGroup(groupID), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit())
-	got := 0
-	for got < 20 {
-		fs := cl.PollFetches(deadline(t, 10*time.Second))
-		if fs.IsClientClosed() {
-			t.Fatal("client closed")
-		}
-		got += fs.NumRecords()
-	}
-	if err := cl.CommitUncommittedOffsets(deadline(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	cl.Close()
+	cp, b, topic, groupID := kafkaToolsSetup(t)
+	consumeAndCommit(t, b.Addr(), topic, groupID, 1).Close()
 	t.Logf("consumed and committed 20 records")
 
 	out := runKafkaTool(t, cp, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",

@@ -42,6 +42,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   txn     BOOTSTRAP TOPIC TXNS PER_TXN GROUP   (transactions, see Txn)
  *   streams-eos BOOTSTRAP APP_ID IN OUT COUNTS STATE_DIR   (Kafka Streams, see StreamsEos)
  *   sasl-ssl, sasl-ssl-acl   (SASL_SSL with SCRAM, see SaslSsl)
+ *   group-member BOOTSTRAP TOPIC GROUP PROTOCOL [ASSIGNOR]   (a group member until stdin closes, see GroupMember)
  * TOPICS is a comma list; produce writes COUNT records to each topic, with
  * the matching entry of the comma list COMPRESSIONS (or its only entry).
  * consume reads COUNT records from each topic, all partitions from the
@@ -68,6 +69,7 @@ public final class Main {
             case "streams-eos" -> StreamsEos.run(args);
             case "sasl-ssl" -> SaslSsl.matrix(args);
             case "sasl-ssl-acl" -> SaslSsl.acl(args);
+            case "group-member" -> GroupMember.run(args);
             default -> usage();
         }
     }

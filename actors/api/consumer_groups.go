@@ -1,0 +1,102 @@
+package api
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/actors/acl"
+	"github.com/samsa-io/samsa/actors/cluster"
+	"github.com/samsa-io/samsa/actors/group"
+	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// clusterTopics is the topics a KIP-848 heartbeat resolves subscriptions
+// and computes assignments against: the controller's view in cluster mode
+// (every topic of the cluster), else this broker's routes. Both are
+// immutable snapshots, read without copying.
+func clusterTopics(s *Services) group.Topics {
+	if s.Env.Cluster != nil {
+		if v := s.Env.Cluster.Load(); v != nil {
+			return viewTopics{v}
+		}
+	}
+	return routeTopics{s.Env.Routes.Load()}
+}
+
+type routeTopics struct{ r *routing.Routes }
+
+func (t routeTopics) Topic(name string) (group.TopicMeta, bool) {
+	if t.r == nil {
+		return group.TopicMeta{}, false
+	}
+	rt, ok := t.r.Topics[name]
+	if !ok {
+		return group.TopicMeta{}, false
+	}
+	return group.TopicMeta{ID: rt.ID, Partitions: int32(len(rt.Partitions))}, true
+}
+
+func (t routeTopics) Names() []string {
+	if t.r == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(t.r.Topics))
+}
+
+type viewTopics struct{ v *cluster.View }
+
+func (t viewTopics) Topic(name string) (group.TopicMeta, bool) {
+	ct, ok := t.v.Topics[name]
+	if !ok {
+		return group.TopicMeta{}, false
+	}
+	return group.TopicMeta{ID: ct.ID, Partitions: int32(len(ct.Partitions))}, true
+}
+
+func (t viewTopics) Names() []string { return slices.Sorted(maps.Keys(t.v.Topics)) }
+
+// splitConsumerGroupDescribe asks each coordinator about its groups and
+// puts the answers back in the request's order.
+func splitConsumerGroupDescribe(s *Services, req *wire.Request, r *kmsg.ConsumerGroupDescribeRequest, pids []*actor.PID,
+	send func(*actor.PID, group.Ticket, kmsg.Request)) {
+	entries := func(p kmsg.Response) []kmsg.ConsumerGroupDescribeResponseGroup {
+		return p.(*kmsg.ConsumerGroupDescribeResponse).Groups
+	}
+	splitGroups(s, req, pids, r.Groups, func(id string) string { return id },
+		func(ids []string) kmsg.Request { sub := *r; sub.Groups = ids; return &sub },
+		func(parts []kmsg.Response, where [][]int) kmsg.Response {
+			out := &kmsg.ConsumerGroupDescribeResponse{Version: r.Version, Groups: make([]kmsg.ConsumerGroupDescribeResponseGroup, len(r.Groups))}
+			for i := range parts {
+				for j, g := range entries(parts[i]) {
+					out.Groups[where[i][j]] = g
+				}
+			}
+			return out
+		}, send)
+}
+
+// gateConsumerGroupDescribe answers GROUP_AUTHORIZATION_FAILED for the
+// groups the client may not DESCRIBE and, when asked, fills in the
+// operations it may perform on the others.
+func gateConsumerGroupDescribe(s *Services, req *wire.Request, body *kmsg.ConsumerGroupDescribeRequest) {
+	if body.IncludeAuthorizedOperations {
+		amendReply(req, func(r kmsg.Response) {
+			groups := r.(*kmsg.ConsumerGroupDescribeResponse).Groups
+			for i, g := range groups {
+				if g.ErrorCode == 0 {
+					groups[i].AuthorizedOperations = operations(s.Env.Auth, req, acl.ResourceGroup, g.Group)
+				}
+			}
+		})
+	}
+	gateGroupList(s, req, acl.OpDescribe, &body.Groups, func(r kmsg.Response, id string) {
+		resp := r.(*kmsg.ConsumerGroupDescribeResponse)
+		resp.Groups = append(resp.Groups, kmsg.ConsumerGroupDescribeResponseGroup{
+			Group: id, ErrorCode: int16(kerr.GroupAuthorizationFailed), AuthorizedOperations: -2147483648})
+	})
+}
