@@ -19,11 +19,8 @@ import (
 // with its stderr.
 func RunInteropPython(ctx context.Context, t testing.TB, script string, args ...string) []byte {
 	t.Helper()
-	dir := interopPythonDir()
-	Require(t, dir != "", "interop/python is not above the working directory")
-	err := ensureInteropVenv(ctx, dir)
-	Require(t, err == nil, fmt.Sprintf("interop/python/.venv cannot be made: %v", err))
-	python := filepath.Join(dir, ".venv", "bin", "python")
+	python := InteropPython(ctx, t)
+	dir := filepath.Dir(filepath.Dir(filepath.Dir(python)))
 	out, err := exec.CommandContext(ctx, python, append([]string{filepath.Join(dir, script)}, args...)...).Output()
 	if err != nil {
 		var ee *exec.ExitError
@@ -34,6 +31,18 @@ func RunInteropPython(ctx context.Context, t testing.TB, script string, args ...
 		t.Fatalf("python %s: %v\n%s\n%s", script, err, out, stderr)
 	}
 	return out
+}
+
+// InteropPython is the interpreter of interop/python/.venv, made (or
+// brought up to date) from requirements.txt first; where that cannot be
+// done t is skipped, or failed in CI.
+func InteropPython(ctx context.Context, t testing.TB) string {
+	t.Helper()
+	dir := interopPythonDir()
+	Require(t, dir != "", "interop/python is not above the working directory")
+	err := ensureInteropVenv(ctx, dir)
+	Require(t, err == nil, fmt.Sprintf("interop/python/.venv cannot be made: %v", err))
+	return filepath.Join(dir, ".venv", "bin", "python")
 }
 
 // ensureInteropVenv makes dir/.venv and installs requirements.txt into
@@ -80,13 +89,17 @@ func ensureInteropVenv(ctx context.Context, dir string) error {
 
 // interopPythonDir finds interop/python above the working directory (a
 // test runs in its package's directory), "" if there is none.
-func interopPythonDir() string {
+func interopPythonDir() string { return interopDir("python") }
+
+// interopDir is interop/<name> in the nearest directory above the
+// working directory that has it, or "".
+func interopDir(name string) string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
 	for {
-		candidate := filepath.Join(dir, "interop", "python")
+		candidate := filepath.Join(dir, "interop", name)
 		if st, err := os.Stat(candidate); err == nil && st.IsDir() {
 			return candidate
 		}

@@ -382,7 +382,7 @@ func TestConsumerOffsetsCompacted(t *testing.T) {
 	// happened to end (a clean section is not rewritten again until it has
 	// dirt, as in Kafka), so the check is "a few", and at most one
 	// segment's worth of bytes in all.
-	waitFor(t, "__consumer_offsets to be compacted", 60*time.Second, func() bool {
+	waitFor(t, "__consumer_offsets to be compacted", 120*time.Second, func() bool {
 		return segments() <= 10 && dirBytes(t, dir) <= 16384
 	})
 	t.Logf("__consumer_offsets: %d segments, %d bytes of log", segments(), dirBytes(t, dir))

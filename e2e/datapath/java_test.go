@@ -3,102 +3,23 @@ package datapath
 import (
 	"bytes"
 	"context"
-	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/samsa-io/samsa/testkit"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/testkit"
 )
 
-// javaDir is the Maven harness, relative to this package.
-const javaDir = "../../interop/java"
-
-var javaBuild struct {
-	once sync.Once
-	cp   string
-	err  error
-	took time.Duration
-}
-
-// javaClasspath builds interop/java once per test binary (the first build
-// on a machine downloads the Kafka client from Maven Central) and returns
-// the classpath of the harness.
+// javaClasspath is the harness's classpath, built first if need be
+// (testkit.InteropJava).
 func javaClasspath(t *testing.T) string {
 	t.Helper()
-	testkit.RequireTool(t, "java")
-	mvn := testkit.RequireTool(t, "mvn")
-	javaBuild.once.Do(func() {
-		dir, err := filepath.Abs(javaDir)
-		if err != nil {
-			javaBuild.err = err
-			return
-		}
-		cp := filepath.Join(dir, "target", "classes") + ":" + filepath.Join(dir, "target", "lib", "*")
-		if upToDate(dir) {
-			javaBuild.cp = cp
-			return
-		}
-		began := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "package", "-DskipTests")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			javaBuild.err = &buildError{err: err, out: string(out)}
-			return
-		}
-		javaBuild.took = time.Since(began)
-		javaBuild.cp = cp
-	})
-	if javaBuild.err != nil {
-		t.Fatalf("building the Java harness (mvn package in %s): %v", javaDir, javaBuild.err)
-	}
-	return javaBuild.cp
+	return testkit.InteropJava(t)
 }
-
-// upToDate reports whether the harness's build output is newer than its
-// pom.xml and every source file, so the ~25 s of `mvn package` can be
-// skipped.
-func upToDate(dir string) bool {
-	built, err := os.Stat(filepath.Join(dir, "target", "classes", "io", "samsa", "interop", "Main.class"))
-	if err != nil {
-		return false
-	}
-	if jars, _ := filepath.Glob(filepath.Join(dir, "target", "lib", "kafka-clients-*.jar")); len(jars) == 0 {
-		return false
-	}
-	newer := false
-	check := func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if info, err := d.Info(); err != nil || info.ModTime().After(built.ModTime()) {
-			newer = true
-		}
-		return nil
-	}
-	if err := filepath.WalkDir(filepath.Join(dir, "src"), check); err != nil {
-		return false
-	}
-	if info, err := os.Stat(filepath.Join(dir, "pom.xml")); err != nil || info.ModTime().After(built.ModTime()) {
-		return false
-	}
-	return !newer
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + testkit.LastLines(e.out, 40) }
 
 // runJava runs the harness's Main with args and fails t unless it prints
 // its OK line.
@@ -129,9 +50,6 @@ var groupAPIs = []int16{10, 11, 14, 12, 13, 8, 9} // FindCoordinator, JoinGroup,
 // fetch sessions over many small fetches) and with one.
 func TestJavaClient(t *testing.T) {
 	cp := javaClasspath(t)
-	if javaBuild.took > 0 {
-		t.Logf("Java harness built in %v", javaBuild.took.Round(time.Millisecond))
-	}
 	b := sharedBroker(t)
 	requireDataPath(t, b.Addr())
 	n := scaled(20_000, 2_000)

@@ -17,20 +17,14 @@ import (
 )
 
 // kafkaJars is the classpath of Apache Kafka's own jars that the Java
-// interop harness pulls in (interop/java, built by `mvn package`, which
-// e2e/datapath runs); the test is skipped until they exist.
+// interop harness pulls in (interop/java, built by testkit.InteropJava
+// when it is not yet).
 func kafkaJars(t *testing.T) string {
 	t.Helper()
-	testkit.RequireTool(t, "java")
+	testkit.InteropJava(t) // builds interop/java if need be
 	dir, err := filepath.Abs("../../interop/java")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if jars, _ := filepath.Glob(filepath.Join(dir, "target", "lib", "kafka-tools-*.jar")); len(jars) == 0 {
-		// Not built here: e2e/datapath builds interop/java (mvn package),
-		// and two packages building it at once in one directory would
-		// trip over each other.
-		t.Skip("Apache Kafka's jars are not built yet (cd interop/java && mvn -q package -DskipTests)")
 	}
 	return filepath.Join(dir, "target", "lib", "*")
 }

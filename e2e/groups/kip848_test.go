@@ -2,8 +2,8 @@ package groups
 
 import (
 	"bufio"
+	"context"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -25,33 +25,20 @@ var kip848Args = append([]string{"--group.consumer.heartbeat.interval.ms", "500"
 	"--group.consumer.session.timeout.ms", "6000"}, fastGroups...)
 
 // interopJava is the classpath of interop/java's harness and Kafka's
-// jars; the test is skipped until they are built.
+// jars, built first if need be.
 func interopJava(t *testing.T) string {
 	t.Helper()
-	kafkaJars(t)
-	dir, err := filepath.Abs("../../interop/java")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "target", "classes", "io", "samsa", "interop", "GroupMember.class")); err != nil {
-		t.Skip("interop/java is not built with GroupMember (cd interop/java && mvn -q package -DskipTests)")
-	}
-	return filepath.Join(dir, "target", "classes") + string(os.PathListSeparator) + filepath.Join(dir, "target", "lib", "*")
+	return testkit.InteropJava(t)
 }
 
 // librdkafkaPython is the interpreter of interop/python's venv with
-// confluent-kafka (librdkafka 2.10+ speaks the consumer protocol); the
-// test is skipped without it.
+// confluent-kafka (librdkafka 2.10+ speaks the consumer protocol), made
+// first if need be.
 func librdkafkaPython(t *testing.T) string {
 	t.Helper()
-	py, err := filepath.Abs("../../interop/python/.venv/bin/python")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(py, "-c", "import confluent_kafka").CombinedOutput(); err != nil {
-		t.Skipf("confluent-kafka is not installed in interop/python/.venv (scripts/interop-setup.sh): %v %s", err, out)
-	}
-	return py
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	return testkit.InteropPython(ctx, t)
 }
 
 // memberProcess is one group member process (interop/java's GroupMember
