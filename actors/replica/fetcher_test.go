@@ -99,7 +99,7 @@ func fakeFollower(t *testing.T, sys *actor.ActorSystem) (*actor.PID, <-chan int6
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
 		case *partition.ReplicaPosition:
-			m.Reply(0, -1, 0, nil)
+			m.Reply(partition.ReplicaAt{End: 0, LastEpoch: -1, LogStart: 0, Durable: 0}, nil)
 		case *partition.ReplicaAppend:
 			hws <- m.LeaderHW
 			m.Reply(0, nil)
