@@ -174,7 +174,7 @@ func TestLeaderCountsTheDurableEnd(t *testing.T) {
 // A follower's append with a Durable callback answers at once with the
 // new log end and reports it durable once the group commit fsynced it;
 // under the never policy it counts as durable at once, reported before
-// the reply. Its position says what is durable.
+// the reply. Its position says what is durable, and is all durable.
 func TestFollowerReportsDurabilityApart(t *testing.T) {
 	p, l := replicaActor(t, true)
 	l.SetConfig(segment.Config{FlushPolicy: segment.FlushGroup})
@@ -221,6 +221,17 @@ func TestFollowerReportsDurabilityApart(t *testing.T) {
 		Durable: func(int64, error) { order = append(order, "durable") }})
 	if !slices.Equal(order, []string{"durable", "reply"}) {
 		t.Fatalf("never policy: %v, want durable before reply", order)
+	}
+	// Back to group with that tail unsynced: no flush is due for it, so
+	// reading the position makes it durable rather than have the fetcher
+	// wait for ever.
+	l.SetConfig(segment.Config{FlushPolicy: segment.FlushGroup})
+	if l.RecoveryPoint() >= end+10 {
+		t.Fatalf("the never-policy tail is already durable (recovery point %d)", l.RecoveryPoint())
+	}
+	p.replicaPosition(&ReplicaPosition{Reply: func(a ReplicaAt, err error) { at = a }})
+	if at.End != end+10 || at.Durable != end+10 || l.RecoveryPoint() != end+10 {
+		t.Fatalf("position %+v with recovery point %d, want end and durable %d", at, l.RecoveryPoint(), end+10)
 	}
 }
 

@@ -80,12 +80,9 @@ type (
 		Reply          func(end int64, err error)
 	}
 	// ReplicaPosition asks a follower where its fetcher should fetch
-	// from. Reply gets its position; Durable, if set, is called as
-	// ReplicaAppend's is, for the log end: so a tail appended before the
-	// fetcher (re)started is reported durable once it is.
+	// from; Reply gets its position, its whole log durable.
 	ReplicaPosition struct {
-		Reply   func(ReplicaAt, error)
-		Durable func(end int64, err error)
+		Reply func(ReplicaAt, error)
 	}
 	isrUpdated struct {
 		prop           ISRProposal // the proposal answered
@@ -404,11 +401,19 @@ func (p *partitionActor) replicaPosition(m *ReplicaPosition) {
 		m.Reply(ReplicaAt{LastEpoch: -1, LogStart: -1, Durable: -1}, ErrNotFollower)
 		return
 	}
-	at := ReplicaAt{End: p.plog.LogEndOffset(), LastEpoch: p.plog.LatestEpoch(), LogStart: p.plog.LogStartOffset(), Durable: p.durableEnd()}
-	if m.Durable != nil && at.Durable < at.End {
-		p.whenDurable(at.End, m.Durable)
+	if p.durableEnd() < p.plog.LogEndOffset() {
+		// A tail not yet fsynced (a leader's last appends, or a policy
+		// changed from never): made durable now, so the fetcher starts
+		// from a durable end. Rare (a new role, a truncation), and
+		// whatever flush was due for the tail is only done sooner; a
+		// wait instead could wait for ever on a tail no flush is due for.
+		if err := p.plog.Flush(); err != nil {
+			p.log.Error("cannot fsync the log before fetching on", append(p.attrs(), "err", err)...)
+			m.Reply(ReplicaAt{LastEpoch: -1, LogStart: -1, Durable: -1}, err)
+			return
+		}
 	}
-	m.Reply(at, nil)
+	m.Reply(ReplicaAt{End: p.plog.LogEndOffset(), LastEpoch: p.plog.LatestEpoch(), LogStart: p.plog.LogStartOffset(), Durable: p.durableEnd()}, nil)
 }
 
 // followLogStart raises a follower's log start to its leader's, never

@@ -1000,12 +1000,11 @@ func (s *rsim) runFetcher(b *rbroker, f *rfetcher) {
 		if b.core == nil {
 			return
 		}
+		// replicaPosition fsyncs a tail not yet durable.
+		b.log.fsync()
 		p.known, p.offset, p.lastEpoch = true, b.log.end(), b.log.latestEpoch()
 		p.gen++
 		p.durable, p.honoured, p.sent = b.log.durable, false, -1
-		if p.durable < p.offset {
-			s.reportDurable(b, p, p.offset)
-		}
 	}
 	need := p.offset
 	if p.honoured && !f.settle && p.sent >= 0 {

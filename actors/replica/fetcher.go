@@ -196,7 +196,7 @@ func (f *fetcher) ready() []*followedPart {
 			p.pos.known, p.pos.offset, p.pos.lastEpoch, p.pos.ownStart = true, at.End, at.LastEpoch, at.LogStart
 			p.pos.honoured, p.pos.sent = false, -1
 			f.mu.Lock()
-			p.pos.durable = max(p.pos.durable, at.Durable, 0) // a report of this generation may have come first
+			p.pos.durable = max(at.Durable, 0)
 			f.mu.Unlock()
 		}
 		kept = append(kept, p)
@@ -214,13 +214,9 @@ func (f *fetcher) askPosition(p *followedPart) (partition.ReplicaAt, error) {
 	ch := make(chan answer, 1)
 	f.mu.Lock()
 	p.pos.gen++
-	gen := p.pos.gen
 	p.pos.durable, p.pos.durErr = -1, nil
 	f.mu.Unlock()
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{
-		Reply:   func(at partition.ReplicaAt, err error) { ch <- answer{at: at, err: err} },
-		Durable: f.durableReport(p, gen),
-	})
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{Reply: func(at partition.ReplicaAt, err error) { ch <- answer{at: at, err: err} }})
 	select {
 	case a := <-ch:
 		return a.at, a.err
