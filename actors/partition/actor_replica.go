@@ -332,8 +332,7 @@ func (p *partitionActor) followerAppend(m *ReplicaAppend) {
 		m.Reply(end, nil)
 		return
 	}
-	reply := m.Reply
-	p.whenDurable(end, reply)
+	p.whenDurable(end, m.Reply)
 }
 
 // whenDurable calls fn with end once every offset below it is durable
