@@ -84,6 +84,10 @@ type FetchPartition struct {
 	// CurrentLeader (v12+, tagged) tells a client fetching from a stale
 	// leader where the partition moved (KIP-951); nil leaves it out.
 	CurrentLeader *LeaderAndEpoch
+	// DurableHonoured (v12+, samsa's FetchDurableHonouredTag) tells a
+	// samsa follower this leader counted the durable end its fetch gave
+	// (fetch_durable.go); false leaves the tag out.
+	DurableHonoured bool
 
 	// Records is the partition's record data in order: file regions
 	// (Chunk.File set) and/or byte slices. Their total is the records
@@ -237,7 +241,7 @@ func fetchLayout(r *FetchResponse) (metaSize, nChunks int, err error) {
 		metaSize += 5 + len(t.Name) + 16 + 5 + 1
 		for pi := range t.Partitions {
 			p := &t.Partitions[pi]
-			metaSize += 4 + 2 + 8 + 8 + 8 + 5 + 17*len(p.AbortedTransactions) + 4 + 5 + 1 + 2*16
+			metaSize += 4 + 2 + 8 + 8 + 8 + 5 + 17*len(p.AbortedTransactions) + 4 + 5 + 1 + 2*16 + 5
 			var n int64
 			for ci := range p.Records {
 				c := &p.Records[ci]
@@ -330,13 +334,18 @@ func (e *fetchEncoder) string(s string) {
 }
 
 // partitionTags writes a partition's tagged fields: DivergingEpoch (tag 0)
-// and CurrentLeader (tag 1), each a struct with its own empty tag section.
+// and CurrentLeader (tag 1), each a struct with its own empty tag section,
+// then samsa's FetchDurableHonouredTag (the highest, so last: tags go in
+// increasing order).
 func (e *fetchEncoder) partitionTags(p *FetchPartition) {
 	n := 0
 	if p.DivergingEpoch != nil {
 		n++
 	}
 	if p.CurrentLeader != nil {
+		n++
+	}
+	if p.DurableHonoured {
 		n++
 	}
 	e.uvarint(uint64(n))
@@ -353,6 +362,11 @@ func (e *fetchEncoder) partitionTags(p *FetchPartition) {
 		e.int32(l.LeaderID)
 		e.int32(l.LeaderEpoch)
 		e.uvarint(0)
+	}
+	if p.DurableHonoured {
+		e.uvarint(FetchDurableHonouredTag)
+		e.uvarint(1)
+		e.buf = append(e.buf, FetchDurableScheme)
 	}
 }
 

@@ -64,6 +64,7 @@ func randomFetch(rng *rand.Rand, version int16, file []byte, f RegionFile) (r *F
 			if rng.IntN(2) == 0 {
 				p.CurrentLeader = &LeaderAndEpoch{rng.Int32N(10), rng.Int32()}
 			}
+			p.DurableHonoured = rng.IntN(2) == 0
 			var pw []byte
 			for range rng.IntN(4) {
 				if rng.IntN(2) == 0 {
@@ -187,6 +188,9 @@ func checkFetch(t *testing.T, resp *Response, corr int32, r *FetchResponse, want
 				}
 			} else if cl.LeaderID != -1 || cl.LeaderEpoch != -1 {
 				t.Fatalf("v%d: unexpected current leader", v)
+			}
+			if got := FetchDurableHonoured(&kp.UnknownTags); got != (v >= 12 && rp.DurableHonoured) {
+				t.Fatalf("v%d: durable honoured tag read %v, encoded %v", v, got, rp.DurableHonoured)
 			}
 			if !bytes.Equal(kp.RecordBatches, want[ti][pi]) || kp.RecordBatches == nil {
 				t.Fatalf("v%d: partition %d/%d records differ (%d vs %d bytes)", v, ti, pi, len(kp.RecordBatches), len(want[ti][pi]))

@@ -162,7 +162,7 @@ func (svc *Service) Handle(req *wire.Request) {
 		s.Offset, s.LeaderEpoch = t.fetchOffset, t.currentLeaderEpoch
 		s.ReadCommitted = kreq.IsolationLevel == 1 && kreq.Version >= 4
 		if replicaID >= 0 {
-			s.Follower = &partition.FollowerFetch{ID: replicaID, LastFetchedEpoch: t.lastFetchedEpoch}
+			s.Follower = &partition.FollowerFetch{ID: replicaID, LastFetchedEpoch: t.lastFetchedEpoch, Durable: t.durable, DurableEnd: t.durableEnd}
 		} else if kreq.Version >= 11 {
 			s.ClientMetadata, s.ClientRack = true, kreq.Rack
 		}
@@ -338,6 +338,7 @@ func buildFetchResponse(kreq *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *
 		if d := o.slots[i].Diverging; d != nil && kreq.Version >= 12 {
 			fp.DivergingEpoch = &wire.EpochEndOffset{Epoch: d.Epoch, EndOffset: d.EndOffset}
 		}
+		fp.DurableHonoured = out.code == kerr.None && o.slots[i].DurableHonoured && kreq.Version >= 12
 		if kreq.Version >= 16 && (out.code == kerr.NotLeaderOrFollower || out.code == kerr.FencedLeaderEpoch) {
 			fp.CurrentLeader = hints.leaderOf(t)
 		}

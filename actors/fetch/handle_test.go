@@ -91,20 +91,7 @@ func TestLeaderHints(t *testing.T) {
 		}
 		req := kmsg.NewPtrFetchRequest()
 		req.Version = v
-		resp := buildFetchResponse(req, &fc, o)
-		out, err := wire.EncodeFetchResponse(1, resp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := out.AppendTo(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var k kmsg.FetchResponse
-		k.Version = v
-		if err := k.ReadFrom(raw[9:]); err != nil { // size, correlation id, header tags
-			t.Fatal(err)
-		}
+		k := answerAsRead(t, req, &fc, o)
 		ps := k.Topics[0].Partitions
 		if v < 16 {
 			if len(k.Brokers) != 0 || ps[0].CurrentLeader.LeaderID != -1 {
@@ -121,4 +108,24 @@ func TestLeaderHints(t *testing.T) {
 			t.Fatalf("v%d: node endpoints %+v, want broker 2 once", v, k.Brokers)
 		}
 	}
+}
+
+// answerAsRead builds the answer of o to req, encodes it as the broker
+// sends it, and reads it back as a client does.
+func answerAsRead(t *testing.T, req *kmsg.FetchRequest, fc *fetchContext, o *fetchOp) *kmsg.FetchResponse {
+	t.Helper()
+	var raw []byte
+	out, err := wire.EncodeFetchResponse(1, buildFetchResponse(req, fc, o))
+	if err == nil {
+		raw, err = out.AppendTo(nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := kmsg.NewPtrFetchResponse()
+	k.Version = req.Version
+	if err := k.ReadFrom(raw[9:]); err != nil { // size, correlation id, header tags
+		t.Fatal(err)
+	}
+	return k
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -58,6 +59,8 @@ type fetchTarget struct {
 	maxBytes           int32 // partition_max_bytes
 	currentLeaderEpoch int32 // -1: no check
 	lastFetchedEpoch   int32 // a follower's (v12+), -1: none
+	durable            bool  // a samsa follower gave its durable end (wire.FetchDurableEndTag)
+	durableEnd         int64 // what it gave
 }
 
 // sessionPartition is a session's memory of one partition: the client's
@@ -384,5 +387,7 @@ func targetOf(rt *kmsg.FetchRequestTopic, rp *kmsg.FetchRequestTopicPartition, v
 	if version < 12 {
 		last = -1
 	}
-	return fetchTarget{key: k, fetchOffset: rp.FetchOffset, maxBytes: rp.PartitionMaxBytes, currentLeaderEpoch: epoch, lastFetchedEpoch: last}
+	durableEnd, durable := wire.FetchDurableEnd(&rp.UnknownTags)
+	return fetchTarget{key: k, fetchOffset: rp.FetchOffset, maxBytes: rp.PartitionMaxBytes, currentLeaderEpoch: epoch, lastFetchedEpoch: last,
+		durable: durable && version >= 12, durableEnd: durableEnd}
 }

@@ -59,6 +59,9 @@ type FetchSlot struct {
 	Res               *segment.ReadResult  // nil when empty or on error
 	Aborted           []segment.AbortedTxn // read_committed: aborted transactions the read overlaps
 	Diverging         *EpochEnd            // a follower's log diverged: truncate to here
+	// DurableHonoured: the follower's durable end was counted as its
+	// position (the answer says so, wire.FetchDurableHonouredTag).
+	DurableHonoured bool
 	// Redirect is set when the leader points the consumer at replica
 	// ReadReplica instead of reading (KIP-392's PreferredReadReplica):
 	// the answer has no records and is not worth waiting for.

@@ -8,6 +8,8 @@ import (
 	"github.com/samsa-io/samsa/actors/metadata"
 	"github.com/samsa-io/samsa/segment"
 	"github.com/samsa-io/samsa/segment/segmenttest"
+	"github.com/samsa-io/samsa/wire"
+	"github.com/samsa-io/samsa/wire/batchtest"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -37,8 +39,8 @@ func replicaActor(t *testing.T, follower bool) (*partitionActor, *segment.Log) {
 		return p, l
 	}
 	p.core.Lead(Leadership{Me: 1, LeaderEpoch: 4, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}, LagMaxMs: 30_000}, 0, testNow, segmentState(l))
-	p.core.FollowerFetched(2, 50, testNow, segmentState(l))
-	p.core.FollowerFetched(3, 50, testNow, segmentState(l))
+	p.core.FollowerFetched(2, 50, -1, testNow, segmentState(l))
+	p.core.FollowerFetched(3, 50, -1, testNow, segmentState(l))
 	return p, l
 }
 
@@ -138,4 +140,106 @@ func TestIdlePartitionKeepsNoStaleFollowerWaiters(t *testing.T) {
 	if n := len(p.replicaWaiters); n > 1 {
 		t.Fatalf("%d follower waiters listed after 100 rounds that all moved on, want at most the last", n)
 	}
+}
+
+// A samsa follower's fetch gives its durable end: the leader counts it,
+// not the fetch offset, for the high watermark and says so in the answer;
+// a fetch without it (a Kafka follower's) counts its fetch offset and is
+// answered as Kafka's leader answers.
+func TestLeaderCountsTheDurableEnd(t *testing.T) {
+	p, l := replicaActor(t, false)
+	p.core, _ = NewCore(RulesOf(topicConfig(t)), nil, -1, 0, testNow, p.logState())
+	p.core.Lead(Leadership{Me: 1, LeaderEpoch: 4, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}, LagMaxMs: 30_000}, 0, testNow, segmentState(l))
+	end := l.LogEndOffset()
+	f := p.fetchFor(t, FetchSlot{Offset: end, Follower: &FollowerFetch{ID: 2, LastFetchedEpoch: -1, Durable: true, DurableEnd: 30}})
+	if f.Code != 0 || !f.DurableHonoured {
+		t.Fatalf("samsa follower's fetch: code %v, honoured %v", f.Code, f.DurableHonoured)
+	}
+	f = p.fetchFor(t, FetchSlot{Offset: end, Follower: &FollowerFetch{ID: 3, LastFetchedEpoch: -1}})
+	if f.Code != 0 || f.DurableHonoured {
+		t.Fatalf("Kafka follower's fetch: code %v, honoured %v", f.Code, f.DurableHonoured)
+	}
+	if f.HW != 30 || p.core.HighWatermark() != 30 {
+		t.Fatalf("followers at fetch offset %d, one durable to 30: high watermark %d (answered %d), want 30", end, p.core.HighWatermark(), f.HW)
+	}
+	f = p.fetchFor(t, FetchSlot{Offset: end, Follower: &FollowerFetch{ID: 2, LastFetchedEpoch: -1, Durable: true, DurableEnd: end}})
+	if f.HW != end {
+		t.Fatalf("both durable to the end: high watermark %d, want %d", f.HW, end)
+	}
+	if f := p.fetchFor(t, FetchSlot{Offset: end, Follower: &FollowerFetch{ID: 9, LastFetchedEpoch: -1, Durable: true, DurableEnd: end}}); f.DurableHonoured {
+		t.Fatal("a fetch from a broker that is no replica was answered as counted")
+	}
+}
+
+// A follower's append with a Durable callback answers at once with the
+// new log end and reports it durable once the group commit fsynced it;
+// under the never policy it counts as durable at once, reported before
+// the reply. Its position says what is durable, and is all durable.
+func TestFollowerReportsDurabilityApart(t *testing.T) {
+	p, l := replicaActor(t, true)
+	l.SetConfig(segment.Config{FlushPolicy: segment.FlushGroup})
+	end := l.LogEndOffset()
+	var order []string
+	durable := make(chan int64, 1)
+	p.followerAppend(&ReplicaAppend{Records: replicatedBatch(end, 5), LeaderHW: 20, LeaderLogStart: -1, From: end,
+		Reply: func(e int64, err error) {
+			if err != nil {
+				t.Errorf("append: %v", err)
+			}
+			order = append(order, "reply")
+			if e != end+5 {
+				t.Errorf("reply end %d, want %d", e, end+5)
+			}
+		},
+		Durable: func(e int64, err error) {
+			if err != nil {
+				t.Errorf("durable: %v", err)
+			}
+			durable <- e
+		}})
+	if !slices.Equal(order, []string{"reply"}) {
+		t.Fatalf("the append was not answered at once: %v", order)
+	}
+	select {
+	case e := <-durable:
+		if e != end+5 || l.RecoveryPoint() < end+5 {
+			t.Fatalf("reported durable to %d with the recovery point at %d, want %d", e, l.RecoveryPoint(), end+5)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the group commit never reported the append durable")
+	}
+	var at ReplicaAt
+	p.replicaPosition(&ReplicaPosition{Reply: func(a ReplicaAt, err error) { at = a }})
+	if at.End != end+5 || at.Durable != end+5 {
+		t.Fatalf("position %+v, want end and durable %d", at, end+5)
+	}
+
+	l.SetConfig(segment.Config{FlushPolicy: segment.FlushNever})
+	order = nil
+	p.followerAppend(&ReplicaAppend{Records: replicatedBatch(end+5, 5), LeaderHW: 20, LeaderLogStart: -1, From: end + 5,
+		Reply:   func(int64, error) { order = append(order, "reply") },
+		Durable: func(int64, error) { order = append(order, "durable") }})
+	if !slices.Equal(order, []string{"durable", "reply"}) {
+		t.Fatalf("never policy: %v, want durable before reply", order)
+	}
+	// Back to group with that tail unsynced: no flush is due for it, so
+	// reading the position makes it durable rather than have the fetcher
+	// wait for ever.
+	l.SetConfig(segment.Config{FlushPolicy: segment.FlushGroup})
+	if l.RecoveryPoint() >= end+10 {
+		t.Fatalf("the never-policy tail is already durable (recovery point %d)", l.RecoveryPoint())
+	}
+	p.replicaPosition(&ReplicaPosition{Reply: func(a ReplicaAt, err error) { at = a }})
+	if at.End != end+10 || at.Durable != end+10 || l.RecoveryPoint() != end+10 {
+		t.Fatalf("position %+v with recovery point %d, want end and durable %d", at, l.RecoveryPoint(), end+10)
+	}
+}
+
+// replicatedBatch is an n-record batch at base offset base, leader epoch 4,
+// as a leader would send it.
+func replicatedBatch(base int64, n int) []byte {
+	b := batchtest.Plain(n, testNow)
+	wire.SetBatchBaseOffset(b, base)
+	wire.SetBatchLeaderEpoch(b, 4)
+	return b
 }

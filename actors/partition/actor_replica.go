@@ -46,10 +46,13 @@ type LeaderThrottle interface {
 type (
 	// ReplicaAppend hands a follower the batches its fetcher got from the
 	// leader, with the leader's high watermark (Records may be empty: a
-	// fetch that only moved the high watermark). Reply gets the new log
-	// end once it counts as the follower's position: once durable under a
-	// flush policy that fsyncs (so the next fetch tells the leader what
-	// is on disk here), at once otherwise. It is called on any goroutine.
+	// fetch that only moved the high watermark). With Durable set, Reply
+	// gets the new log end at once and Durable gets it once it is durable
+	// (at once, before Reply, when it already is or the flush policy does
+	// not fsync), so the fetcher can fetch on while the fsync runs and
+	// tell the leader the durable end as it moves. Without Durable, Reply
+	// waits for durability under a flush policy that fsyncs. Both are
+	// called on any goroutine.
 	ReplicaAppend struct {
 		Records  []byte
 		LeaderHW int64
@@ -63,6 +66,7 @@ type (
 		// on the leader reach the replicas.
 		LeaderLogStart int64
 		Reply          func(end int64, err error)
+		Durable        func(end int64, err error)
 	}
 	// ReplicaTruncate cuts a follower's log back to To (a tail that
 	// diverged from the leader's), and Reply gets the new end. With
@@ -76,10 +80,9 @@ type (
 		Reply          func(end int64, err error)
 	}
 	// ReplicaPosition asks a follower where its fetcher should fetch
-	// from: its log end and the epoch of its last batch, and its log
-	// start, which its fetches tell the leader as Kafka's do.
+	// from; Reply gets its position, its whole log durable.
 	ReplicaPosition struct {
-		Reply func(end int64, lastEpoch int32, logStart int64, err error)
+		Reply func(ReplicaAt, error)
 	}
 	isrUpdated struct {
 		prop           ISRProposal // the proposal answered
@@ -89,6 +92,17 @@ type (
 	}
 	checkISR struct{ epoch int32 }
 )
+
+// ReplicaAt is a follower's position: its log end and the epoch of its
+// last batch, its log start, which its fetches tell the leader as Kafka's
+// do, and its durable end (every offset below is fsynced, or counts as
+// such under a flush policy that does not fsync).
+type ReplicaAt struct {
+	End       int64
+	LastEpoch int32
+	LogStart  int64
+	Durable   int64
+}
 
 // errStaleFetch refuses a fetch answer made from another log end.
 var errStaleFetch = errors.New("partition: the fetch answer is for another position of the log")
@@ -177,7 +191,7 @@ func (p *partitionActor) onISRUpdated(m *isrUpdated) {
 // last fetched epoch ended earlier here is told where it diverged
 // (KIP-320) and truncates.
 func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
-	f.Res, f.Diverging = nil, nil
+	f.Res, f.Diverging, f.DurableHonoured = nil, nil, false
 	f.Code, f.HW, f.LSO, f.LogStart = 0, -1, -1, -1
 	switch {
 	case p.plog == nil:
@@ -208,8 +222,13 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 		f.Op.Complete(f)
 		return
 	}
-	fx, _ := p.core.FollowerFetched(f.Follower.ID, f.Offset, p.nowMs(), p.logState())
+	durable := int64(-1)
+	if f.Follower.Durable {
+		durable = f.Follower.DurableEnd
+	}
+	fx, replica := p.core.FollowerFetched(f.Follower.ID, f.Offset, durable, p.nowMs(), p.logState())
 	p.carry(fx)
+	f.DurableHonoured = replica && f.Follower.Durable
 	f.HW = p.core.HighWatermark()
 	f.LSO = f.HW
 	if p.leaderThrottled(f.Follower.ID) {
@@ -243,11 +262,15 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 }
 
 // FollowerFetch is what a follower's fetch says beyond a consumer's: who
-// it is, and the epoch of its last batch (-1: unchecked) for the
-// divergence check.
+// it is, the epoch of its last batch (-1: unchecked) for the divergence
+// check, and, with Durable, its durable end (samsa's
+// wire.FetchDurableEndTag; without, its fetch offset is its position, as
+// a Kafka follower's).
 type FollowerFetch struct {
 	ID               int32
 	LastFetchedEpoch int32
+	Durable          bool
+	DurableEnd       int64
 }
 
 // EpochEnd is where a leader epoch ends in the leader's log (Fetch's
@@ -309,17 +332,38 @@ func (p *partitionActor) followerAppend(m *ReplicaAppend) {
 	p.followerHW = p.core.HighWatermark()
 	p.followLogStart(m.LeaderLogStart)
 	end := p.plog.LogEndOffset()
+	if m.Durable != nil {
+		p.whenDurable(end, m.Durable)
+		m.Reply(end, nil)
+		return
+	}
+	p.whenDurable(end, m.Reply)
+}
+
+// whenDurable calls fn with end once every offset below it is durable
+// (at once when it is, or the flush policy does not fsync).
+func (p *partitionActor) whenDurable(end int64, fn func(int64, error)) {
 	switch p.plog.Config().FlushPolicy {
 	case segment.FlushInterval, segment.FlushNever:
-		m.Reply(end, nil)
+		fn(end, nil)
 	default:
 		if end <= p.plog.RecoveryPoint() || end == 0 {
-			m.Reply(end, nil)
+			fn(end, nil)
 			return
 		}
-		reply := m.Reply
-		p.plog.WhenDurable(end-1, func(err error) { reply(end, err) })
+		p.plog.WhenDurable(end-1, func(err error) { fn(end, err) })
 	}
+}
+
+// durableEnd is what whenDurable would answer at once: the log end under
+// a policy that does not fsync, else what is fsynced.
+func (p *partitionActor) durableEnd() int64 {
+	end := p.plog.LogEndOffset()
+	switch p.plog.Config().FlushPolicy {
+	case segment.FlushInterval, segment.FlushNever:
+		return end
+	}
+	return min(end, p.plog.RecoveryPoint())
 }
 
 // followerTruncate cuts a divergent tail and rebuilds the produce core
@@ -358,10 +402,22 @@ func (p *partitionActor) followerTruncate(m *ReplicaTruncate) {
 
 func (p *partitionActor) replicaPosition(m *ReplicaPosition) {
 	if p.plog == nil {
-		m.Reply(0, -1, -1, ErrNotFollower)
+		m.Reply(ReplicaAt{LastEpoch: -1, LogStart: -1, Durable: -1}, ErrNotFollower)
 		return
 	}
-	m.Reply(p.plog.LogEndOffset(), p.plog.LatestEpoch(), p.plog.LogStartOffset(), nil)
+	if p.durableEnd() < p.plog.LogEndOffset() {
+		// A tail not yet fsynced (a leader's last appends, or a policy
+		// changed from never): made durable now, so the fetcher starts
+		// from a durable end. Rare (a new role, a truncation), and
+		// whatever flush was due for the tail is only done sooner; a
+		// wait instead could wait for ever on a tail no flush is due for.
+		if err := p.plog.Flush(); err != nil {
+			p.log.Error("cannot fsync the log before fetching on", append(p.attrs(), "err", err)...)
+			m.Reply(ReplicaAt{LastEpoch: -1, LogStart: -1, Durable: -1}, err)
+			return
+		}
+	}
+	m.Reply(ReplicaAt{End: p.plog.LogEndOffset(), LastEpoch: p.plog.LatestEpoch(), LogStart: p.plog.LogStartOffset(), Durable: p.durableEnd()}, nil)
 }
 
 // followLogStart raises a follower's log start to its leader's, never

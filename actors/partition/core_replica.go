@@ -22,11 +22,16 @@ import (
 // controller (ISRUpdated).
 //
 // How positions mean durability: a samsa follower under a flush policy
-// that fsyncs fetches again only once what it appended is durable, so its
-// fetch offset is what it has fsynced, and the high watermark is what
-// every ISR member has on disk. Under interval or never it fetches at
-// once, as Kafka's followers do, and the high watermark is what they have
-// appended.
+// that fsyncs tells its leader two positions in each fetch, its fetch
+// offset (what it holds, where to read next) and, in samsa's tagged field
+// (wire.FetchDurableEndTag), its durable end (what it has fsynced). The
+// high watermark and joining the ISR count the durable end, so the high
+// watermark is what every ISR member has on disk; being caught up for
+// replica.lag.time.max.ms counts the fetch offset, as in Kafka, so a
+// follower that fetches while its fsync runs is not taken for slow. A
+// fetch without the tag (a Kafka follower, or a flush policy that does
+// not fsync, whose durable end is what it appended) counts its fetch
+// offset for both, as Kafka does.
 
 // Leadership is what the controller's LeaderAndIsr says of a partition
 // this replica leads.
@@ -66,7 +71,7 @@ const (
 )
 
 type followerState struct {
-	end          int64 // its fetch offset: it has every offset below
+	end          int64 // its durable end (its fetch offset without one): it has every offset below on disk
 	caughtUpMs   int64 // when it last was at the leader's end (Kafka's lastCaughtUpTimeMs)
 	lastFetchMs  int64
 	lastFetchEnd int64 // the leader's end at its last fetch
@@ -191,11 +196,16 @@ func (c *Core) replicatedTo() int64 {
 	return hw
 }
 
-// FollowerFetched records a follower's fetch from offset at nowMs: its
-// position, whether it is caught up, and what that does to the high
-// watermark and the ISR. A fetch from a replica that is not one of the
-// partition's replicas changes nothing (false).
-func (c *Core) FollowerFetched(id int32, offset, nowMs int64, log LogState) (Effects, bool) {
+// FollowerFetched records a follower's fetch from offset, with durable
+// its durable end (negative: not given, the fetch offset counts) at
+// nowMs: its position, whether it is caught up, and what that does to the
+// high watermark and the ISR. Caught up is judged by the fetch offset (a
+// follower that keeps fetching keeps up, whatever its disk's pace),
+// the high watermark and joining the ISR by the durable end (an ISR
+// member has on disk all that was acknowledged). A durable end past the
+// fetch offset is not believed past it. A fetch from a replica that is
+// not one of the partition's replicas changes nothing (false).
+func (c *Core) FollowerFetched(id int32, offset, durable, nowMs int64, log LogState) (Effects, bool) {
 	var fx Effects
 	if c.lead == nil {
 		return fx, false
@@ -204,15 +214,18 @@ func (c *Core) FollowerFetched(id int32, offset, nowMs int64, log LogState) (Eff
 	if !ok {
 		return fx, false
 	}
+	if durable < 0 || durable > offset {
+		durable = offset
+	}
 	switch {
 	case offset >= log.End:
 		f.caughtUpMs = max(f.caughtUpMs, nowMs)
 	case offset >= f.lastFetchEnd:
 		f.caughtUpMs = max(f.caughtUpMs, f.lastFetchMs)
 	}
-	f.end, f.lastFetchEnd, f.lastFetchMs = offset, log.End, nowMs
+	f.end, f.lastFetchEnd, f.lastFetchMs = durable, log.End, nowMs
 	c.raise(c.replicatedTo(), &fx)
-	if c.lead.proposed == nil && !slices.Contains(c.lead.ISR, id) && offset >= c.hw && offset >= c.lead.epochStart {
+	if c.lead.proposed == nil && !slices.Contains(c.lead.ISR, id) && durable >= c.hw && durable >= c.lead.epochStart {
 		c.propose(append(slices.Clone(c.lead.ISR), id), &fx)
 	}
 	return fx, true
@@ -221,9 +234,13 @@ func (c *Core) FollowerFetched(id int32, offset, nowMs int64, log LogState) (Eff
 // CheckISR proposes to drop followers of the ISR that have not caught up
 // with the leader's end (logEnd) for longer than replica.lag.time.max.ms
 // (the shell calls it periodically). A follower that has the whole log
-// stays, however long since it fetched, as in Kafka (isCaughtUp): on an
-// idle partition nothing is waiting for it, and once records arrive it
-// is dropped at the next check unless it fetches them.
+// (durably, when it says what is durable) stays, however long since it
+// fetched, as in Kafka (isCaughtUp): on an idle partition nothing is
+// waiting for it, and once records arrive it is dropped at the next check
+// unless it fetches them. One whose fetch came before its fsync did is
+// judged by its durable end: if it never reports the fsync done (its
+// disk hangs), it stops fetching and is dropped, and acks=all does not
+// wait for it forever.
 func (c *Core) CheckISR(nowMs, logEnd int64) Effects {
 	var fx Effects
 	if c.lead == nil || c.lead.proposed != nil {

@@ -13,8 +13,8 @@ func TestPreferredReadReplica(t *testing.T) {
 	for range 4 {
 		appendOne(t, c, log, 1, "x")
 	}
-	c.FollowerFetched(2, 10, testNow, *log)
-	c.FollowerFetched(3, 20, testNow, *log)
+	c.FollowerFetched(2, 10, -1, testNow, *log)
+	c.FollowerFetched(3, 20, -1, testNow, *log)
 	for _, tc := range []struct {
 		name   string
 		rack   string
@@ -33,7 +33,7 @@ func TestPreferredReadReplica(t *testing.T) {
 		}
 	}
 	// Equal positions: the one caught up most recently, then the lowest id.
-	c.FollowerFetched(2, 20, testNow, *log)
+	c.FollowerFetched(2, 20, -1, testNow, *log)
 	if got := c.PreferredReadReplica("b", 0, testNow, rackOf); got != 2 {
 		t.Errorf("tie: %d, want 2", got)
 	}

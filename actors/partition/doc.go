@@ -118,6 +118,13 @@
 // the rack-aware selector answers a consumer in another replica's rack
 // with that replica as preferred read replica (KIP-392, core_select.go).
 //
+// A leader counts a follower's durable end (samsa's tagged field in its
+// fetch, FollowerFetch.Durable) for the high watermark and for joining
+// the ISR, and its fetch offset for being caught up (core_replica.go);
+// a follower appends at once and reports durability apart
+// (ReplicaAppend.Durable), so its fetcher can fetch while the fsync runs
+// (actors/replica's durable.go).
+//
 // # Threading
 //
 // A Core belongs to one goroutine (its actor's); it has no locks. The

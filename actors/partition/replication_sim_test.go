@@ -38,10 +38,19 @@ import (
 //     epoch checks, the KIP-320 divergence check on the follower's last
 //     fetched epoch, FollowerFetched, then the batches up to the log end;
 //   - a follower's fetcher asks its partition for its position, fetches,
-//     hands the answer on (append, answered once durable; truncate; pause
-//     on a refusal), one request at a time per leader; an answer to a
-//     fetch of an earlier Follow is still handed on, as the real fetcher
-//     does with the part it fetched for;
+//     hands the answer on (append; truncate; pause on a refusal), one
+//     request at a time per leader; an answer to a fetch of an earlier
+//     Follow is still handed on, as the real fetcher does with the part
+//     it fetched for;
+//   - durable replication (actors/replica/durable.go): each fetch carries
+//     the follower's durable end beside its fetch offset, the leader
+//     counts the durable end and says so, and a follower whose leader
+//     said so fetches again before its fsync completes (at most one
+//     answer's worth ahead; a fetch ahead that brings nothing makes the
+//     next wait for the fsync), else only once its log end is durable.
+//     Some seeds have one broker without the scheme (a mixed cluster),
+//     some slow disks (unsynced data across many fetches, more power
+//     losses);
 //   - LeaderAndIsr requests go through cluster.LeaderAndIsr, the held
 //     leader epoch survives restarts (the metadata state is on disk), a
 //     replica opens as a follower at its held epoch;
@@ -64,6 +73,10 @@ import (
 // in whole batches) and restart with a new registration. Producers: two
 // idempotent ones with acks=all, one plain with acks=1; each has one
 // batch in flight and retries it until it is answered.
+//
+// A deliberately broken leader that counts fetch offsets while claiming
+// to honour durable ends must be caught (the test below), so a change
+// that made the simulation blind to it fails.
 //
 // Invariants, checked after every event:
 //  1. every batch acknowledged to an acks=all producer is in the log of
@@ -314,6 +327,13 @@ type followed struct {
 	lastEpoch     int32
 	hw            int64
 	paused        bool
+	// durable replication (replica/durable.go): the durable end as the
+	// partition reported it, for position generation gen; whether the
+	// leader's last answer counted it; the offset of the last fetch sent.
+	durable  int64
+	gen      int
+	honoured bool
+	sent     int64
 }
 
 // rfetcher is the fetcher of one broker from one leader: one request at
@@ -323,10 +343,15 @@ type rfetcher struct {
 	part   *followed // nil: nothing to fetch
 	busy   bool      // a request or its hand-on under way
 	gen    int       // the broker incarnation it runs in
+	settle bool      // the next fetch waits until the log end is durable
+	ahead  bool      // the fetch out went ahead of the fsync
 }
 
 type rbroker struct {
-	id         int32
+	id int32
+	// legacy: a broker without the durable scheme (a samsa before it):
+	// its fetches carry no durable end, and leading it ignores theirs.
+	legacy     bool
 	up         bool
 	gen        int   // incarnation: events of an earlier one are void
 	epoch      int64 // registration epoch as this broker knows it (0: not registered yet)
@@ -435,6 +460,18 @@ type rsim struct {
 	hwMax     int64 // the highest high watermark any leader had
 	calm      bool  // the final quiet period: no faults
 	trace     []string
+	// fetchOffsetCounts is a deliberately broken leader for the test that
+	// the simulation catches it: it says it honours the durable end but
+	// counts the fetch offset.
+	fetchOffsetCounts bool
+	// powerLosses is the share (of 100) of faults that crash every
+	// replica at once; 5 unless a test wants more. fsyncEveryMs bounds the
+	// time between a disk's fsyncs: 22 ms unless a test wants slow disks.
+	powerLosses  int
+	fsyncEveryMs int
+	// aheadFetches counts fetches sent ahead of the follower's fsync
+	// (the durable scheme at work).
+	aheadFetches int
 }
 
 type simTicket struct {
@@ -445,12 +482,16 @@ type simTicket struct {
 func newRSim(t testing.TB, seed uint64, n int) *rsim {
 	s := &rsim{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15+17)), n: n, now: testNow,
 		zk: map[controller.TopicPartition]controller.PartitionState{}, cut: map[[2]int32]bool{}, ctlOrder: map[int32]int64{},
-		tickets: map[int]simTicket{}}
+		tickets: map[int]simTicket{}, powerLosses: 5, fsyncEveryMs: 22}
 	s.rules = RulesOf(topicConfig(t, "min.insync.replicas", "2"))
 	s.brokers = make([]*rbroker, n+1)
 	for id := 1; id <= n; id++ {
 		s.brokers[id] = &rbroker{id: int32(id), held: -1, where: -1, sessionCut: -1, leadHW: -1, fetchers: map[int32]*rfetcher{}, tagsSeen: map[int]int64{}}
 		s.start(s.brokers[id])
+	}
+	if seed%4 == 1 {
+		// A mixed cluster: one broker without the durable scheme.
+		s.brokers[1+int(seed/4)%n].legacy = true
 	}
 	for id := 1; id <= n; id++ {
 		s.register(s.brokers[id])
@@ -729,7 +770,7 @@ func (s *rsim) restart(b *rbroker) {
 }
 
 func (s *rsim) scheduleFsync(b *rbroker) {
-	s.later(b, int64(2+s.rng.IntN(20)), func() {
+	s.later(b, int64(2+s.rng.IntN(s.fsyncEveryMs-2)), func() {
 		b.log.fsync()
 		s.scheduleFsync(b)
 	})
@@ -936,6 +977,7 @@ type fetchReq struct {
 	epoch            int32
 	offset           int64
 	lastFetchedEpoch int32
+	durable          int64 // -1: not given
 }
 
 type fetchResp struct {
@@ -943,10 +985,12 @@ type fetchResp struct {
 	hw        int64
 	batches   []rbatch
 	diverging *EpochEnd
+	honoured  bool
 }
 
-// runFetcher is one round of fetcher.run: the position if unknown, one
-// fetch, its answer handed on, then the next round.
+// runFetcher is one round of fetcher.run: the position if unknown, the
+// durability gate (replica/durable.go), one fetch, its answer handed on,
+// then the next round.
 func (s *rsim) runFetcher(b *rbroker, f *rfetcher) {
 	p := f.part
 	if p == nil || p.paused || !b.up || f.gen != b.gen {
@@ -956,10 +1000,46 @@ func (s *rsim) runFetcher(b *rbroker, f *rfetcher) {
 		if b.core == nil {
 			return
 		}
+		// replicaPosition fsyncs a tail not yet durable.
+		b.log.fsync()
 		p.known, p.offset, p.lastEpoch = true, b.log.end(), b.log.latestEpoch()
+		p.gen++
+		p.durable, p.honoured, p.sent = b.log.durable, false, -1
 	}
+	need := p.offset
+	if p.honoured && !f.settle && p.sent >= 0 {
+		need = min(need, p.sent)
+	}
+	f.settle = false
 	f.busy = true
-	req := fetchReq{from: b.id, epoch: p.epoch, offset: p.offset, lastFetchedEpoch: p.lastEpoch}
+	if p.durable < need {
+		// Wait for the fsync (the real gate's wait; a lost tail reads the
+		// position again).
+		gen := b.gen
+		b.log.waits = append(b.log.waits, rwait{end: need, fn: func(err error) {
+			if !b.up || b.gen != gen {
+				return
+			}
+			switch {
+			case err != nil:
+				p.known = false
+			default:
+				p.durable = max(p.durable, need)
+			}
+			f.busy = false
+			s.runFetcher(b, f) // f.part, if followed anew meanwhile
+		}})
+		return
+	}
+	req := fetchReq{from: b.id, epoch: p.epoch, offset: p.offset, lastFetchedEpoch: p.lastEpoch, durable: -1}
+	if !b.legacy {
+		req.durable = p.durable
+	}
+	p.sent = p.offset
+	f.ahead = p.durable < p.offset
+	if f.ahead {
+		s.aheadFetches++
+	}
 	done := false
 	finish := func(resp *fetchResp) {
 		if done || !b.up || f.gen != b.gen {
@@ -988,12 +1068,29 @@ func (s *rsim) runFetcher(b *rbroker, f *rfetcher) {
 	})
 }
 
+// reportDurable is the partition's durability callback: p's durable end
+// moves to end once it is fsynced, unless the position was read again
+// since.
+func (s *rsim) reportDurable(b *rbroker, p *followed, end int64) {
+	gen, pgen := b.gen, p.gen
+	b.log.waits = append(b.log.waits, rwait{end: end, fn: func(err error) {
+		if err == nil && b.up && b.gen == gen && p.gen == pgen {
+			p.durable = max(p.durable, end)
+		}
+	}})
+}
+
 // next ends a fetcher round: the next one at once after data, after a
-// while when the leader had nothing (its fetch parks up to max wait).
+// while when the leader had nothing (its fetch parks up to max wait). A
+// fetch that went ahead of the fsync did not park: with nothing, the next
+// one waits for the fsync instead (settle).
 func (s *rsim) next(b *rbroker, f *rfetcher, idle bool) {
 	f.busy = false
 	delay := int64(0)
-	if idle {
+	switch {
+	case idle && f.ahead:
+		f.settle = true
+	case idle:
 		delay = int64(1 + s.rng.IntN(fetchWaitMs))
 	}
 	s.later(b, delay, func() {
@@ -1007,6 +1104,7 @@ func (s *rsim) next(b *rbroker, f *rfetcher, idle bool) {
 func (s *rsim) handOn(b *rbroker, f *rfetcher, p *followed, resp *fetchResp) {
 	switch resp.code {
 	case kerr.None:
+		p.honoured = resp.honoured
 	case kerr.FencedLeaderEpoch:
 		// Its epoch is older than the leader's: a newer LeaderAndIsr is on
 		// its way.
@@ -1059,6 +1157,9 @@ func (s *rsim) handOn(b *rbroker, f *rfetcher, p *followed, resp *fetchResp) {
 			if n := len(resp.batches); n > 0 {
 				p.lastEpoch = resp.batches[n-1].epoch
 			}
+			if end > p.durable {
+				s.reportDurable(b, p, end)
+			}
 		}
 		s.next(b, f, len(resp.batches) == 0)
 	})
@@ -1085,8 +1186,9 @@ func (s *rsim) truncate(b *rbroker, p *followed, to int64) {
 	p.offset, p.known = end, false
 }
 
-// followerAppend is partitionActor.followerAppend: the reply waits for
-// durability (the flush policy fsyncs).
+// followerAppend is partitionActor.followerAppend with a Durable
+// callback: the reply comes at once, durability is reported apart
+// (reportDurable).
 func (s *rsim) followerAppend(b *rbroker, bs []rbatch, leaderHW int64, reply func(int64, error)) {
 	if b.core == nil || !b.follower {
 		reply(0, ErrNotFollower)
@@ -1105,12 +1207,7 @@ func (s *rsim) followerAppend(b *rbroker, bs []rbatch, leaderHW int64, reply fun
 	}
 	s.carry(b, b.core.FollowerHighWatermark(leaderHW, b.log.state()))
 	b.followerHW = b.core.HighWatermark()
-	end := b.log.end()
-	if end <= b.log.durable || end == 0 {
-		reply(end, nil)
-		return
-	}
-	b.log.waits = append(b.log.waits, rwait{end: end, fn: func(err error) { reply(end, err) }})
+	reply(b.log.end(), nil)
 }
 
 // --- the leader side ---
@@ -1133,12 +1230,16 @@ func (s *rsim) serveReplicaFetch(b *rbroker, req fetchReq) fetchResp {
 	if req.offset < 0 || req.offset > b.log.end() {
 		return fetchResp{code: kerr.OffsetOutOfRange, hw: -1}
 	}
-	fx, _ := b.core.FollowerFetched(req.from, req.offset, s.now, b.log.state())
+	durable := req.durable
+	if b.legacy || s.fetchOffsetCounts {
+		durable = -1
+	}
+	fx, _ := b.core.FollowerFetched(req.from, req.offset, durable, s.now, b.log.state())
 	s.carry(b, fx)
 	if simVerbose {
-		s.logf("leader %d: fetch by %d at %d (last epoch %d); high watermark %d", b.id, req.from, req.offset, req.lastFetchedEpoch, b.core.HighWatermark())
+		s.logf("leader %d: fetch by %d at %d durable %d (last epoch %d); high watermark %d", b.id, req.from, req.offset, req.durable, req.lastFetchedEpoch, b.core.HighWatermark())
 	}
-	return fetchResp{hw: b.core.HighWatermark(), batches: b.log.from(req.offset, 1+s.rng.IntN(4))}
+	return fetchResp{hw: b.core.HighWatermark(), batches: b.log.from(req.offset, 1+s.rng.IntN(4)), honoured: !b.legacy && req.durable >= 0}
 }
 
 // --- producers ---
@@ -1240,19 +1341,19 @@ func (s *rsim) chaos() {
 		if b.up {
 			s.crash(b)
 		}
-	case r < 30:
+	case r < 25+s.powerLosses:
 		// Every replica at once: a power loss.
 		for i := 1; i <= s.n; i++ {
 			if s.brokers[i].up {
 				s.crash(s.brokers[i])
 			}
 		}
-	case r < 50:
+	case r < 45+s.powerLosses:
 		other := int32(s.rng.IntN(s.n + 1)) // 0: ZooKeeper
 		if other != id {
 			s.cutLink(id, other)
 		}
-	case r < 75:
+	case r < 70+s.powerLosses:
 		s.healAll()
 	default:
 		// the leader, cut from everyone
@@ -1484,13 +1585,78 @@ func TestReplicationSimulation(t *testing.T) {
 		seeds = 60 // about 6 s
 	}
 	first, n := simSeeds(t, seeds)
+	ahead := 0
 	for seed := first; seed < first+uint64(n); seed++ {
 		brokers := 3
 		if seed%5 == 0 {
 			brokers = 5
 		}
 		s := newRSim(t, seed, brokers)
+		if seed%3 == 2 {
+			// Slow disks: followers hold unsynced data across many
+			// fetches, and crashes take more of it.
+			s.fsyncEveryMs, s.powerLosses = 200, 15
+		}
 		s.run(s.now + 4000)
 		s.finish(5000)
+		ahead += s.aheadFetches
 	}
+	if n >= 10 && ahead == 0 {
+		t.Fatalf("no follower fetched ahead of its fsync in %d seeds: the durable scheme was not exercised", n)
+	}
+	t.Logf("%d fetches went ahead of the follower's fsync", ahead)
+}
+
+// simProbe runs a simulation whose failure ends the run, not the test:
+// for the tests that the simulation catches a broken protocol.
+type simProbe struct {
+	testing.TB
+	failure string
+}
+
+func (p *simProbe) Helper() {}
+
+func (p *simProbe) Fatalf(format string, args ...any) {
+	p.failure = fmt.Sprintf(format, args...)
+	panic(p)
+}
+
+// run runs fn, returning the simulation's failure ("" for none).
+func (p *simProbe) run(fn func()) (failure string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != any(p) {
+				panic(r)
+			}
+			failure = p.failure
+		}
+	}()
+	fn()
+	return ""
+}
+
+// TestReplicationSimulationCatchesFetchOffsetPositions: a leader that
+// answers followers it honours their durable end but counts their fetch
+// offsets (what they hold, fsynced or not) acknowledges records a
+// follower's crash can take away; the simulation finds a seed where an
+// acknowledged or committed batch is then lost. This is the evidence that
+// the simulation exercises the durable scheme, and that the invariants
+// would catch a leader that counted the wrong position.
+func TestReplicationSimulationCatchesFetchOffsetPositions(t *testing.T) {
+	const seeds = 2000
+	for seed := uint64(1); seed <= seeds; seed++ {
+		probe := &simProbe{TB: t}
+		failure := probe.run(func() {
+			s := newRSim(probe, seed, 3)
+			s.fetchOffsetCounts = true
+			s.fsyncEveryMs, s.powerLosses = 200, 25
+			s.run(s.now + 4000)
+			s.finish(5000)
+		})
+		if strings.Contains(failure, "acknowledged") || strings.Contains(failure, "committed") {
+			t.Logf("seed %d: %s", seed, strings.SplitN(failure, "\n", 2)[0])
+			return
+		}
+	}
+	t.Fatalf("no seed of %d lost an acknowledged batch with a leader counting fetch offsets", seeds)
 }

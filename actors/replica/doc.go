@@ -14,12 +14,11 @@
 // and at 12, by name, when a partition's topic id is unknown. From each
 // partition's log end and with the epoch of its last batch (KIP-320), so
 // the leader can say where a divergent tail starts. What comes back goes
-// to the partition's actor (partition.ReplicaAppend), which answers once
-// the data counts as this follower's position (once fsynced, under a
-// flush policy that fsyncs); only then does the next fetch go out, so the
-// leader's high watermark never counts an offset a follower could lose
-// to a power cut. A divergent tail is cut (partition.ReplicaTruncate)
-// before fetching on. A partition whose leader says NOT_LEADER,
+// to the partition's actor (partition.ReplicaAppend), which answers at
+// once with the new log end and reports it durable apart, once fsynced;
+// when the next fetch may go out is the durable positions' business
+// (below). A divergent tail is cut (partition.ReplicaTruncate) before
+// fetching on. A partition whose leader says NOT_LEADER,
 // FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or UNKNOWN_TOPIC_ID (the
 // leader has not had its LeaderAndIsr yet) is held back for
 // replica.fetch.backoff.ms and tried again; the controller's next
@@ -27,6 +26,34 @@
 // follower's log start, and each answer's log_start_offset goes to the
 // partition, whose log start follows the leader's (retention and
 // DeleteRecords reach the replicas, as in Kafka).
+//
+// # Durable positions (durable.go)
+//
+// Under a flush policy that fsyncs, samsa acknowledges acks=all only
+// once every ISR member has the records on disk. Each fetch says two
+// things of a partition: its fetch offset (the log end: what the
+// follower holds, where the leader reads next) and, in samsa's own
+// tagged field (wire.FetchDurableEndTag, tag 10000 of the request
+// partition), its durable end. A samsa leader counts the durable end
+// for the high watermark and for joining the ISR, and answers with
+// wire.FetchDurableHonouredTag (tag 10000 of the response partition);
+// only then does the follower fetch again while its fsync runs (the
+// fetch and the fsync overlap, and the partitions of one answer are
+// appended and fsynced together rather than one after the other).
+// Against a leader that does not answer so (Apache Kafka 3.9, which
+// skips unknown tagged fields, or a samsa without the scheme) the next
+// fetch waits until the log end is durable, so its fetch offset is the
+// durable end and no leader ever counts what a power cut could take.
+// The answer binds one partition at one leader epoch: a new leader or
+// epoch (a LeaderAndIsr) and a position read again start without it.
+// Either way what is ahead is bounded: a fetch waits until everything
+// appended before the previous fetch went out is durable, so a follower
+// whose disk hangs stops fetching and leaves the ISR. A fetch sent with
+// something not yet durable asks the leader not to wait (max wait 0),
+// since parked there it could not report the fsync; if it brings
+// nothing, the next fetch waits for the fsync and then parks as usual.
+// Under the interval and never policies what is appended counts as
+// durable at once, so the fetch offset is the position, as in Kafka.
 //
 // # Throttles
 //

@@ -51,6 +51,15 @@ type position struct {
 	// so the fetcher tries again after a back-off rather than waiting
 	// for another.
 	retryAt time.Time
+	// The durable end (durable.go). durable, durErr and gen are shared
+	// with the partition's durability callbacks, under the fetcher's mu.
+	durable int64  // every offset below is durable here, as last told
+	durErr  error  // the partition could not make its tail durable
+	gen     uint64 // the position's generation: a report for an older one is stale
+	// honoured: the leader's last answer for the partition counted the
+	// durable end, so fetches may run ahead of the fsync.
+	honoured bool
+	sent     int64 // the fetch offset of the last fetch that carried the partition (-1: none since known)
 }
 
 // idKey names a partition by topic id, as Fetch v13+ answers do.
@@ -83,11 +92,17 @@ type fetcher struct {
 	// time and may still read its records, so the memory is let go.
 	resp       interbroker.ResponseBuffer
 	unanswered bool
+
+	// durableCh wakes the fetcher when a partition's durable end moved
+	// (durable.go); settle makes the next fetch wait until every
+	// partition's log end is durable.
+	durableCh chan struct{}
+	settle    bool
 }
 
 func newFetcher(fs *Fetchers, leader int32) *fetcher {
 	return &fetcher{fs: fs, leader: leader, parts: map[partKey]*followedPart{}, wake: make(chan struct{}, 1),
-		quit: make(chan struct{}), done: make(chan struct{})}
+		quit: make(chan struct{}), done: make(chan struct{}), durableCh: make(chan struct{}, 1)}
 }
 
 func (f *fetcher) add(k partKey, p Followed) {
@@ -121,11 +136,12 @@ func (l *logCtx) warn(msg string, args ...any) {
 
 // run fetches until stopped: one request at a time, each from every
 // partition's position, each answer handed to the partitions before the
-// next request.
+// next request, and each request only once what must be durable by then
+// is (durable.go).
 func (f *fetcher) run() {
 	defer close(f.done)
 	for {
-		parts := f.ready()
+		parts := f.gate(f.ready())
 		if len(parts) == 0 {
 			select {
 			case <-f.quit:
@@ -136,7 +152,9 @@ func (f *fetcher) run() {
 				continue // a paused partition may have been followed again
 			}
 		}
-		if err := f.fetchOnce(parts); err != nil {
+		ahead := f.ahead(parts)
+		records, err := f.fetchOnce(parts, ahead)
+		if err != nil {
 			f.log().warn("replica fetch failed; retrying", "err", err)
 			select {
 			case <-f.quit:
@@ -144,6 +162,10 @@ func (f *fetcher) run() {
 			case <-time.After(f.fs.cfg.Backoff):
 			}
 		}
+		// A fetch sent ahead of the fsync does not wait at the leader; if
+		// it brought nothing, the next waits for the fsync, so it tells
+		// the leader the durable end and may wait at the leader again.
+		f.settle = ahead && !records
 		select {
 		case <-f.quit:
 			return
@@ -167,47 +189,58 @@ func (f *fetcher) ready() []*followedPart {
 	kept := out[:0]
 	for _, p := range out {
 		if !p.pos.known {
-			end, epoch, start, err := f.askPosition(p)
+			at, err := f.askPosition(p)
 			if err != nil {
 				continue
 			}
-			p.pos.known, p.pos.offset, p.pos.lastEpoch, p.pos.ownStart = true, end, epoch, start
+			p.pos.known, p.pos.offset, p.pos.lastEpoch, p.pos.ownStart = true, at.End, at.LastEpoch, at.LogStart
+			p.pos.honoured, p.pos.sent = false, -1
+			f.mu.Lock()
+			p.pos.durable = max(at.Durable, 0)
+			f.mu.Unlock()
 		}
 		kept = append(kept, p)
 	}
 	return kept
 }
 
-func (f *fetcher) askPosition(p *followedPart) (int64, int32, int64, error) {
+// askPosition asks the partition actor for its position, opening a new
+// generation of durability reports for it.
+func (f *fetcher) askPosition(p *followedPart) (partition.ReplicaAt, error) {
 	type answer struct {
-		end, start int64
-		epoch      int32
-		err        error
+		at  partition.ReplicaAt
+		err error
 	}
 	ch := make(chan answer, 1)
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{Reply: func(end int64, epoch int32, start int64, err error) {
-		ch <- answer{end: end, start: start, epoch: epoch, err: err}
-	}})
+	f.mu.Lock()
+	p.pos.gen++
+	p.pos.durable, p.pos.durErr = -1, nil
+	f.mu.Unlock()
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaPosition{Reply: func(at partition.ReplicaAt, err error) { ch <- answer{at: at, err: err} }})
 	select {
 	case a := <-ch:
-		return a.end, a.epoch, a.start, a.err
+		return a.at, a.err
 	case <-time.After(f.fs.cfg.ActorTimeout):
-		return 0, 0, 0, errors.New("the partition actor did not answer")
+		return partition.ReplicaAt{}, errors.New("the partition actor did not answer")
 	case <-f.quit:
-		return 0, 0, 0, errors.New("stopping")
+		return partition.ReplicaAt{}, errors.New("stopping")
 	}
 }
 
 // fetchOnce sends one Fetch for parts and hands each partition its part
-// of the answer.
-func (f *fetcher) fetchOnce(parts []*followedPart) error {
+// of the answer, reporting whether any brought records. A fetch sent
+// ahead of the fsync (durable.go) asks the leader not to wait.
+func (f *fetcher) fetchOnce(parts []*followedPart, ahead bool) (bool, error) {
 	addr, ok := f.fs.leaderAddr(f.leader)
 	if !ok {
-		return fmt.Errorf("broker %d is not in the cluster view", f.leader)
+		return false, fmt.Errorf("broker %d is not in the cluster view", f.leader)
 	}
 	cfg := f.fs.cfg
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = cfg.Me, int32(cfg.MaxWait.Milliseconds()), cfg.MinBytes, cfg.MaxBytes
+	if ahead {
+		req.MaxWaitMillis = 0
+	}
 	req.ReplicaState.ID, req.ReplicaState.Epoch = cfg.Me, -1
 	if cfg.Epoch != nil {
 		req.ReplicaState.Epoch = cfg.Epoch.Load()
@@ -232,6 +265,8 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition, rp.CurrentLeaderEpoch, rp.FetchOffset, rp.LastFetchedEpoch = p.Partition, p.LeaderEpoch, p.pos.offset, p.pos.lastEpoch
 		rp.LogStartOffset, rp.PartitionMaxBytes = p.pos.ownStart, cfg.PartitionMaxBytes
+		wire.SetFetchDurableEnd(&rp.UnknownTags, f.durableOf(p))
+		p.pos.sent = p.pos.offset
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
 		index[partKey{p.Topic, p.Partition}] = p
 		byID[idKey{p.ID, p.Partition}] = p
@@ -247,7 +282,7 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 	}()
 	resp, err := cfg.Client.SendReusing(ctx, addr, cappedFetch{req, maxVersion}, &f.resp)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() {
 		if f.unanswered {
@@ -257,11 +292,12 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 	}()
 	fr := resp.(*kmsg.FetchResponse)
 	if fr.Version < fetchNamesVersion {
-		return fmt.Errorf("the leader serves Fetch up to v%d; followers need v%d+", fr.Version, fetchNamesVersion)
+		return false, fmt.Errorf("the leader serves Fetch up to v%d; followers need v%d+", fr.Version, fetchNamesVersion)
 	}
 	if fr.ErrorCode != 0 {
-		return fmt.Errorf("fetch refused: %s", kerr.Code(fr.ErrorCode))
+		return false, fmt.Errorf("fetch refused: %s", kerr.Code(fr.ErrorCode))
 	}
+	records := false
 	for _, t := range fr.Topics {
 		for _, rp := range t.Partitions {
 			p := index[partKey{t.Topic, rp.Partition}]
@@ -271,10 +307,11 @@ func (f *fetcher) fetchOnce(parts []*followedPart) error {
 			if p == nil {
 				continue
 			}
+			records = records || len(rp.RecordBatches) > 0
 			f.handOn(p, rp)
 		}
 	}
-	return nil
+	return records, nil
 }
 
 // handOn gives a partition its part of a fetch answer.
@@ -287,6 +324,7 @@ func (f *fetcher) handOn(p *followedPart, rp kmsg.FetchResponseTopicPartition) {
 	}
 	switch code := kerr.Code(rp.ErrorCode); code {
 	case kerr.None:
+		p.pos.honoured = wire.FetchDurableHonoured(&rp.UnknownTags)
 	case kerr.NotLeaderOrFollower, kerr.FencedLeaderEpoch, kerr.UnknownTopicOrPartition, kerr.UnknownTopicID, kerr.UnknownLeaderEpoch:
 		// The leader and this follower have not heard the same from the
 		// controller yet (one of them is a LeaderAndIsr behind): try
@@ -367,7 +405,11 @@ func (f *fetcher) appendTo(p *followedPart, records []byte, hw, logStart int64) 
 		err error
 	}
 	ch := make(chan answer, 1)
-	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, LeaderLogStart: logStart, From: p.pos.offset, Reply: func(end int64, err error) { ch <- answer{end, err} }})
+	f.mu.Lock()
+	gen := p.pos.gen
+	f.mu.Unlock()
+	f.fs.cfg.Root.Send(p.PID, &partition.ReplicaAppend{Records: records, LeaderHW: hw, LeaderLogStart: logStart, From: p.pos.offset,
+		Reply: func(end int64, err error) { ch <- answer{end, err} }, Durable: f.durableReport(p, gen)})
 	select {
 	case a := <-ch:
 		return a.end, a.err

@@ -30,6 +30,9 @@ type fakeLeader struct {
 	answer   func(n int, req *kmsg.FetchRequest) *kmsg.FetchResponse
 	n        atomic.Int32
 	wg       sync.WaitGroup
+	// done ends the serving of a test that stopped reading fetches (it
+	// fetched on meanwhile: this leader answers at once, never parks).
+	done chan struct{}
 }
 
 func startLeader(t *testing.T, maxFetch int16, answer func(n int, req *kmsg.FetchRequest) *kmsg.FetchResponse) *fakeLeader {
@@ -38,7 +41,7 @@ func startLeader(t *testing.T, maxFetch int16, answer func(n int, req *kmsg.Fetc
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &fakeLeader{ln: ln, maxFetch: maxFetch, fetches: make(chan *kmsg.FetchRequest, 64), answer: answer}
+	l := &fakeLeader{ln: ln, maxFetch: maxFetch, fetches: make(chan *kmsg.FetchRequest, 64), answer: answer, done: make(chan struct{})}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
@@ -51,7 +54,7 @@ func startLeader(t *testing.T, maxFetch int16, answer func(n int, req *kmsg.Fetc
 			go l.serve(nc)
 		}
 	}()
-	t.Cleanup(func() { ln.Close(); l.wg.Wait() })
+	t.Cleanup(func() { close(l.done); ln.Close(); l.wg.Wait() })
 	return l
 }
 
@@ -79,7 +82,11 @@ func (l *fakeLeader) serve(nc net.Conn) {
 			r.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: wire.KeyApiVersions, MaxVersion: 3}, {ApiKey: 1, MinVersion: 4, MaxVersion: l.maxFetch}}
 			resp = r
 		case *kmsg.FetchRequest:
-			l.fetches <- body
+			select {
+			case l.fetches <- body:
+			case <-l.done:
+				return
+			}
 			r := l.answer(int(l.n.Add(1)), body)
 			r.Version = body.Version
 			resp = r
@@ -99,7 +106,7 @@ func fakeFollower(t *testing.T, sys *actor.ActorSystem) (*actor.PID, <-chan int6
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
 		case *partition.ReplicaPosition:
-			m.Reply(0, -1, 0, nil)
+			m.Reply(partition.ReplicaAt{End: 0, LastEpoch: -1, LogStart: 0, Durable: 0}, nil)
 		case *partition.ReplicaAppend:
 			hws <- m.LeaderHW
 			m.Reply(0, nil)
