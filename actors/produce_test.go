@@ -384,8 +384,11 @@ func TestInitProducerIDUniqueAcrossRestarts(t *testing.T) {
 		if c := call(t, b, find).(*kmsg.FindCoordinatorResponse).Coordinators[0]; c.ErrorCode != 0 {
 			t.Fatalf("round %d: FindCoordinator for a transactional id: %+v", round, c)
 		}
+		// Retried as a client would, for as long as the coordinator
+		// loads: a count of tight retries ran out on a loaded machine.
 		r := initPID(b, &txn)
-		for i := 0; i < 1000 && retriableInit(r.ErrorCode); i++ {
+		for deadline := time.Now().Add(30 * time.Second); retriableInit(r.ErrorCode) && time.Now().Before(deadline); {
+			<-time.After(10 * time.Millisecond)
 			r = initPID(b, &txn)
 		}
 		if r.ErrorCode != 0 || int(r.ProducerEpoch) != round || (round > 0 && r.ProducerID != txnPID) {

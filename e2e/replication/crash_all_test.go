@@ -36,6 +36,10 @@ func TestKillEveryBrokerAtOnce(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	// Produce blocks while the client's buffer is full, which it stays
+	// once every broker is dead: cancelling this context frees it.
+	pctx, pcancel := context.WithCancel(ctx)
+	defer pcancel()
 	go func() {
 		defer close(done)
 		for i := 0; ; i++ {
@@ -45,7 +49,7 @@ func TestKillEveryBrokerAtOnce(t *testing.T) {
 			default:
 			}
 			v := fmt.Sprintf("a%07d", i)
-			prod.Produce(ctx, &kgo.Record{Value: []byte(v)}, func(_ *kgo.Record, err error) {
+			prod.Produce(pctx, &kgo.Record{Value: []byte(v)}, func(_ *kgo.Record, err error) {
 				if err == nil {
 					mu.Lock()
 					want[v] = true
@@ -60,6 +64,7 @@ func TestKillEveryBrokerAtOnce(t *testing.T) {
 		b.Kill()
 	}
 	close(stop)
+	pcancel()
 	<-done
 	prod.Close() // fails what is still in flight; nothing more is acknowledged
 	mu.Lock()
