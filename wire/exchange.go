@@ -29,6 +29,10 @@ type Request struct {
 	// every request of the connection. nil (an anonymous client) where
 	// no connection stands behind the request (tests, in-process calls).
 	Session *Session
+	// Decoded is when netloop decoded the frame (zero where no netloop
+	// stands behind the request): the start of its queue time in the
+	// broker's request metrics.
+	Decoded time.Time
 
 	// Reply delivers the response. It must be called exactly once per
 	// request, from any goroutine; a nil *Response means "no response"
