@@ -16,9 +16,12 @@ import (
 //   - queue: netloop decoded the frame → the broker's router took it
 //     (RequestQueueTimeMs; samsa has no request channel, so this is the
 //     event loop's own hand-over and is short unless the loop is busy);
-//   - handle: the router took it → its response is ready (Kafka's
-//     LocalTimeMs + RemoteTimeMs together: a produce with acks=all waiting
-//     for the ISR and a fetch parked for min_bytes both count here);
+//   - local: the router took it → its response is ready, less remote
+//     (LocalTimeMs);
+//   - remote: what the handler reports in req.Remote (RemoteTimeMs): a
+//     produce from its last partition's append to its last answer
+//     (durability, and in a cluster the ISR), a fetch the time it was
+//     parked for min_bytes; 0 for the other APIs;
 //   - send: response ready → written in full to the socket, or dropped
 //     with its connection (ResponseSendTimeMs; includes waiting behind
 //     earlier responses of the same connection, which Kafka counts as
@@ -35,7 +38,7 @@ type requestMetrics struct {
 }
 
 // phaseObservers are one API's histograms of the phases of its time.
-type phaseObservers struct{ queue, handle, send, total prometheus.Observer }
+type phaseObservers struct{ queue, local, remote, send, total prometheus.Observer }
 
 // fetchKey is Fetch's API key.
 const fetchKey = 1
@@ -57,16 +60,18 @@ func (m *requestMetrics) init(reg *prometheus.Registry) {
 	}
 	queue := histogram("requestmetrics_requestqueuetime_seconds",
 		"Time from a request's frame being decoded by the network layer to the broker taking it, by API (Kafka's RequestQueueTimeMs).")
-	handle := histogram("requestmetrics_handletime_seconds",
-		"Time from the broker taking a request to its response being ready, by API: Kafka's LocalTimeMs plus RemoteTimeMs (waiting for the ISR, a fetch parked for min_bytes).")
+	local := histogram("requestmetrics_localtime_seconds",
+		"Time from the broker taking a request to its response being ready, less its remote time, by API (Kafka's LocalTimeMs).")
+	remote := histogram("requestmetrics_remotetime_seconds",
+		"Time a request waited on others: a produce for durability and the ISR after its appends, a fetch parked for min_bytes; by API (Kafka's RemoteTimeMs).")
 	send := histogram("requestmetrics_responsesendtime_seconds",
 		"Time from a response being ready to its last byte being written, by API (Kafka's ResponseQueueTimeMs plus ResponseSendTimeMs).")
 	latency := histogram("requestmetrics_totaltime_seconds",
 		"Time from a request's frame being decoded to its response being written, by API (Kafka's TotalTimeMs).")
-	reg.MustRegister(total, queue, handle, send, latency)
+	reg.MustRegister(total, queue, local, remote, send, latency)
 	observers := func(name string) *phaseObservers {
-		return &phaseObservers{queue: queue.WithLabelValues(name), handle: handle.WithLabelValues(name),
-			send: send.WithLabelValues(name), total: latency.WithLabelValues(name)}
+		return &phaseObservers{queue: queue.WithLabelValues(name), local: local.WithLabelValues(name),
+			remote: remote.WithLabelValues(name), send: send.WithLabelValues(name), total: latency.WithLabelValues(name)}
 	}
 	for key := range int16(kmsg.MaxKey + 1) {
 		name := wire.APIName(key)
@@ -127,16 +132,17 @@ func (b *Broker) Track(req *wire.Request) {
 	reply := req.Reply
 	req.Reply = func(r *wire.Response) {
 		ready := time.Now()
-		handled := ready.Sub(taken).Seconds()
+		remote := req.Remote // set by the handler before Reply
+		local := max(ready.Sub(taken)-remote, 0).Seconds()
 		if r == nil { // no response (acks=0): the request ends here
-			observePhases(phases, byKind, queued, handled, 0, ready.Sub(decoded).Seconds(), false)
+			observePhases(phases, byKind, queued, local, remote.Seconds(), 0, ready.Sub(decoded).Seconds(), false)
 			reply(r)
 			return
 		}
 		done := r.Done
 		r.Done = func() {
 			written := time.Now()
-			observePhases(phases, byKind, queued, handled, written.Sub(ready).Seconds(), written.Sub(decoded).Seconds(), true)
+			observePhases(phases, byKind, queued, local, remote.Seconds(), written.Sub(ready).Seconds(), written.Sub(decoded).Seconds(), true)
 			if done != nil {
 				done()
 			}
@@ -147,13 +153,14 @@ func (b *Broker) Track(req *wire.Request) {
 
 // observePhases records one request's phases for its API and, for a
 // fetch, for its kind too.
-func observePhases(api, kind *phaseObservers, queue, handle, send, total float64, sent bool) {
+func observePhases(api, kind *phaseObservers, queue, local, remote, send, total float64, sent bool) {
 	for _, p := range [2]*phaseObservers{api, kind} {
 		if p == nil {
 			continue
 		}
 		p.queue.Observe(queue)
-		p.handle.Observe(handle)
+		p.local.Observe(local)
+		p.remote.Observe(remote)
 		if sent {
 			p.send.Observe(send)
 		}

@@ -192,7 +192,7 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 	// it), as many of each phase observed as requests counted.
 	produces, _ := sum(fams, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "Produce"})
 	fams = scrapeUntil(t, metricsURL, func(fams map[string]*dto.MetricFamily) string {
-		for _, phase := range []string{"requestqueuetime", "handletime", "responsesendtime", "totaltime"} {
+		for _, phase := range []string{"requestqueuetime", "localtime", "remotetime", "responsesendtime", "totaltime"} {
 			name := "kafka_network_requestmetrics_" + phase + "_seconds"
 			if v, _ := sum(fams, name, map[string]string{"request": "Produce"}); v != produces {
 				return fmt.Sprintf("%s{request=Produce} observed %v times, requests counted = %v", name, v, produces)
@@ -200,6 +200,16 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 		}
 		return ""
 	})
+	// The phases are cut from the same clock readings: they add up to the
+	// total, and acks=all produces waited for their fsync after appending.
+	produceSums := map[string]float64{}
+	for _, phase := range []string{"requestqueuetime", "localtime", "remotetime", "responsesendtime", "totaltime"} {
+		produceSums[phase] = histogramSum(fams, "kafka_network_requestmetrics_"+phase+"_seconds", "Produce")
+	}
+	parts := produceSums["requestqueuetime"] + produceSums["localtime"] + produceSums["remotetime"] + produceSums["responsesendtime"]
+	if d := parts - produceSums["totaltime"]; d > 1e-6 || d < -1e-6 || produceSums["remotetime"] <= 0 {
+		t.Errorf("Produce phases %v do not add up to the total, or no remote time", produceSums)
+	}
 	// The loops served the traffic: some busy time, an idle share in [0, 1].
 	if v, series := sum(fams, "samsa_network_eventloop_busy_seconds_total", nil); v <= 0 || series != 1 {
 		t.Errorf("event loops' busy time = %v (%d series) after a workload", v, series)
@@ -270,8 +280,58 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 	if v, _ := sum(fams, "kafka_network_requestmetrics_errors_total", errs); v != before+1 {
 		t.Errorf("Produce UNKNOWN_TOPIC_OR_PARTITION errors = %v, want %v", v, before+1)
 	}
+	// A fetch at the log end with min_bytes 1 parks until its max wait:
+	// remote time for consumers' fetches.
+	remoteBefore := histogramSum(fams, "kafka_network_requestmetrics_remotetime_seconds", "FetchConsumer")
+	fetch := kmsg.NewPtrFetchRequest()
+	fetch.ReplicaID, fetch.MaxWaitMillis, fetch.MinBytes, fetch.MaxBytes = -1, 100, 1, 1<<20
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic = topic
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.Partition, fp.PartitionMaxBytes = 0, 1<<20
+	hw, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := hw.Lookup(topic, 0)
+	fp.FetchOffset = end.Offset
+	details, err := kadm.NewClient(cl).ListTopics(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.TopicID = details[topic].ID // Fetch v13+ names topics by id
+	ft.Partitions = append(ft.Partitions, fp)
+	fetch.Topics = append(fetch.Topics, ft)
+	fetched, err := fetch.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := fetched.Topics[0].Partitions[0].ErrorCode; code != 0 {
+		t.Fatalf("fetch at the log end answered code %d", code)
+	}
+	scrapeUntil(t, metricsURL, func(fams map[string]*dto.MetricFamily) string {
+		if v := histogramSum(fams, "kafka_network_requestmetrics_remotetime_seconds", "FetchConsumer"); v <= remoteBefore {
+			return fmt.Sprintf("FetchConsumer remote time %v, no more than %v before a parked fetch", v, remoteBefore)
+		}
+		return ""
+	})
+
 	fams = checkTransactionMetrics(ctx, t, broker, topic, metricsURL)
 	checkDashboardAndDocs(t, fams)
+}
+
+// histogramSum is the sum of the observations of family's series for
+// request.
+func histogramSum(fams map[string]*dto.MetricFamily, family, request string) float64 {
+	var total float64
+	for _, m := range fams[family].GetMetric() {
+		for _, l := range m.Label {
+			if l.GetName() == "request" && l.GetValue() == request {
+				total += m.GetHistogram().GetSampleSum()
+			}
+		}
+	}
+	return total
 }
 
 // scrapeUntil scrapes url until check finds nothing wrong (it returns
