@@ -77,27 +77,39 @@ func (o *securityOptions) kgoOpts() ([]kgo.Opt, error) {
 }
 
 func (o *securityOptions) tlsConfig() (*tls.Config, error) {
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.insecure} //nolint:gosec // only when asked for, by --tls-insecure-skip-verify
-	if o.caFile != "" {
-		pem, err := os.ReadFile(o.caFile)
+	if (o.certFile == "") != (o.keyFile == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together")
+	}
+	cfg, err := tlsClientConfig(o.caFile, o.certFile, o.keyFile)
+	if err != nil {
+		return nil, err
+	}
+	cfg.InsecureSkipVerify = o.insecure //nolint:gosec // only when asked for, by --tls-insecure-skip-verify
+	return cfg, nil
+}
+
+// tlsClientConfig is a client's TLS configuration from PEM files: the CA
+// certificates to trust (none: the system's) and a client certificate
+// and key (none: no client certificate).
+func tlsClientConfig(caFile, certFile, keyFile string) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
 		if err != nil {
 			return nil, fmt.Errorf("--tls-ca: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--tls-ca %s: no PEM certificate in it", o.caFile)
+			return nil, fmt.Errorf("--tls-ca %s: no PEM certificate in it", caFile)
 		}
 		cfg.RootCAs = pool
 	}
-	if (o.certFile == "") != (o.keyFile == "") {
-		return nil, errors.New("--tls-cert and --tls-key go together")
-	}
-	if o.certFile != "" {
-		cert, err := tls.LoadX509KeyPair(o.certFile, o.keyFile)
+	if certFile != "" || keyFile != "" {
+		pair, err := tls.LoadX509KeyPair(certFile, keyFile)
 		if err != nil {
 			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
 		}
-		cfg.Certificates = []tls.Certificate{cert}
+		cfg.Certificates = []tls.Certificate{pair}
 	}
 	return cfg, nil
 }
@@ -139,6 +151,14 @@ func (o *securityOptions) applyProperties() error {
 }
 
 func (o *securityOptions) applyProperty(key, value string) error {
+	plain := map[string]*string{
+		"sasl.mechanisms": &o.mechanism, "sasl.mechanism": &o.mechanism, "sasl.username": &o.user, "sasl.password": &o.password,
+		"ssl.ca.location": &o.caFile, "ssl.certificate.location": &o.certFile, "ssl.key.location": &o.keyFile,
+	}
+	if field, ok := plain[key]; ok {
+		*field = value
+		return nil
+	}
 	switch key {
 	case "security.protocol":
 		switch strings.ToUpper(value) {
@@ -149,18 +169,6 @@ func (o *securityOptions) applyProperty(key, value string) error {
 		default:
 			return fmt.Errorf("%q: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", value)
 		}
-	case "sasl.mechanisms", "sasl.mechanism":
-		o.mechanism = value
-	case "sasl.username":
-		o.user = value
-	case "sasl.password":
-		o.password = value
-	case "ssl.ca.location":
-		o.caFile = value
-	case "ssl.certificate.location":
-		o.certFile = value
-	case "ssl.key.location":
-		o.keyFile = value
 	case "enable.ssl.certificate.verification":
 		switch strings.ToLower(value) {
 		case "false":
