@@ -31,6 +31,7 @@ func newRootCommand() *cobra.Command {
 		newProduceCommand(),
 		newConsumeCommand(),
 		newClusterCommand(),
+		newTxnCommand(),
 	)
 	return root
 }
