@@ -32,6 +32,7 @@ func newRootCommand() *cobra.Command {
 		newConsumeCommand(),
 		newClusterCommand(),
 		newTxnCommand(),
+		newACLCommand(),
 	)
 	return root
 }
