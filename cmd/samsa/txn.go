@@ -19,13 +19,13 @@ func newTxnCommand() *cobra.Command {
 	opts := &adminOptions{}
 	cmd := &cobra.Command{
 		Use:   "txn",
-		Short: "List and describe transactions",
+		Short: "List, describe and abort transactions",
 		Long: `List the transactional ids the transaction coordinators know, with their state and
 producer id, and describe them: producer epoch, timeout, when the open transaction
 began and the partitions in it. Output is a table, or JSON with --output json.`,
 	}
 	addAdminFlags(cmd, opts)
-	cmd.AddCommand(newTxnListCommand(opts), newTxnDescribeCommand(opts))
+	cmd.AddCommand(newTxnListCommand(opts), newTxnDescribeCommand(opts), newTxnAbortCommand(opts))
 	return cmd
 }
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/samsa-io/samsa/testkit"
@@ -62,8 +64,53 @@ func TestTxnListAndDescribe(t *testing.T) {
 	if len(views) != 1 || views[0].State != "Ongoing" || !slices.Equal(views[0].Partitions, []string{"tx-0"}) || views[0].Started == "" {
 		t.Errorf("txn describe tx-open = %+v, want Ongoing on tx-0 with a start time", views)
 	}
+	checkTxnAbort(ctx, t, b.Addr, adm)
+
 	out, _, err := runCLI(t, "", "txn", "describe", "tx-done", "nobody", "--bootstrap-server", b.Addr)
 	if err == nil || !strings.Contains(out, "CompleteCommit") || !strings.Contains(out, "nobody") {
 		t.Errorf("describe of tx-done and an unknown id: %v\n%s", err, out)
+	}
+}
+
+// checkTxnAbort aborts tx-open's hanging transaction on tx-0 by its start
+// offset: the partition then has no open transaction, and a read_committed
+// consumer reads to its end, skipping the aborted record.
+func checkTxnAbort(ctx context.Context, t *testing.T, addr string, adm *kadm.Client) {
+	t.Helper()
+	tp := kadm.TopicsSet{"tx": {0: {}}}
+	described, err := adm.DescribeProducers(ctx, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := int64(-1)
+	for _, p := range described["tx"].Partitions[0].ActiveProducers {
+		if p.CurrentTxnStartOffset >= 0 {
+			start = p.CurrentTxnStartOffset
+		}
+	}
+	if start < 0 {
+		t.Fatalf("no open transaction on tx-0: %+v", described)
+	}
+	if _, _, err := runCLI(t, "", "txn", "abort", "--topic", "tx", "--partition", "0", "--start-offset", strconv.FormatInt(start+100, 10),
+		"--bootstrap-server", addr); err == nil || !strings.Contains(err.Error(), "no open transaction") {
+		t.Errorf("abort at an offset where nothing begins: %v", err)
+	}
+	var aborted abortedTxn
+	out := mustCLI(t, "", "txn", "abort", "--topic", "tx", "--partition", "0", "--start-offset", strconv.FormatInt(start, 10),
+		"--bootstrap-server", addr, "-o", "json")
+	if err := json.Unmarshal([]byte(out), &aborted); err != nil || aborted.StartOffset != start || aborted.ProducerID < 0 {
+		t.Fatalf("txn abort printed %q (%v)", out, err)
+	}
+	described, err = adm.DescribeProducers(ctx, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range described["tx"].Partitions[0].ActiveProducers {
+		if p.CurrentTxnStartOffset >= 0 {
+			t.Errorf("after abort, producer %d still has a transaction open from %d", p.ProducerID, p.CurrentTxnStartOffset)
+		}
+	}
+	if got := mustCLI(t, "", "consume", "tx", "-b", addr, "-p", "0", "-e", "--isolation", "read_committed"); got != "tx-done\n" {
+		t.Errorf("read_committed after abort = %q, want only the committed record", got)
 	}
 }
