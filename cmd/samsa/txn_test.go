@@ -20,13 +20,19 @@ import (
 func TestTxnListAndDescribe(t *testing.T) {
 	b := testkit.StartInProcess(t)
 	adm, _ := b.Admin(t)
+	checkTxnCommands(t, b.Addr, adm)
+}
+
+// checkTxnCommands is TestTxnListAndDescribe against the broker at addr.
+func checkTxnCommands(t *testing.T, addr string, adm *kadm.Client) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := adm.CreateTopic(ctx, 2, 1, nil, "tx"); err != nil {
 		t.Fatal(err)
 	}
 	transact := func(id string, commit bool) {
-		cl := testkit.NewClient(t, kgo.SeedBrokers(b.Addr), kgo.TransactionalID(id), kgo.DefaultProduceTopic("tx"),
+		cl := testkit.NewClient(t, kgo.SeedBrokers(addr), kgo.TransactionalID(id), kgo.DefaultProduceTopic("tx"),
 			kgo.RecordPartitioner(kgo.ManualPartitioner()))
 		if err := cl.BeginTransaction(); err != nil {
 			t.Fatal(err)
@@ -44,7 +50,7 @@ func TestTxnListAndDescribe(t *testing.T) {
 	transact("tx-open", false)
 
 	var listed []txnSummary
-	if err := json.Unmarshal([]byte(mustCLI(t, "", "txn", "list", "--bootstrap-server", b.Addr, "-o", "json")), &listed); err != nil {
+	if err := json.Unmarshal([]byte(mustCLI(t, "", "txn", "list", "--bootstrap-server", addr, "-o", "json")), &listed); err != nil {
 		t.Fatal(err)
 	}
 	states := map[string]string{}
@@ -58,15 +64,15 @@ func TestTxnListAndDescribe(t *testing.T) {
 		t.Errorf("txn list states = %v, want tx-done CompleteCommit and tx-open Ongoing", states)
 	}
 	var views []txnView
-	if err := json.Unmarshal([]byte(mustCLI(t, "", "txn", "describe", "tx-open", "--bootstrap-server", b.Addr, "-o", "json")), &views); err != nil {
+	if err := json.Unmarshal([]byte(mustCLI(t, "", "txn", "describe", "tx-open", "--bootstrap-server", addr, "-o", "json")), &views); err != nil {
 		t.Fatal(err)
 	}
 	if len(views) != 1 || views[0].State != "Ongoing" || !slices.Equal(views[0].Partitions, []string{"tx-0"}) || views[0].Started == "" {
 		t.Errorf("txn describe tx-open = %+v, want Ongoing on tx-0 with a start time", views)
 	}
-	checkTxnAbort(ctx, t, b.Addr, adm)
+	checkTxnAbort(ctx, t, addr, adm)
 
-	out, _, err := runCLI(t, "", "txn", "describe", "tx-done", "nobody", "--bootstrap-server", b.Addr)
+	out, _, err := runCLI(t, "", "txn", "describe", "tx-done", "nobody", "--bootstrap-server", addr)
 	if err == nil || !strings.Contains(out, "CompleteCommit") || !strings.Contains(out, "nobody") {
 		t.Errorf("describe of tx-done and an unknown id: %v\n%s", err, out)
 	}
