@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509/pkix"
 	"fmt"
 	"net"
 	"strings"
@@ -106,4 +107,23 @@ func freePorts() (int, int, error) {
 	}
 	b, err := testkit.FreePort()
 	return a, b, err
+}
+
+// Mutual TLS: an SSL listener with ssl.client.auth=required serves a
+// client certificate given by --tls-cert/--tls-key (one PEM file holding
+// both, as keystores are written), and refuses a client without one.
+func TestCLIWithClientCertificate(t *testing.T) {
+	ca := tlstest.NewCA(t)
+	dir := t.TempDir()
+	caFile := ca.WritePEM(t, dir, "ca.pem")
+	b := testkit.StartInProcess(t, "listeners", "SSL://127.0.0.1:0",
+		"ssl.keystore.type", "PEM", "ssl.keystore.location", ca.Server(t).WritePEM(t, dir, "broker.pem"),
+		"ssl.truststore.type", "PEM", "ssl.truststore.location", caFile, "ssl.client.auth", "required")
+	client := ca.Client(t, pkix.Name{CommonName: "cli"}).WritePEM(t, dir, "client.pem")
+	if got := mustCLI(t, "", "cluster", "--bootstrap-server", b.Addr, "--tls-ca", caFile, "--tls-cert", client, "--tls-key", client); !strings.Contains(got, "Offline partitions: 0") {
+		t.Errorf("cluster over mutual TLS:\n%s", got)
+	}
+	if _, _, err := runCLI(t, "", "cluster", "--bootstrap-server", b.Addr, "--tls-ca", caFile, "--timeout", "5s"); err == nil {
+		t.Errorf("cluster without a client certificate succeeded on a listener that requires one")
+	}
 }
