@@ -32,6 +32,7 @@ type securityOptions struct {
 	user       string
 	password   string
 	properties []string // -X key=value
+	saslAsked  bool     // -X security.protocol=SASL_*: SASL without a user is an error, not a plain connection
 }
 
 func (o *securityOptions) addFlags(fs *pflag.FlagSet) {
@@ -66,7 +67,7 @@ func (o *securityOptions) kgoOpts() ([]kgo.Opt, error) {
 		}
 		opts = append(opts, kgo.DialTLSConfig(cfg)) // franz-go verifies each broker under its own host name
 	}
-	if s.mechanism != "" || s.user != "" {
+	if s.mechanism != "" || s.user != "" || s.saslAsked {
 		mech, err := s.saslMechanism()
 		if err != nil {
 			return nil, err
@@ -116,7 +117,7 @@ func tlsClientConfig(caFile, certFile, keyFile string) (*tls.Config, error) {
 
 func (o *securityOptions) saslMechanism() (sasl.Mechanism, error) {
 	if o.user == "" {
-		return nil, fmt.Errorf("--sasl-mechanism %s needs --sasl-user", o.mechanism)
+		return nil, errors.New("SASL needs a user: --sasl-user (or -X sasl.username)")
 	}
 	if o.password == "" {
 		return nil, fmt.Errorf("SASL user %s has no password: give --sasl-password or set %s", o.user, saslPasswordEnv)
@@ -161,7 +162,8 @@ func (o *securityOptions) applyProperty(key, value string) error {
 	}
 	switch key {
 	case "security.protocol":
-		switch strings.ToUpper(value) {
+		protocol := strings.ToUpper(value)
+		switch protocol {
 		case "PLAINTEXT", "SASL_PLAINTEXT":
 			o.tls = false
 		case "SSL", "SASL_SSL":
@@ -169,6 +171,7 @@ func (o *securityOptions) applyProperty(key, value string) error {
 		default:
 			return fmt.Errorf("%q: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", value)
 		}
+		o.saslAsked = strings.HasPrefix(protocol, "SASL_")
 	case "enable.ssl.certificate.verification":
 		switch strings.ToLower(value) {
 		case "false":

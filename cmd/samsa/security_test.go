@@ -87,6 +87,7 @@ func TestSecurityFlagsRejectBadInput(t *testing.T) {
 		{"--tls-cert", "c.pem"},
 		{"--tls-ca", "/nonexistent/ca.pem"},
 		{"-X", "security.protocol=KERBEROS"},
+		{"-X", "security.protocol=SASL_SSL"}, // no user
 		{"-X", "queue.buffering.max.ms=5"},
 		{"-X", "novalue"},
 	} {
