@@ -6,7 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/metrics"
+	"github.com/samsa-io/samsa/actors/txn"
 )
 
 // committedWait bounds how long a metrics scrape waits for the group
@@ -35,6 +37,47 @@ func (b *Broker) watchMetrics() {
 			return out
 		},
 	})
+	if txns := b.txns; txns != nil {
+		e := b.env
+		b.env.Metrics.WatchTransactions(func() (metrics.TxnStates, bool) { return openTransactions(e, txns) })
+	}
+}
+
+// openTransactions asks every transaction coordinator of this broker for
+// its transactions and counts the open ones by state, waiting at most
+// committedWait; ok is false when one did not answer (loading, or busy).
+func openTransactions(e *env.Env, txns *txn.Coordinators) (metrics.TxnStates, bool) {
+	pids := txns.PIDs()
+	answers := make(chan []txn.Transaction, len(pids))
+	for _, pid := range pids {
+		e.Send(pid, &txn.Describe{Answer: func(ts []txn.Transaction, ok bool) {
+			if !ok {
+				ts = nil
+			}
+			answers <- ts
+		}})
+	}
+	var out metrics.TxnStates
+	timeout := time.NewTimer(committedWait)
+	defer timeout.Stop()
+	for range pids {
+		select {
+		case ts := <-answers:
+			for _, t := range ts {
+				switch t.State {
+				case txn.Ongoing:
+					out.Ongoing++
+				case txn.PrepareCommit:
+					out.PrepareCommit++
+				case txn.PrepareAbort:
+					out.PrepareAbort++
+				}
+			}
+		case <-timeout.C:
+			return out, false
+		}
+	}
+	return out, true
 }
 
 // CaughtUp is nil when this broker has caught up with the cluster: in

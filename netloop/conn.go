@@ -43,6 +43,7 @@ type conn struct {
 	lastActive     atomic.Int64           // unix nanoseconds of the last read or write
 	frameSince     atomic.Int64           // unix nanoseconds since the frame being received began, or 0
 	sharedClientID atomic.Pointer[string] // last client id, for logs off the loop
+	busy           atomic.Int64           // nanoseconds its loop spent on its traffic (busy.go); written by the loop only
 
 	// loop
 	nextSeq   uint64 // sequence number of the next decoded request

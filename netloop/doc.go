@@ -289,6 +289,16 @@
 // ctx bounds the whole; when it expires the connections are closed anyway
 // and ctx's error is returned.
 //
+// # Busy time
+//
+// LoopBusy sums the time the event loops spent in OnTraffic (reading,
+// decoding, calling the Handler), for the broker's busy ratio metric:
+// each connection counts its own in an atomic only its loop writes, and
+// a closing connection folds its count into the server's (busy.go).
+// Requests carry when they were decoded (wire.Request.Decoded), the start
+// of their queue time. TLS connections' reader goroutines are not loops
+// and are not counted.
+//
 // # Port 0
 //
 // Start binds every listener itself before any loop runs, so port 0 is

@@ -3,6 +3,7 @@ package netloop
 import (
 	"encoding/binary"
 	"errors"
+	"time"
 
 	"github.com/panjf2000/gnet/v2"
 
@@ -61,6 +62,7 @@ func (e *events) OnClose(gc gnet.Conn, _ error) gnet.Action {
 	}
 	s.mu.Lock()
 	delete(s.conns, c)
+	s.busyClosed += c.busy.Load() // busy.go
 	s.mu.Unlock()
 	s.forgetConn(c.ip)
 	s.stats.connectionsOpen.Add(-1)
@@ -82,7 +84,9 @@ func (e *events) OnTraffic(gc gnet.Conn) gnet.Action {
 			return act
 		}
 	}
+	start := time.Now()
 	act := e.s.serve(gc, c)
+	c.addBusy(start)
 	if h := e.s.hooks.afterTraffic; h != nil {
 		h(gc.InboundBuffered())
 	}
@@ -250,6 +254,7 @@ func (s *Server) dispatch(c *conn, seq uint64, frame []byte) gnet.Action {
 	c.setClientID(req.Header.ClientID)
 	req.ClientAddr = c.remote
 	req.Session = &c.session
+	req.Decoded = time.Now() // the start of its RequestQueueTime (actors/metrics)
 	r := &reply{c: c, seq: seq, apiKey: req.Header.APIKey, corr: req.Header.CorrelationID}
 	req.Reply = r.send
 	if assembles(int32(len(frame))) {

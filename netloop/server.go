@@ -84,6 +84,8 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
+	// busyClosed sums the busy time of closed connections (busy.go).
+	busyClosed int64
 	// tlsConns are the connections of TLS listeners (tlsconn.go).
 	tlsConns map[*tlsConn]struct{}
 	open     int

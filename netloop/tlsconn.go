@@ -379,6 +379,7 @@ func (c *tlsConn) dispatch(seq uint64, frame []byte) bool {
 	c.setClientID(req.Header.ClientID)
 	req.ClientAddr = c.remote
 	req.Session = &c.session
+	req.Decoded = time.Now()
 	r := &tlsReply{c: c, seq: seq, apiKey: req.Header.APIKey, corr: req.Header.CorrelationID}
 	req.Reply = r.send
 	if assembles(int32(len(frame))) {

@@ -29,6 +29,15 @@ type Request struct {
 	// every request of the connection. nil (an anonymous client) where
 	// no connection stands behind the request (tests, in-process calls).
 	Session *Session
+	// Decoded is when netloop decoded the frame (zero where no netloop
+	// stands behind the request): the start of its queue time in the
+	// broker's request metrics.
+	Decoded time.Time
+	// Remote is how long the handler waited on others before answering
+	// (a produce for durability and the ISR, a fetch parked for
+	// min_bytes): Kafka's RemoteTime, set by the handler before it calls
+	// Reply and read by the broker's request metrics.
+	Remote time.Duration
 
 	// Reply delivers the response. It must be called exactly once per
 	// request, from any goroutine; a nil *Response means "no response"

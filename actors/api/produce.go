@@ -3,6 +3,7 @@ package api
 import (
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -108,6 +109,10 @@ func handleProduce(s *Services, req *wire.Request) {
 			ackZero(s, req, resp, size, timedOut)
 			return
 		}
+		// Timed out, a partition may still be reading: no remote time then.
+		if !timedOut && !readers.lastRead.IsZero() {
+			req.Remote = time.Since(readers.lastRead) // durability and the ISR, after the last append
+		}
 		if q := s.Env.Quotas; q.Enabled() {
 			env.ReplyThrottled(req, resp, q.Record(quota.Produce, req.Session.Principal(), req.Header.ClientID, float64(size), s.Env.Now()))
 			return
@@ -158,14 +163,20 @@ func ackZero(s *Services, req *wire.Request, resp *kmsg.ProduceResponse, size in
 // answer, which waits for the ISR: the frame is not held across the
 // replication round trip. A partition that never finishes (its actor
 // died: the request times out) leaves the frame to the GC.
+//
+// The last read also ends the produce's local time: what follows is its
+// remote time (the request metrics' RemoteTime), read once every
+// partition has answered (after their answers, so after lastRead is set).
 type frameReaders struct {
-	req  *wire.Request
-	n    int64        // partitions asked, counted before any is sent
-	left atomic.Int64 // of them, those still reading
+	req      *wire.Request
+	n        int64        // partitions asked, counted before any is sent
+	left     atomic.Int64 // of them, those still reading
+	lastRead time.Time    // when the last of them read its records
 }
 
 func (f *frameReaders) done() {
 	if f.left.Add(-1) == 0 {
+		f.lastRead = time.Now()
 		f.req.ReleaseFrame()
 	}
 }

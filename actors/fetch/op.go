@@ -86,6 +86,10 @@ type fetchOp struct {
 	guarded     bool  // the timer runs the guard: its next firing abandons the round
 	had         int64 // bytes the parked round read (released since)
 	timer       *time.Timer
+	// parkedAt is when the op last parked (zero while a round is out);
+	// parkedFor sums its parks: the request's remote time (req.Remote).
+	parkedAt  time.Time
+	parkedFor time.Duration
 
 	// Filled at answer time.
 	outs    []fetchOutcome
@@ -133,6 +137,10 @@ type roundSends struct {
 // asks only the slots that reported progress; the others keep their last
 // outcome.
 func (o *fetchOp) startRound(final, partial bool) (send roundSends, answer bool) {
+	if !o.parkedAt.IsZero() {
+		o.parkedFor += time.Since(o.parkedAt)
+		o.parkedAt = time.Time{}
+	}
 	r := o.round.Add(1)
 	o.final, o.partial = final, partial
 	o.outstanding = 0
@@ -170,6 +178,9 @@ func (o *fetchOp) after(send roundSends, answer, abandoned bool) {
 		}
 		if o.canWait && o.parked != nil {
 			o.parked.remove(o)
+		}
+		if o.req != nil {
+			o.req.Remote = o.parkedFor // no writes since answered was set under mu
 		}
 		if o.answer != nil {
 			o.answer(o, abandoned)
@@ -265,6 +276,7 @@ func (o *fetchOp) evaluate() (send roundSends, answer bool) {
 	if total+o.availSum() >= o.minBytes {
 		return o.startRound(false, total == 0) // data arrived while the round was out
 	}
+	o.parkedAt = time.Now()
 	return roundSends{}, false
 }
 

@@ -12,6 +12,7 @@ type Broker struct {
 	requests requestMetrics
 	errors   errorCounts
 	flushes  flushMetrics
+	txns     txnMetrics
 }
 
 // New returns a broker's metrics with the request, error and flush
@@ -22,6 +23,7 @@ func New() *Broker {
 	b.requests.init(b.reg)
 	b.reg.MustRegister(&errorCollector{counts: &b.errors})
 	b.flushes.init(b.reg)
+	b.txns.init(b.reg)
 	b.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return b
 }

@@ -7,9 +7,14 @@
 //
 // Produce and fetch pay no lookup and no lock for metrics:
 //
-//   - requests (requests.go): Track wraps a request's Reply to observe
-//     its total time in a histogram resolved per API key when the broker
-//     starts (an array index, then client_golang's lock-free Observe);
+//   - requests (requests.go): Track wraps a request's Reply and its
+//     response's Done to observe the phases of its time (queue from
+//     netloop's decode, local, remote as the handler reports it in
+//     wire.Request.Remote, send until written, total) in histograms
+//     resolved per API key when the broker starts (an array index, then
+//     client_golang's lock-free Observe);
+//   - transactions (txn.go): one counter and one histogram observation
+//     per transaction, when its markers are all written;
 //   - per topic and partition (partitions.go): the partition actors count
 //     messages and bytes into their View's Stats (actors/partition,
 //     atomic adds), and a Collector walks the routing table and sums them
@@ -25,8 +30,10 @@
 // metadata cache, consumer group lag from the coordinators' committed
 // offsets against the partitions' high watermarks (groups.go), the
 // network layer's counters (network.go, copied from netloop.Stats by
-// internal/wiring, since actors may not import netloop) and the log
-// cleaner's totals (cleaner.go).
+// internal/wiring, since actors may not import netloop, including the
+// event loops' busy time) and the log cleaner's totals (cleaner.go); the
+// open transactions are asked of the transaction coordinators with a
+// bounded wait, as consumer group lag is (txn.go).
 //
 // # Threading
 //

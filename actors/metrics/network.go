@@ -1,6 +1,11 @@
 package metrics
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // NetStats are the network layer's counters (netloop.Stats, which this
 // package may not import: the wiring copies them).
@@ -16,6 +21,10 @@ type NetStats struct {
 	DecodeErrors          uint64
 	FramesRejected        uint64
 	Mutes                 uint64
+	// LoopBusy is the time the event loops have spent serving traffic
+	// since they started, over EventLoops loops.
+	LoopBusy   time.Duration
+	EventLoops int
 }
 
 var (
@@ -32,20 +41,43 @@ var (
 	netSendfileDesc = desc("samsa_network_sendfile_bytes_total", "Record bytes sent with sendfile(2).")
 	netBadDesc      = desc("samsa_network_bad_frames_total",
 		"Frames refused: too large (frames_rejected) or undecodable (decode_errors); the connection was closed.", "reason")
+	loopBusyDesc = desc("samsa_network_eventloop_busy_seconds_total",
+		"Time the network event loops spent serving connections' traffic (reading, decoding, handing requests on), summed over the loops; rate() over the loop count is their busy ratio.")
+	loopIdleDesc = desc("kafka_network_socketserver_networkprocessoravgidlepercent",
+		"Share of time (0 to 1) the network event loops were idle since the previous scrape, averaged over the loops (Kafka's NetworkProcessorAvgIdlePercent).")
 	netMutesDesc = desc("samsa_network_backpressure_mutes_total",
 		"Times a connection stopped being read because it had too much in flight.")
 )
 
 // WatchNetwork registers a collector that reads stats when scraped.
 func (b *Broker) WatchNetwork(stats func() NetStats) {
-	b.reg.MustRegister(&networkCollector{stats: stats})
+	b.reg.MustRegister(&networkCollector{stats: stats, since: time.Now()})
 }
 
-type networkCollector struct{ stats func() NetStats }
+type networkCollector struct {
+	stats func() NetStats
+
+	mu    sync.Mutex    // scrapes may overlap
+	since time.Time     // the previous scrape (or the start)
+	busy  time.Duration // LoopBusy then
+}
+
+// idle is the loops' idle share since the previous scrape.
+func (c *networkCollector) idle(now time.Time, busy time.Duration, loops int) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	elapsed := now.Sub(c.since) * time.Duration(max(loops, 1))
+	spent := busy - c.busy
+	c.since, c.busy = now, busy
+	if elapsed <= 0 {
+		return 1
+	}
+	return min(max(1-float64(spent)/float64(elapsed), 0), 1)
+}
 
 func (c *networkCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{connectionsDesc, connectionsAcceptedDesc, connectionsRefusedDesc, netRequestsDesc,
-		netResponsesDesc, netBytesDesc, netSendfileDesc, netBadDesc, netMutesDesc} {
+		netResponsesDesc, netBytesDesc, netSendfileDesc, netBadDesc, netMutesDesc, loopBusyDesc, loopIdleDesc} {
 		ch <- d
 	}
 }
@@ -67,4 +99,6 @@ func (c *networkCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(netBadDesc, s.FramesRejected, "frames_rejected")
 	counter(netBadDesc, s.DecodeErrors, "decode_errors")
 	counter(netMutesDesc, s.Mutes)
+	ch <- prometheus.MustNewConstMetric(loopBusyDesc, prometheus.CounterValue, s.LoopBusy.Seconds())
+	ch <- prometheus.MustNewConstMetric(loopIdleDesc, prometheus.GaugeValue, c.idle(time.Now(), s.LoopBusy, s.EventLoops))
 }

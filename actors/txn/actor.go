@@ -283,8 +283,11 @@ func (a *coordinatorActor) do(fx Effects) {
 	}
 	for _, mk := range fx.Markers {
 		self, root := a.self, a.root
-		id, pid, epoch := mk.TransactionalID, mk.ProducerID, mk.ProducerEpoch
-		a.markers.Send(mk, func() { root.Send(self, &txnMarkersDone{id: id, pid: pid, epoch: epoch}) })
+		id, pid, epoch, commit, m, sent := mk.TransactionalID, mk.ProducerID, mk.ProducerEpoch, mk.Commit, a.env.Metrics, time.Now()
+		a.markers.Send(mk, func() {
+			m.TxnEnded(commit, time.Since(sent))
+			root.Send(self, &txnMarkersDone{id: id, pid: pid, epoch: epoch})
+		})
 	}
 	for _, in := range fx.NeedProducerID {
 		self, root := a.self, a.root

@@ -2,9 +2,7 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"os"
 )
 
 // benchTLSFlags are the load generators' TLS settings, for an SSL
@@ -21,21 +19,5 @@ func (f benchTLSFlags) config() (*tls.Config, error) {
 		}
 		return nil, nil
 	}
-	pem, err := os.ReadFile(f.ca)
-	if err != nil {
-		return nil, fmt.Errorf("--tls-ca: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("--tls-ca %s: no PEM certificate in it", f.ca)
-	}
-	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	if f.cert != "" || f.key != "" {
-		pair, err := tls.LoadX509KeyPair(f.cert, f.key)
-		if err != nil {
-			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
-		}
-		cfg.Certificates = []tls.Certificate{pair}
-	}
-	return cfg, nil
+	return tlsClientConfig(f.ca, f.cert, f.key)
 }

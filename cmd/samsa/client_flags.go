@@ -25,6 +25,7 @@ func addAdminFlags(cmd *cobra.Command, opts *adminOptions) {
 	pf.StringVar(&opts.bootstrap, "bootstrap-server", bootstrapDefault(), "comma-separated broker addresses (env "+bootstrapEnv+")")
 	pf.StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
 	pf.DurationVar(&opts.timeout, "timeout", defaultTimeout, "give up after this long")
+	opts.security.addFlags(pf)
 }
 
 // defaultTimeout bounds an admin command.

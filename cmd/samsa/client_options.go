@@ -13,12 +13,14 @@ import (
 type clientOptions struct {
 	bootstrap string
 	clientID  string
+	security  securityOptions
 }
 
 func (o *clientOptions) addFlags(cmd *cobra.Command, clientID string) {
 	f := cmd.Flags()
 	f.StringVarP(&o.bootstrap, "bootstrap-server", "b", bootstrapDefault(), "comma-separated broker addresses (env "+bootstrapEnv+")")
 	f.StringVar(&o.clientID, "client-id", clientID, "client.id sent to the brokers")
+	o.security.addFlags(f)
 }
 
 // clientOpts are the franz-go options of the connection flags.
@@ -27,7 +29,11 @@ func (o *clientOptions) clientOpts() ([]kgo.Opt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ClientID(o.clientID)}, nil
+	secure, err := o.security.kgoOpts()
+	if err != nil {
+		return nil, err
+	}
+	return append([]kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ClientID(o.clientID)}, secure...), nil
 }
 
 // unescape turns the escapes kcat accepts in delimiters and formats

@@ -113,6 +113,10 @@ func (o *consumeOptions) run(cmd *cobra.Command, topic string) error {
 
 	r := &reader{formatter: formatter, limit: o.count, out: bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10),
 		pos: map[int32]int64{}, stopAt: map[int32]int64{}}
+	if !isTerminal(cmd.OutOrStdout()) { // a bar between records printed on the same terminal would garble them
+		r.progress = newProgress(cmd.ErrOrStderr(), o.count, topic, false)
+		defer r.progress.finish()
+	}
 	starts := map[int32]kgo.Offset{}
 	for p, b := range bounds {
 		at := plan.startOffset(b, committedOr(committed, p))
@@ -187,6 +191,7 @@ type reader struct {
 	limit     int64 // -c; 0: none
 	out       *bufio.Writer
 	printed   int64
+	progress  *progress       // -c with stderr a terminal and stdout not; else nil
 	pos       map[int32]int64 // next offset per partition
 	stopAt    map[int32]int64 // partitions that stop, and where (excluded)
 	buf       []byte
@@ -249,6 +254,7 @@ func (r *reader) read(ctx context.Context, cl *kgo.Client, group bool) error {
 		if err := r.out.Flush(); err != nil {
 			return err
 		}
+		r.progress.set(r.printed)
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ func newRootCommand() *cobra.Command {
 		newProduceCommand(),
 		newConsumeCommand(),
 		newClusterCommand(),
+		newTxnCommand(),
+		newACLCommand(),
 	)
 	return root
 }

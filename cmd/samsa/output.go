@@ -179,6 +179,18 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// writeRows writes v as JSON, or as a table under header (columns
+// separated by tabs) whose lines rows prints.
+func writeRows(w io.Writer, f outputFormat, v any, header string, rows func(tw io.Writer)) error {
+	if f == formatJSON {
+		return writeJSON(w, v)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	rows(tw)
+	return tw.Flush()
+}
+
 func writeResults(w io.Writer, f outputFormat, results []topicResult) error {
 	if f == formatJSON {
 		return writeJSON(w, results)

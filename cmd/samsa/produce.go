@@ -121,7 +121,7 @@ func (o *produceOptions) run(cmd *cobra.Command, topic string, files []string) e
 		files = []string{"-"}
 	}
 	for _, name := range files {
-		if err := p.produceFile(ctx, name, cmd.InOrStdin(), delim); err != nil {
+		if err := p.produceFile(ctx, name, cmd.InOrStdin(), cmd.ErrOrStderr(), delim); err != nil {
 			return err
 		}
 	}
@@ -152,7 +152,10 @@ type producer struct {
 	first  error
 }
 
-func (p *producer) produceFile(ctx context.Context, name string, stdin io.Reader, delim string) error {
+// produceFile produces the records of the file named (stdin for "-"),
+// with a progress bar of the bytes read on stderr when that is a
+// terminal.
+func (p *producer) produceFile(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, delim string) error {
 	in := stdin
 	if name != "-" {
 		f, err := os.Open(name)
@@ -161,6 +164,11 @@ func (p *producer) produceFile(ctx context.Context, name string, stdin io.Reader
 		}
 		defer f.Close()
 		in = f
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			bar := newProgress(stderr, st.Size(), name, true)
+			defer bar.finish()
+			in = bar.reader(f)
+		}
 	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)

@@ -63,8 +63,8 @@ func TestProduceConsumeAgainstABroker(t *testing.T) {
 	}
 }
 
-// TestCLIAgainstApacheKafka runs the same checks, timestamps, isolation
-// and `samsa cluster` against Apache Kafka 3.9.1: the verbs are Kafka
+// TestCLIAgainstApacheKafka runs the same checks, timestamps, isolation,
+// `samsa cluster` and `samsa txn` against Apache Kafka 3.9.1: the verbs are Kafka
 // clients, not samsa's.
 func TestCLIAgainstApacheKafka(t *testing.T) {
 	testkit.RequireKafka39(t)
@@ -74,6 +74,7 @@ func TestCLIAgainstApacheKafka(t *testing.T) {
 	checkProduceConsume(t, c.Bootstrap(), adm)
 	checkTimestampsAndIsolation(t, c.Bootstrap(), adm, cl)
 	checkCluster(t, c.Bootstrap(), 1, adm)
+	checkTxnCommands(t, c.Bootstrap(), adm)
 }
 
 // checkProduceConsume is TestProduceConsumeAgainstABroker against the

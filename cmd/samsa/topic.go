@@ -24,6 +24,7 @@ type adminOptions struct {
 	bootstrap string
 	output    string
 	timeout   time.Duration
+	security  securityOptions
 }
 
 // newTopicCommand groups the topic admin subcommands. They speak the Kafka
@@ -67,7 +68,11 @@ func (o *adminOptions) open(cmd *cobra.Command) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ClientID("samsa-admin"))
+	secure, err := o.security.kgoOpts()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ClientID("samsa-admin")}, secure...)...)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}

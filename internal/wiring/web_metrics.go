@@ -23,7 +23,7 @@ func mountMetrics(n *Node, logger *slog.Logger) {
 		return metrics.NetStats{ConnectionsByListener: srv.ConnectionsByListener(), ConnectionsAccepted: s.ConnectionsAccepted,
 			ConnectionsRefused: s.ConnectionsRefused, Requests: s.Requests, Responses: s.Responses,
 			BytesWritten: s.BytesWritten, BytesSendfile: s.BytesSendfile, DecodeErrors: s.DecodeErrors,
-			FramesRejected: s.FramesRejected, Mutes: s.Mutes}
+			FramesRejected: s.FramesRejected, Mutes: s.Mutes, LoopBusy: srv.LoopBusy(), EventLoops: srv.EventLoops()}
 	})
 	n.Web.Handle("GET /metrics", promhttp.HandlerFor(m.Registry(), promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelWarn),

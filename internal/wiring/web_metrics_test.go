@@ -187,11 +187,35 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 	if followerFetches, _ := sum(fams, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "FetchFollower"}); consumerFetches+followerFetches != fetches || followerFetches != 0 {
 		t.Errorf("fetches: %v in all, %v from consumers, %v from followers on a single broker", fetches, consumerFetches, followerFetches)
 	}
-	// Every produce was answered before Flush returned: as many
-	// latencies observed as requests counted.
+	// Every produce was answered before Flush returned: once each
+	// response's write has been accounted (just after the client may read
+	// it), as many of each phase observed as requests counted.
 	produces, _ := sum(fams, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "Produce"})
-	if v, _ := sum(fams, "kafka_network_requestmetrics_totaltime_seconds", map[string]string{"request": "Produce"}); v != produces {
-		t.Errorf("Produce latencies observed = %v, requests counted = %v", v, produces)
+	fams = scrapeUntil(t, metricsURL, func(fams map[string]*dto.MetricFamily) string {
+		for _, phase := range []string{"requestqueuetime", "localtime", "remotetime", "responsesendtime", "totaltime"} {
+			name := "kafka_network_requestmetrics_" + phase + "_seconds"
+			if v, _ := sum(fams, name, map[string]string{"request": "Produce"}); v != produces {
+				return fmt.Sprintf("%s{request=Produce} observed %v times, requests counted = %v", name, v, produces)
+			}
+		}
+		return ""
+	})
+	// The phases are cut from the same clock readings: they add up to the
+	// total, and acks=all produces waited for their fsync after appending.
+	produceSums := map[string]float64{}
+	for _, phase := range []string{"requestqueuetime", "localtime", "remotetime", "responsesendtime", "totaltime"} {
+		produceSums[phase] = histogramSum(fams, "kafka_network_requestmetrics_"+phase+"_seconds", "Produce")
+	}
+	parts := produceSums["requestqueuetime"] + produceSums["localtime"] + produceSums["remotetime"] + produceSums["responsesendtime"]
+	if d := parts - produceSums["totaltime"]; d > 1e-6 || d < -1e-6 || produceSums["remotetime"] <= 0 {
+		t.Errorf("Produce phases %v do not add up to the total, or no remote time", produceSums)
+	}
+	// The loops served the traffic: some busy time, an idle share in [0, 1].
+	if v, series := sum(fams, "samsa_network_eventloop_busy_seconds_total", nil); v <= 0 || series != 1 {
+		t.Errorf("event loops' busy time = %v (%d series) after a workload", v, series)
+	}
+	if v, series := sum(fams, "kafka_network_socketserver_networkprocessoravgidlepercent", nil); v < 0 || v > 1 || series != 1 {
+		t.Errorf("network processors' idle share = %v (%d series), want one in [0, 1]", v, series)
 	}
 	// Default flush policy (group): the appends were fsynced.
 	if v, _ := sum(fams, "kafka_log_logflushstats_logflush_seconds", nil); v <= 0 {
@@ -256,7 +280,130 @@ func TestMetricsFollowAWorkload(t *testing.T) {
 	if v, _ := sum(fams, "kafka_network_requestmetrics_errors_total", errs); v != before+1 {
 		t.Errorf("Produce UNKNOWN_TOPIC_OR_PARTITION errors = %v, want %v", v, before+1)
 	}
+	// A fetch at the log end with min_bytes 1 parks until its max wait:
+	// remote time for consumers' fetches.
+	remoteBefore := histogramSum(fams, "kafka_network_requestmetrics_remotetime_seconds", "FetchConsumer")
+	fetch := kmsg.NewPtrFetchRequest()
+	fetch.ReplicaID, fetch.MaxWaitMillis, fetch.MinBytes, fetch.MaxBytes = -1, 100, 1, 1<<20
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic = topic
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.Partition, fp.PartitionMaxBytes = 0, 1<<20
+	hw, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := hw.Lookup(topic, 0)
+	fp.FetchOffset = end.Offset
+	details, err := kadm.NewClient(cl).ListTopics(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.TopicID = details[topic].ID // Fetch v13+ names topics by id
+	ft.Partitions = append(ft.Partitions, fp)
+	fetch.Topics = append(fetch.Topics, ft)
+	fetched, err := fetch.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := fetched.Topics[0].Partitions[0].ErrorCode; code != 0 {
+		t.Fatalf("fetch at the log end answered code %d", code)
+	}
+	scrapeUntil(t, metricsURL, func(fams map[string]*dto.MetricFamily) string {
+		if v := histogramSum(fams, "kafka_network_requestmetrics_remotetime_seconds", "FetchConsumer"); v <= remoteBefore {
+			return fmt.Sprintf("FetchConsumer remote time %v, no more than %v before a parked fetch", v, remoteBefore)
+		}
+		return ""
+	})
+
+	fams = checkTransactionMetrics(ctx, t, broker, topic, metricsURL)
 	checkDashboardAndDocs(t, fams)
+}
+
+// histogramSum is the sum of the observations of family's series for
+// request.
+func histogramSum(fams map[string]*dto.MetricFamily, family, request string) float64 {
+	var total float64
+	for _, m := range fams[family].GetMetric() {
+		for _, l := range m.Label {
+			if l.GetName() == "request" && l.GetValue() == request {
+				total += m.GetHistogram().GetSampleSum()
+			}
+		}
+	}
+	return total
+}
+
+// scrapeUntil scrapes url until check finds nothing wrong (it returns
+// what is wrong, or ""), failing with its last complaint after a deadline:
+// for figures that settle just after the client's answer.
+func scrapeUntil(t *testing.T, url string, check func(map[string]*dto.MetricFamily) string) map[string]*dto.MetricFamily {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		fams := scrape(t, url)
+		wrong := check(fams)
+		if wrong == "" {
+			return fams
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal(wrong)
+		}
+	}
+}
+
+// checkTransactionMetrics runs 3 committed and 1 aborted transactions
+// with franz-go and one left open, and checks the coordinators' figures
+// exactly; it returns the last scrape.
+func checkTransactionMetrics(ctx context.Context, t *testing.T, broker, topic, metricsURL string) map[string]*dto.MetricFamily {
+	t.Helper()
+	const commits, aborts = 3, 1
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker), kgo.TransactionalID("metered-txn"), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	run := func(end kgo.TransactionEndTry, leaveOpen bool) {
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("in a transaction")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if leaveOpen {
+			return
+		}
+		if err := cl.EndTransaction(ctx, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range commits {
+		run(kgo.TryCommit, false)
+	}
+	for range aborts {
+		run(kgo.TryAbort, false)
+	}
+	run(kgo.TryCommit, true)
+	// EndTxn is answered once the prepare record is durable; the markers
+	// follow, so the figures settle a moment later.
+	return scrapeUntil(t, metricsURL, func(fams map[string]*dto.MetricFamily) string {
+		for outcome, want := range map[string]float64{"commit": commits, "abort": aborts} {
+			if v, _ := sum(fams, "samsa_transaction_ended_total", map[string]string{"outcome": outcome}); v != want {
+				return fmt.Sprintf("transactions ended with %s = %v, want %v", outcome, v, want)
+			}
+		}
+		if v, _ := sum(fams, "samsa_transaction_marker_seconds", nil); v != commits+aborts {
+			return fmt.Sprintf("marker latencies observed = %v, want %d", v, commits+aborts)
+		}
+		if v, _ := sum(fams, "samsa_transaction_open", map[string]string{"state": "ongoing"}); v != 1 {
+			return fmt.Sprintf("ongoing transactions = %v, want the 1 left open", v)
+		}
+		return ""
+	})
 }
 
 // metricName finds the samsa and Kafka metric names in a text.
