@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -334,4 +336,16 @@ func (g *rebalanceGroup) describeStable(ctx context.Context, members int) (bool,
 	}
 	dg := d[g.name]
 	return dg.Err == nil && dg.State == "Stable" && len(dg.Members) == members, nil
+}
+
+// WriteTable writes the result as a human-readable table.
+func (r *RebalanceResult) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "group rebalance\t%s protocol, %d members, %d partitions\n", r.Protocol, r.Members, r.Partitions)
+	fmt.Fprintf(tw, "form\t%s (all started -> every partition owned and fetched from, Stable)\n", r.Form.Round(time.Millisecond))
+	if len(r.Joins) > 0 {
+		fmt.Fprintf(tw, "one joins\tmedian %s of %d\n", r.JoinMedian().Round(time.Millisecond), len(r.Joins))
+		fmt.Fprintf(tw, "one leaves\tmedian %s of %d\n", r.LeaveMedian().Round(time.Millisecond), len(r.Leaves))
+	}
+	return tw.Flush()
 }
