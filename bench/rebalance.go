@@ -115,8 +115,8 @@ func RunRebalance(ctx context.Context, w RebalanceWorkload) (RebalanceResult, er
 		return res, fmt.Errorf("bench: filling %s: %w", w.Topic, err)
 	}
 	adm := kadm.NewClient(admCl)
-	if _, err := adm.FetchOffsets(ctx, "samsa-bench-warmup"); err != nil {
-		return res, fmt.Errorf("bench: warm-up: %w", err)
+	if err := warmUpCoordinator(ctx, adm); err != nil {
+		return res, err
 	}
 
 	g := &rebalanceGroup{w: w, base: base, adm: adm, name: "samsa-bench-rebalance-" + w.Protocol + "-" + strconv.FormatInt(time.Now().UnixNano(), 36),
@@ -150,6 +150,32 @@ func RunRebalance(ctx context.Context, w RebalanceWorkload) (RebalanceResult, er
 		res.Leaves = append(res.Leaves, time.Since(t0))
 	}
 	return res, nil
+}
+
+// warmUpCoordinator asks for a group's offsets until the answer is not
+// an error: the first group request of a broker creates
+// __consumer_offsets, and Kafka answers COORDINATOR_NOT_AVAILABLE until
+// it is loaded. That happens before the clock starts.
+func warmUpCoordinator(ctx context.Context, adm *kadm.Client) error {
+	retry := time.NewTicker(100 * time.Millisecond)
+	defer retry.Stop()
+	deadline := time.After(time.Minute)
+	for {
+		resp, err := adm.FetchOffsets(ctx, "samsa-bench-warmup")
+		if err == nil {
+			err = resp.Error()
+		}
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return fmt.Errorf("bench: warm-up: %w", err)
+		case <-retry.C:
+		}
+	}
 }
 
 // rebalanceGroup is the members of one run and what their callbacks and
