@@ -107,6 +107,13 @@ func RunRebalance(ctx context.Context, w RebalanceWorkload) (RebalanceResult, er
 		return res, err
 	}
 	defer admCl.Close()
+	adm := kadm.NewClient(admCl)
+	// A topic left by an earlier run keeps its partition count: measure
+	// that one.
+	if w.Partitions, err = topicPartitions(ctx, adm, w.Topic); err != nil {
+		return res, err
+	}
+	res.Partitions = w.Partitions
 	recs := make([]*kgo.Record, 0, w.Partitions)
 	for p := range w.Partitions {
 		recs = append(recs, &kgo.Record{Topic: w.Topic, Partition: p, Value: []byte("rebalance")})
@@ -114,7 +121,6 @@ func RunRebalance(ctx context.Context, w RebalanceWorkload) (RebalanceResult, er
 	if err := admCl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		return res, fmt.Errorf("bench: filling %s: %w", w.Topic, err)
 	}
-	adm := kadm.NewClient(admCl)
 	if err := warmUpCoordinator(ctx, adm); err != nil {
 		return res, err
 	}
@@ -150,6 +156,30 @@ func RunRebalance(ctx context.Context, w RebalanceWorkload) (RebalanceResult, er
 		res.Leaves = append(res.Leaves, time.Since(t0))
 	}
 	return res, nil
+}
+
+// topicPartitions is topic's partition count once the broker's metadata
+// shows the topic (Kafka's brokers learn a created topic asynchronously).
+func topicPartitions(ctx context.Context, adm *kadm.Client, topic string) (int32, error) {
+	retry := time.NewTicker(50 * time.Millisecond)
+	defer retry.Stop()
+	deadline := time.After(30 * time.Second)
+	for {
+		details, err := adm.ListTopics(ctx, topic)
+		if err == nil {
+			err = details.Error()
+		}
+		if n := len(details[topic].Partitions); err == nil && n > 0 {
+			return int32(n), nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-deadline:
+			return 0, fmt.Errorf("bench: topic %s: no partitions in metadata: %v", topic, err)
+		case <-retry.C:
+		}
+	}
 }
 
 // warmUpCoordinator asks for a group's offsets until the answer is not
