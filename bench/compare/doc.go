@@ -33,6 +33,15 @@
 // defaults and once with the other's durability (samsa flush policy never;
 // Kafka log.flush.interval.messages=1), and the report pairs them.
 //
+// The group rebalance workloads (rebalance.go, G1 and G2; only them:
+// -workloads G1,G2) time a consumer group of 10, 50 and 100 franz-go
+// members on a 200-partition topic: formation (every partition owned by
+// one member and fetched from, the coordinator saying Stable), then the
+// median time to be stable again after one member joins and after one
+// leaves, with the classic protocol (cooperative-sticky) and with
+// KIP-848's consumer protocol (kgo.ServerSideBalancer). Both brokers keep
+// their default heartbeat intervals, which bound these figures.
+//
 // TLS (tls.go, not run by default): -configs samsa-tls, samsa-tls-noflush
 // and kafka-tls give each broker an SSL listener instead of PLAINTEXT, the
 // same PKCS#12 keystore (a CA and an ECDSA P-256 certificate made for the

@@ -40,7 +40,8 @@ func scaled(n int64, scale float64, floor int64) int64 {
 }
 
 // Workloads returns the workloads of the comparison at scale (1 = the
-// honest default sizes): 1-7, the transactional 10-13 (txn.go), and
+// honest default sizes): 1-7, the transactional 10-13 (txn.go), the
+// group rebalance G1 and G2 (rebalance.go, not scaled), and
 // Kafka's own tools (8, 9) when classPath is not empty.
 func Workloads(scale float64, classPath string) []Workload {
 	fast := func(name string, base bench.Workload) Workload {
@@ -125,6 +126,7 @@ func Workloads(scale float64, classPath string) []Workload {
 		fast("7 many small requests (linger 0, 16 producers)", w7),
 	}
 	list = append(list, TxnWorkloads(scale)...)
+	list = append(list, RebalanceWorkloads()...)
 	if classPath != "" {
 		list = append(list, KafkaToolWorkloads(classPath, scale)...)
 	}

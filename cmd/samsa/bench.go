@@ -98,6 +98,7 @@ func newBenchCommand() *cobra.Command {
 		&cobra.Command{Use: "consume", Short: "Consume --records records from the start", RunE: run(bench.RunConsume)},
 		&cobra.Command{Use: "e2e", Short: "Produce at --rate while consuming; end-to-end latency", RunE: run(bench.RunE2E)},
 		newBenchGroupCommand(&brokers, &w, &output),
+		newBenchRebalanceCommand(&brokers, &w, &output),
 		newBenchDiskCommand(&output),
 	)
 	return cmd

@@ -44,7 +44,8 @@ func main() {
 	pomDir := flag.String("pom", "interop/java", "Maven project whose class path holds kafka_2.13 and kafka-tools")
 	out := flag.String("out", "bench/results", "report directory")
 	configs := flag.String("configs", "samsa,kafka,samsa-noflush,kafka-flush1", "configurations to run, in turn "+
-		"(also: samsa-tls, samsa-tls-noflush, kafka-tls: an SSL listener, franz-go workloads only)")
+		"(also: samsa-tls, samsa-tls-noflush, kafka-tls: an SSL listener, franz-go workloads only; "+
+		"samsa-hb500, kafka-hb500: a 500 ms KIP-848 heartbeat interval, for G2)")
 	tools := flag.Bool("kafka-tools", true, "also run Kafka's ProducerPerformance and ConsumerPerformance")
 	clusterOut := flag.String("cluster-output", "", "directory to write each replicated system's broker output to (NAME.log), for diagnosis")
 	clusters := flag.String("cluster-configs", "samsa-cluster,samsa-cluster-noflush,kafka39-cluster", "replicated systems to run, in turn (also: kafka39-cluster-flush1)")
@@ -93,6 +94,12 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 		"samsa-noflush": compare.SamsaConfig("samsa-noflush", samsaBin, false, "--samsa.log.flush.policy", "never"),
 		"kafka":         compare.KafkaConfig("kafka", cp, false),
 		"kafka-flush1":  compare.KafkaConfig("kafka-flush1", cp, true, "log.flush.interval.messages=1"),
+		// Not run by default: a 500 ms KIP-848 heartbeat interval on
+		// both, so G2 shows the coordinators rather than the 5 s interval.
+		"samsa-hb500": compare.SamsaConfig("samsa-hb500", samsaBin, true,
+			"--group.consumer.heartbeat.interval.ms", "500", "--group.consumer.min.heartbeat.interval.ms", "500"),
+		"kafka-hb500": compare.KafkaConfig("kafka-hb500", cp, false,
+			"group.consumer.heartbeat.interval.ms=500", "group.consumer.min.heartbeat.interval.ms=500"),
 	}
 	if strings.Contains(configList, "-tls") {
 		dir, err := os.MkdirTemp("", "bench-compare-tls-")
