@@ -62,17 +62,17 @@ func (s *Server) ConnectionLimits() ConnectionLimits {
 	return l
 }
 
-// slotRefusalLocked says why a connection of listener cannot be opened
-// now for want of a slot (max.connections, or the listener's own
-// limit); "" when it can. s.mu is held.
-func (s *Server) slotRefusalLocked(listener string) string {
+// slotRefusalLocked names the limit (max.connections, or the listener's
+// own) that leaves no slot for a connection of listener now, and its
+// value; "" when there is a slot. s.mu is held.
+func (s *Server) slotRefusalLocked(listener string) (key string, limit int) {
 	if n, ok := s.limits.Listeners[listener]; ok && n > 0 && s.openOn[listener] >= n {
-		return fmt.Sprintf("listener.name.%s.max.connections (%d) reached", listener, n)
+		return "listener.name." + listener + ".max.connections", n
 	}
 	if s.limits.Max > 0 && s.open >= s.limits.Max && (listener == "" || listener != s.cfg.ProtectedListener) {
-		return fmt.Sprintf("max.connections (%d) reached", s.limits.Max)
+		return "max.connections", s.limits.Max
 	}
-	return ""
+	return "", 0
 }
 
 // ipRefusalLocked says why ip may open no more connections; "" when it

@@ -36,7 +36,7 @@ func TestListenerMaxConnections(t *testing.T) {
 	if st := s.Stats(); st.ConnectionsOpen != 3 || st.ConnectionsRefused != 0 {
 		t.Fatalf("stats %+v", st)
 	}
-	if l := logs.lines("connection limit reached", "listener.name.EXTERNAL.max.connections (1)"); len(l) != 1 {
+	if l := logs.lines("listener.name.EXTERNAL.max.connections reached", "limit=1"); len(l) != 1 {
 		t.Fatalf("log lines %q", l)
 	}
 	e1.Close()

@@ -323,8 +323,8 @@ func (s *Server) admitConn(ip, listener string) string {
 	if s.draining.Load() {
 		return "shutting down"
 	}
-	if reason := s.slotRefusalLocked(listener); reason != "" {
-		return reason
+	if key, limit := s.slotRefusalLocked(listener); key != "" {
+		return fmt.Sprintf("%s (%d) reached", key, limit)
 	}
 	if reason := s.ipRefusalLocked(ip); reason != "" {
 		return reason

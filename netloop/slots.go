@@ -22,8 +22,8 @@ func (s *Server) waitForSlot(tc *net.TCPConn, listener string) bool {
 	counted := false
 	for {
 		s.mu.Lock()
-		reason := s.slotRefusalLocked(listener)
-		if reason == "" {
+		key, limit := s.slotRefusalLocked(listener)
+		if key == "" {
 			s.mu.Unlock()
 			return true
 		}
@@ -35,7 +35,7 @@ func (s *Server) waitForSlot(tc *net.TCPConn, listener string) bool {
 		if !counted {
 			counted = true
 			s.stats.slotWaits.Add(1)
-			s.logSlotWait(listener, reason)
+			s.logSlotWait(listener, key, limit)
 		}
 		select {
 		case <-freed:
@@ -57,12 +57,12 @@ func (s *Server) slotFreedLocked() {
 // logSlotWait says, at most every acceptLogEvery, that a listener waits
 // at a connection limit: its clients' connects hang in the backlog
 // meanwhile.
-func (s *Server) logSlotWait(listener, reason string) {
+func (s *Server) logSlotWait(listener, key string, limit int) {
 	now := time.Now().UnixNano()
 	last := s.slotLogAt.Load()
 	if now-last < int64(acceptLogEvery) || !s.slotLogAt.CompareAndSwap(last, now) {
 		return
 	}
-	s.log.Warn("netloop: connection limit reached: the listener accepts no more connections until one closes",
-		"listener", listener, "limit", reason, "open_connections", s.stats.connectionsOpen.Load())
+	s.log.Warn("netloop: "+key+" reached: the listener accepts no more connections until one closes",
+		"listener", listener, "limit", limit, "open_connections", s.stats.connectionsOpen.Load())
 }

@@ -97,7 +97,9 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	if acls != nil {
 		clusterOpts.ACLs = acls
 	}
-	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts, OnKeystores: stores.reload(logger), CheckKeystore: stores.check})
+	limits := newLiveLimits(logger)
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts, OnKeystores: stores.reload(logger), CheckKeystore: stores.check,
+		OnLayers: limits.onLayers})
 	if err != nil {
 		return fail(err)
 	}
@@ -113,6 +115,7 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	if err != nil {
 		return fail(errors.Join(err, closeBroker(broker, cfg)))
 	}
+	limits.attach(server, broker.ConnectionQuotas(), nc, cfg)
 	if err := server.Start(); err != nil {
 		return fail(errors.Join(fmt.Errorf("listen: %w", err), closeBroker(broker, cfg)))
 	}
