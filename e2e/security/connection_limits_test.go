@@ -156,3 +156,37 @@ func TestConnectionLimitsChangeLiveInCluster(t *testing.T) {
 		t.Fatalf("broker 3 answered %d connections from 127.0.0.2, want its own override of 3", got)
 	}
 }
+
+// listener.name.<l>.max.connections in server.properties caps that
+// listener: past it, a new connection waits (unanswered, in the
+// backlog) until one of the listener's connections closes, as Kafka's
+// acceptor waits for a slot.
+func TestListenerMaxConnections(t *testing.T) {
+	b := testkit.StartInProcess(t, "listener.name.plaintext.max.connections", "2")
+	first, ok, err := testkit.AnsweredFrom(b.Addr, "127.0.0.2", 10*time.Second)
+	if err != nil || !ok {
+		t.Fatalf("the first connection was not answered: %v", err)
+	}
+	if !testkit.Answered(t, b.Addr, "127.0.0.3") {
+		t.Fatal("the second connection was not answered")
+	}
+	held := make(chan bool, 1)
+	go func() {
+		c, ok, _ := testkit.AnsweredFrom(b.Addr, "127.0.0.4", 30*time.Second)
+		if c != nil {
+			defer c.Close()
+		}
+		held <- ok
+	}()
+	deadlineAt := time.Now().Add(10 * time.Second)
+	for b.Server.Stats().SlotWaits == 0 && time.Now().Before(deadlineAt) {
+		time.Sleep(5 * time.Millisecond) // the accept goroutine reports the wait in Stats only
+	}
+	if st := b.Server.Stats(); st.SlotWaits == 0 || st.ConnectionsOpen != 2 {
+		t.Fatalf("the listener did not wait at its max.connections of 2: %+v", st)
+	}
+	first.Close()
+	if !<-held {
+		t.Fatal("the held connection was not answered once a slot was freed")
+	}
+}
