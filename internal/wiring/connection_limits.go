@@ -82,11 +82,11 @@ func (ll *liveLimits) applyLocked() {
 		}
 		ll.overrides, ll.overridesResolved = c.PerIPOverrides, resolved
 	}
-	max := ll.unsetMax
+	maxConns := ll.unsetMax
 	if c.MaxConnectionsSet {
-		max = limitOf(c.MaxConnections)
+		maxConns = limitOf(c.MaxConnections)
 	}
-	nl := netloop.ConnectionLimits{Max: max, PerIP: limitOf(c.MaxConnectionsPerIP), PerIPOverrides: ll.overridesResolved,
+	nl := netloop.ConnectionLimits{Max: maxConns, PerIP: limitOf(c.MaxConnectionsPerIP), PerIPOverrides: ll.overridesResolved,
 		Listeners: map[string]int{}}
 	for l, n := range c.ListenerMaxConnections {
 		nl.Listeners[l] = limitOf(n)
