@@ -368,6 +368,18 @@ func (b *Broker) ClusterView() *cluster.View {
 	return b.cluster.View.Load()
 }
 
+// ConfigsSynced is closed once the broker has read ZooKeeper's dynamic
+// configs (SCRAM credentials, quotas, broker configs) the first time;
+// alone it is closed already.
+func (b *Broker) ConfigsSynced() <-chan struct{} {
+	if b.cluster == nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return b.cluster.ConfigsSynced()
+}
+
 // Spawn starts an actor in the broker's actor system, on its dispatcher
 // (cluster mode: the controller, which internal/wiring builds).
 func (b *Broker) Spawn(props *actor.Props, name string) (*actor.PID, error) {
