@@ -66,6 +66,11 @@ type Options struct {
 	// layers that resolve them: internal/wiring reads those keystores
 	// again.
 	OnKeystores func(listeners []string, layers config.Layers)
+	// OnLayers hears the broker's configuration layers at start and
+	// after every change of its metadata (a dynamic broker config may
+	// have changed: AlterConfigs, or in a cluster the config watch):
+	// internal/wiring applies the connection limits they resolve.
+	OnLayers func(layers config.Layers)
 	// CheckKeystore reads the keystore a listener would get from the
 	// layers, and says why it cannot serve: AlterConfigs refuses such a
 	// change (INVALID_CONFIG) before storing it. internal/wiring
@@ -231,7 +236,7 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	b.fetch = fetch.New(e, int(config.ParseInt(cfg.Value(fetch.KeySessionSlots))))
 	ready := make(chan struct{})
 	metaCfg := &catalog.ActorConfig{Env: e, Dirs: b.dirs, Rand: o.Rand, ProducerIDs: catalog.NewProducerIDs(o.FS), FS: o.FS, Stopped: b.metaStopped,
-		OnKeystores: o.OnKeystores, CheckKeystore: o.CheckKeystore}
+		OnKeystores: o.OnKeystores, OnLayers: o.OnLayers, CheckKeystore: o.CheckKeystore}
 	// The coordinators are made after the metadata actor (they need it);
 	// roles it reports before then are applied once they exist.
 	groups := new(atomic.Pointer[coordinator.Coordinators])
@@ -361,6 +366,18 @@ func (b *Broker) ClusterView() *cluster.View {
 		return nil
 	}
 	return b.cluster.View.Load()
+}
+
+// ConfigsSynced is closed once the broker has read ZooKeeper's dynamic
+// configs (SCRAM credentials, quotas, broker configs) the first time;
+// alone it is closed already.
+func (b *Broker) ConfigsSynced() <-chan struct{} {
+	if b.cluster == nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return b.cluster.ConfigsSynced()
 }
 
 // Spawn starts an actor in the broker's actor system, on its dispatcher

@@ -102,6 +102,11 @@ type Config struct {
 	// MaxConnections is max.connections; 0 = unlimited. At the limit a
 	// listener stops accepting until a connection closes (slots.go).
 	MaxConnections int
+	// ListenerMaxConnections are listener.name.<l>.max.connections, by
+	// listener name (ListenerNames): at its limit a listener stops
+	// accepting until one of its connections closes, as at
+	// MaxConnections. The limits change live (SetConnectionLimits).
+	ListenerMaxConnections map[string]int
 	// ProtectedListener is spared MaxConnections: the inter-broker
 	// listener of a broker with several (Kafka's protectedListener).
 	ProtectedListener string

@@ -133,9 +133,12 @@
 // and reaches the Handler like any other. A panic in Handle is recovered,
 // logged, and costs only its connection.
 //
-// max.connections and max.connections.per.ip (or the address's
-// override) are checked in OnOpen; an extra connection is closed at once
-// with a log line. Connection creation rates are the ConnectionGate's
+// At max.connections or at its own listener.name.<l>.max.connections a
+// listener waits for a slot before accepting more (slots.go);
+// max.connections.per.ip (or the address's override) is checked in
+// OnOpen (a TLS connection's at its start), and an extra connection is
+// closed at once with a log line. All of them change live
+// (SetConnectionLimits, limits.go). Connection creation rates are the ConnectionGate's
 // (gate.go), asked by the accept goroutine before a connection is
 // enrolled: it may hold the listener's accepting for a while, or refuse
 // the connection, which is then kept unread and closed after a delay, as

@@ -26,7 +26,7 @@ func (e *events) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	remote := gc.RemoteAddr()
 	ip := hostOf(remote)
 	en, _ := gc.Context().(enrollment) // set by enroll
-	if reason := s.admitConnOn(ip, en.listener); reason != "" {
+	if reason := s.admitConn(ip, en.listener); reason != "" {
 		s.stats.connectionsRefused.Add(1)
 		s.log.Warn("netloop: connection refused", "client", remote.String(), "reason", reason)
 		return nil, gnet.Close
@@ -64,7 +64,7 @@ func (e *events) OnClose(gc gnet.Conn, _ error) gnet.Action {
 	delete(s.conns, c)
 	s.busyClosed += c.busy.Load() // busy.go
 	s.mu.Unlock()
-	s.forgetConn(c.ip)
+	s.forgetConn(c.ip, c.session.Listener)
 	s.stats.connectionsOpen.Add(-1)
 	if h := s.hooks.afterClose; h != nil {
 		h()

@@ -89,7 +89,10 @@ type Server struct {
 	// tlsConns are the connections of TLS listeners (tlsconn.go).
 	tlsConns map[*tlsConn]struct{}
 	open     int
+	openOn   map[string]int // by listener
 	perIP    map[string]int
+	// limits are the connection limits in force (limits.go).
+	limits ConnectionLimits
 	// slotFreed, when not nil, is closed when a connection closes: a
 	// listener waits on it at max.connections (slots.go).
 	slotFreed chan struct{}
@@ -135,6 +138,8 @@ func New(cfg Config, h Handler) (*Server, error) {
 		conns:       make(map[*conn]struct{}),
 		tlsConns:    make(map[*tlsConn]struct{}),
 		perIP:       make(map[string]int),
+		openOn:      make(map[string]int),
+		limits:      limitsOf(cfg),
 	}, nil
 }
 
@@ -310,39 +315,36 @@ func (s *Server) finish(n int) {
 	}
 }
 
-// admitConn applies max.connections and max.connections.per.ip (or the
-// address's override) and, if
-// the connection may stay, counts it. It returns the refusal reason.
-func (s *Server) admitConn(ip string) string { return s.admitConnOn(ip, "") }
-
-// admitConnOn is admitConn for a connection of listener: the protected
-// listener is spared max.connections.
-func (s *Server) admitConnOn(ip, listener string) string {
+// admitConn applies max.connections, the listener's max.connections and
+// max.connections.per.ip (or the address's override) to a connection of
+// listener (the protected listener is spared max.connections) and, if it
+// may stay, counts it. It returns the refusal reason.
+func (s *Server) admitConn(ip, listener string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.draining.Load():
+	if s.draining.Load() {
 		return "shutting down"
-	case s.cfg.MaxConnections > 0 && s.open >= s.cfg.MaxConnections && (listener == "" || listener != s.cfg.ProtectedListener):
-		return fmt.Sprintf("max.connections (%d) reached", s.cfg.MaxConnections)
 	}
-	if limit, ok := s.cfg.MaxConnectionsPerIPOverrides[ip]; ok {
-		if s.perIP[ip] >= limit {
-			return fmt.Sprintf("max.connections.per.ip.overrides (%d) reached for %s", limit, ip)
-		}
-	} else if s.cfg.MaxConnectionsPerIP > 0 && s.perIP[ip] >= s.cfg.MaxConnectionsPerIP {
-		return fmt.Sprintf("max.connections.per.ip (%d) reached for %s", s.cfg.MaxConnectionsPerIP, ip)
+	if key, limit := s.slotRefusalLocked(listener); key != "" {
+		return fmt.Sprintf("%s (%d) reached", key, limit)
+	}
+	if reason := s.ipRefusalLocked(ip); reason != "" {
+		return reason
 	}
 	s.open++
+	s.openOn[listener]++
 	s.perIP[ip]++
 	return ""
 }
 
 // forgetConn undoes admitConn.
-func (s *Server) forgetConn(ip string) {
+func (s *Server) forgetConn(ip, listener string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.open--
+	if s.openOn[listener]--; s.openOn[listener] <= 0 {
+		delete(s.openOn, listener)
+	}
 	if s.perIP[ip]--; s.perIP[ip] <= 0 {
 		delete(s.perIP, ip)
 	}

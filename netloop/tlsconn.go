@@ -67,7 +67,7 @@ var (
 func (s *Server) startTLS(tc *net.TCPConn, listener string, lis *TLSListener) error {
 	remote := tc.RemoteAddr()
 	ip := hostOf(remote)
-	if reason := s.admitConn(ip); reason != "" {
+	if reason := s.admitConn(ip, listener); reason != "" {
 		s.stats.connectionsRefused.Add(1)
 		s.log.Warn("netloop: connection refused", "client", remote.String(), "reason", reason)
 		_ = tc.Close()
@@ -426,7 +426,7 @@ func (c *tlsConn) teardown() {
 	delete(s.tlsConns, c)
 	s.mu.Unlock()
 	s.queued.forget(c)
-	s.forgetConn(c.ip)
+	s.forgetConn(c.ip, c.session.Listener)
 	s.stats.connectionsOpen.Add(-1)
 	if h := s.hooks.afterClose; h != nil {
 		h()

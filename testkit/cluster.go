@@ -110,6 +110,13 @@ type ClusterConfig struct {
 	// differ from Listener's: for example a PLAINTEXT one for a test's
 	// own tools beside a SASL_SSL Listener.
 	ExtraListener string
+	// BeforeStart, when set, runs once ZooKeeper is up and before any
+	// broker starts, with the cluster (ZooKeeperConnect, ZooKeeperConn
+	// and ZKPath work; Brokers is empty): what Kafka's docs do before
+	// the first start, such as the inter-broker user's SCRAM credential
+	// made with `kafka-configs.sh --zookeeper` into /config/users/<u>.
+	// An error stops the launch.
+	BeforeStart func(c *Cluster) error
 	// BrokerLinks routes the brokers' inter-broker traffic through the
 	// testkit, on a second listener (InterBrokerListener), so that
 	// CutFromBrokers and HealBrokers can cut one broker off from the
@@ -274,6 +281,11 @@ func (c *Cluster) launch() error {
 		return fmt.Errorf("testkit: connecting to zookeeper: %w", err)
 	}
 	c.conn = conn
+	if c.cfg.BeforeStart != nil {
+		if err := c.cfg.BeforeStart(c); err != nil {
+			return fmt.Errorf("testkit: before the brokers start: %w", err)
+		}
+	}
 	if c.cfg.BrokerLinks {
 		c.links = newBrokerLinks(c)
 	}

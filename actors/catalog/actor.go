@@ -47,6 +47,11 @@ type ActorConfig struct {
 	// layers to read the new settings from (a TLS listener reads its
 	// keystore again).
 	OnKeystores func(listeners []string, layers config.Layers)
+	// OnLayers, if set, hears the broker's configuration layers at
+	// start (the dynamic configs stored before it) and after every state
+	// change (a dynamic broker config may have changed): internal/wiring
+	// applies the connection limits they resolve.
+	OnLayers func(layers config.Layers)
 	// CheckKeystore, if set, reads the keystore a change of this
 	// broker's configs would give a listener: AlterConfigs refuses one
 	// it cannot read (INVALID_CONFIG) before writing anything.
@@ -223,6 +228,9 @@ func (a *metadataActor) start() {
 	if a.cfg.Txn != nil {
 		a.cfg.Txn.SetLayers(a.state.Layers()) // the dynamic configs stored before this start
 	}
+	if a.cfg.OnLayers != nil {
+		a.cfg.OnLayers(a.state.Layers())
+	}
 	eff := a.state.StartAll()
 	if a.cfg.Cluster != nil {
 		// Until the controller says otherwise, no replica here leads.
@@ -302,6 +310,9 @@ func (a *metadataActor) apply(eff metadata.Effects, done func()) {
 	}
 	if a.cfg.Txn != nil {
 		a.cfg.Txn.SetLayers(a.state.Layers()) // a dynamic broker config may have changed
+	}
+	if a.cfg.OnLayers != nil {
+		a.cfg.OnLayers(a.state.Layers())
 	}
 	finish()
 }

@@ -63,6 +63,11 @@ type ClusterMode struct {
 	randMu sync.Mutex
 	rand   *rand.Rand
 
+	// synced is closed once the config watch has read every dynamic
+	// config (SCRAM credentials and quotas included) the first time.
+	synced     chan struct{}
+	syncedOnce sync.Once
+
 	// OnConfigs, if set, hears every dynamic config the config watch
 	// reads (*TopicConfigsChanged, *BrokerConfigsChanged), after the
 	// metadata actor is sent it: the controller re-runs elections when
@@ -91,8 +96,15 @@ type ClusterMode struct {
 // NewClusterMode makes the cluster part; seed seeds replica assignment.
 func NewClusterMode(store ClusterStore, clusterID, listener string, seed uint64) *ClusterMode {
 	return &ClusterMode{Store: store, View: cluster.NewTable(cluster.Empty(clusterID)), Listener: listener,
-		rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+		rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), synced: make(chan struct{})}
 }
+
+// ConfigsSynced is closed once the config watch has read all of
+// ZooKeeper's dynamic configs the first time: until then a client may
+// not find its SCRAM credential (Kafka reads them before it serves).
+func (c *ClusterMode) ConfigsSynced() <-chan struct{} { return c.synced }
+
+func (c *ClusterMode) markSynced() { c.syncedOnce.Do(func() { close(c.synced) }) }
 
 // withRand runs f with the assignment randomness (plans are made on
 // request goroutines).

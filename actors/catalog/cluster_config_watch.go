@@ -54,6 +54,8 @@ type configWatch struct {
 	// (/config/users/..., /config/clients/<c>, /config/ips/<ip>; the
 	// type and the name under it), from the watch's goroutine.
 	onQuotas func(entityType, name string, configs map[string]string)
+	// onSynced, when set, hears that every config was read once.
+	onSynced func()
 
 	last    int64                // sequence of the newest notification processed; -1 none
 	created map[string]time.Time // notifications seen, by name: when made
@@ -92,6 +94,9 @@ func (w *configWatch) run() {
 				continue
 			}
 			synced = true
+			if w.onSynced != nil {
+				w.onSynced()
+			}
 		}
 		nodes, changed, err := w.store.ConfigChanges()
 		if err == nil {

@@ -34,6 +34,7 @@ func (a *metadataActor) startClusterLinks() {
 		l.watch = newConfigWatch(a.cfg.Cluster.Store, a.env.BrokerID(), send, a.env.Log.With("component", "config-watch"), a.env.Now, a.cfg.Stopped)
 		l.watch.onUsers = a.cfg.Cluster.OnUserConfigs
 		l.watch.onQuotas = a.cfg.Cluster.OnQuotaConfigs
+		l.watch.onSynced = a.cfg.Cluster.markSynced
 		go l.watch.run()
 		// Kafka's brokers name themselves by id to the controller.
 		me := a.env.BrokerID()

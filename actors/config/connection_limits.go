@@ -77,15 +77,77 @@ func checkPerIPOverrides(v string) error {
 // ListenerConnectionCreationRates are the listener.name.<l>.max.connection.creation.rate
 // set at start, by listener name (upper case, as listeners are named).
 func (b *Broker) ListenerConnectionCreationRates() map[string]int64 {
+	return listenerOverrides(b.Layers(), KeyMaxConnectionCreationRate)
+}
+
+// ConnectionLimits are the broker's connection limits as the layers
+// resolve them (this broker's dynamic configs over the cluster-wide
+// default over the static ones): Kafka's dynamic max.connections,
+// max.connections.per.ip(.overrides), max.connection.creation.rate and
+// their listener overrides. Kafka's "no limit" (Int.MaxValue) is kept as
+// read; the caller maps it.
+type ConnectionLimits struct {
+	MaxConnections int64
+	// MaxConnectionsSet is whether a layer sets max.connections (not
+	// set, samsa serve derives it from the descriptor limit).
+	MaxConnectionsSet   bool
+	MaxConnectionsPerIP int64
+	// PerIPOverrides is max.connections.per.ip.overrides as written.
+	PerIPOverrides string
+	CreationRate   int64
+	// ListenerMaxConnections and ListenerCreationRates are the
+	// listener.name.<l>.max.connections and
+	// listener.name.<l>.max.connection.creation.rate a layer sets, by
+	// listener name (upper case, as listeners are named).
+	ListenerMaxConnections map[string]int64
+	ListenerCreationRates  map[string]int64
+}
+
+// ConnectionLimitsOf resolves the connection limits over l.
+func ConnectionLimitsOf(l Layers) ConnectionLimits {
+	get := func(key string) (string, bool) {
+		e, _ := ResolveBroker(key, l)
+		return e.Value, e.Source != SourceDefault
+	}
+	var c ConnectionLimits
+	v, set := get(KeyMaxConnections)
+	c.MaxConnections, c.MaxConnectionsSet = ParseInt(v), set
+	v, _ = get(KeyMaxConnectionsPerIP)
+	c.MaxConnectionsPerIP = ParseInt(v)
+	c.PerIPOverrides, _ = get(KeyMaxConnectionsPerIPOverrides)
+	v, _ = get(KeyMaxConnectionCreationRate)
+	c.CreationRate = ParseInt(v)
+	c.ListenerMaxConnections = listenerOverrides(l, KeyMaxConnections)
+	c.ListenerCreationRates = listenerOverrides(l, KeyMaxConnectionCreationRate)
+	return c
+}
+
+// listenerOverrides are the listener.name.<l>.<key> integer values the
+// layers set, the higher layer winning, by upper-case listener name.
+func listenerOverrides(l Layers, key string) map[string]int64 {
 	out := map[string]int64{}
-	for k, v := range b.Static {
-		listener, ok := strings.CutSuffix(strings.TrimPrefix(k, listenerPrefix), listenerConnectionCreationSuffix)
-		if !strings.HasPrefix(k, listenerPrefix) || !ok || strings.Contains(listener, ".") {
-			continue
-		}
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-			out[strings.ToUpper(listener)] = n
+	for _, layer := range []map[string]string{l.Static, l.DynamicDefault, l.DynamicBroker} {
+		for k, v := range layer {
+			listener, base, ok := ListenerKey(k)
+			if !ok || base != key {
+				continue
+			}
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				out[strings.ToUpper(listener)] = n
+			}
 		}
 	}
 	return out
+}
+
+// IsConnectionLimitKey reports whether a change of broker config name
+// changes the connection limits (ConnectionLimitsOf): the broker applies
+// those live.
+func IsConnectionLimitKey(name string) bool {
+	switch name {
+	case KeyMaxConnections, KeyMaxConnectionsPerIP, KeyMaxConnectionsPerIPOverrides, KeyMaxConnectionCreationRate:
+		return true
+	}
+	_, base, ok := ListenerKey(name)
+	return ok && (base == KeyMaxConnections || base == KeyMaxConnectionCreationRate)
 }

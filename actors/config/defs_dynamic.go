@@ -77,7 +77,7 @@ var replicationQuotaDefs = []Def{
 }
 
 const (
-	saslDoc     = "Accepted without effect: samsa authenticates with PLAIN and SCRAM (sasl.enabled.mechanisms), not Kerberos or OAUTHBEARER, and brokers talk to each other without SASL."
+	saslDoc     = "Accepted without effect: samsa authenticates with PLAIN, SCRAM and OAUTHBEARER (sasl.enabled.mechanisms), not Kerberos, and validates OAUTHBEARER tokens itself (sasl.oauthbearer.*)."
 	securityDoc = "Accepted; authentication and ACLs come later."
 	cleanerDoc  = "Accepted; the cleaner sizes its own read buffers."
 	tieredDoc   = "Accepted; samsa has no tiered storage."

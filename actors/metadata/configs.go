@@ -309,6 +309,9 @@ func (s *State) unappliedChanges(r resourceResult, changes []Alteration) []Unapp
 		if keystoreListener(c.Name) != "" && r.name != "" {
 			continue // the keystore is read again (KeystoresChanged)
 		}
+		if override && config.IsConnectionLimitKey(c.Name) {
+			continue // the listener's connection limit applies live
+		}
 		if !override {
 			if d.ActsOnDynamic() {
 				continue

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,14 +26,19 @@ import (
 //
 // Accepted is called once per accepted connection by netloop's accept
 // goroutines, off the event loops; with no rate set it costs two loads.
+// The rates change live (SetLimits), as Kafka's dynamic
+// max.connection.creation.rate does.
 type Connections struct {
-	m         *Manager
-	window    Window
-	broker    float64            // connections/s; 0: none
-	listeners map[string]float64 // by listener name
-	protected string             // exempt from the broker's rate
+	m      *Manager
+	window Window
+	// limited is whether a broker or listener rate is set: the fast path
+	// for a broker without one.
+	limited atomic.Bool
 
 	mu            sync.Mutex
+	broker        float64            // connections/s; 0: none
+	listeners     map[string]float64 // by listener name
+	protected     string             // exempt from the broker's rate
 	brokerRate    *rate
 	listenerRates map[string]*rate
 	ipRates       map[netip.Addr]*ipRate
@@ -56,20 +62,37 @@ type ConnectionLimits struct {
 
 // NewConnections applies limits and the ip quotas of m.
 func NewConnections(m *Manager, limits ConnectionLimits) *Connections {
-	c := &Connections{m: m, window: m.window, broker: unlimitedZero(limits.Broker), listeners: map[string]float64{},
-		protected: limits.Protected, listenerRates: map[string]*rate{}, ipRates: map[netip.Addr]*ipRate{}}
+	c := &Connections{m: m, window: m.window, listenerRates: map[string]*rate{}, ipRates: map[netip.Addr]*ipRate{}}
+	c.SetLimits(limits)
+	return c
+}
+
+// SetLimits replaces the broker's and the listeners' rates. A rate that
+// stays keeps what it has measured, so a changed bound applies at once
+// to the current window; a new one starts empty.
+func (c *Connections) SetLimits(limits ConnectionLimits) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.broker, c.protected = unlimitedZero(limits.Broker), limits.Protected
+	c.listeners = map[string]float64{}
 	for l, v := range limits.Listeners {
 		if v = unlimitedZero(v); v > 0 {
 			c.listeners[l] = v
 		}
 	}
-	if c.broker > 0 {
+	switch {
+	case c.broker == 0:
+		c.brokerRate = nil
+	case c.brokerRate == nil:
 		c.brokerRate = newRate(c.window)
 	}
+	maps.DeleteFunc(c.listenerRates, func(l string, _ *rate) bool { return c.listeners[l] == 0 })
 	for l := range c.listeners {
-		c.listenerRates[l] = newRate(c.window)
+		if c.listenerRates[l] == nil {
+			c.listenerRates[l] = newRate(c.window)
+		}
 	}
-	return c
+	c.limited.Store(c.broker > 0 || len(c.listeners) > 0)
 }
 
 // unlimitedZero maps Kafka's "no limit" (Int.MaxValue) to 0.
@@ -87,7 +110,7 @@ func unlimitedZero(v float64) float64 {
 func (c *Connections) Accepted(listener string, ip netip.Addr, now time.Time) (wait, closeAfter time.Duration) {
 	ips := c.m.ips.Load()
 	ip = ip.Unmap()
-	if c.broker == 0 && len(c.listeners) == 0 && ips == nil {
+	if !c.limited.Load() && ips == nil {
 		return 0, 0
 	}
 	c.mu.Lock()

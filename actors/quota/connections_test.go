@@ -102,3 +102,38 @@ func TestConnectionsBrokerAndListener(t *testing.T) {
 		t.Fatal("the broker's 2/s rate did not hold PLAINTEXT after 21 connections")
 	}
 }
+
+// The rates change live: a rate set later holds the next connections, a
+// raised one lets them through at once, and one removed holds nothing.
+func TestConnectionsSetLimits(t *testing.T) {
+	c := NewConnections(ipQuotas(t, nil), ConnectionLimits{})
+	now := time.Unix(1000, 0)
+	accept := func(listener string, n int) (w time.Duration) {
+		for range n {
+			w, _ = c.Accepted(listener, addrA, now)
+		}
+		return w
+	}
+	if w := accept("PLAINTEXT", 50); w != 0 {
+		t.Fatalf("held without a rate: %v", w)
+	}
+	c.SetLimits(ConnectionLimits{Broker: 2})
+	if w := accept("PLAINTEXT", 21); w <= 0 || w > time.Second {
+		t.Fatalf("21 connections at 2/s: wait %v, want (0, 1s]", w)
+	}
+	c.SetLimits(ConnectionLimits{Broker: 100})
+	if w := accept("PLAINTEXT", 1); w != 0 {
+		t.Fatalf("22 connections at 100/s: wait %v", w)
+	}
+	c.SetLimits(ConnectionLimits{Listeners: map[string]float64{"EXTERNAL": 1}})
+	if w := accept("PLAINTEXT", 500); w != 0 {
+		t.Fatalf("PLAINTEXT held once the broker's rate was removed: %v", w)
+	}
+	if w := accept("EXTERNAL", 11); w <= 0 {
+		t.Fatal("EXTERNAL's new 1/s rate did not hold its 11th connection")
+	}
+	c.SetLimits(ConnectionLimits{Broker: 2147483647})
+	if w := accept("EXTERNAL", 100); w != 0 {
+		t.Fatalf("EXTERNAL held once its rate was removed: %v", w)
+	}
+}

@@ -20,6 +20,7 @@ type Conn struct {
 	mu            sync.Mutex
 	mech          string // chosen by the last handshake; "" before one
 	scram         *scramConv
+	oauthErr      string // an OAUTHBEARER token refused: the client's \x01 ends the exchange
 	authenticated bool
 	user          string
 	expires       time.Time // zero: never (connections.max.reauth.ms unset)
@@ -58,7 +59,7 @@ func (c *Conn) Handshake(mech string) *Failure {
 		return &Failure{Code: codeIllegalState, Message: "Unexpected handshake request with client mechanism " + mech,
 			Reason: "SaslHandshake in the middle of a SCRAM exchange"}
 	}
-	c.mech, c.scram = mech, nil
+	c.mech, c.scram, c.oauthErr = mech, nil, ""
 	return nil
 }
 
@@ -93,6 +94,8 @@ func (c *Conn) Step(token []byte, now time.Time) (out []byte, done bool, user st
 			return nil, false, m.User, f
 		}
 		return nil, true, m.User, nil
+	case OAuthBearer:
+		return c.oauthStep(token, now)
 	}
 	return c.scramStep(token, now)
 }
@@ -118,6 +121,37 @@ func (c *Conn) scramStep(token []byte, now time.Time) ([]byte, bool, string, *Fa
 		return nil, false, user, f
 	}
 	return []byte(out), true, user, nil
+}
+
+// oauthStep checks an OAUTHBEARER token. A refused one is answered, as
+// in Kafka (RFC 7628 section 3.2.2), with the error status as the
+// server's challenge; the client's \x01 reply then fails the exchange.
+func (c *Conn) oauthStep(token []byte, now time.Time) ([]byte, bool, string, *Failure) {
+	if c.oauthErr != "" {
+		reason := c.oauthErr
+		c.mech, c.oauthErr = "", ""
+		return nil, false, "", &Failure{Code: codeAuthFailed, Message: "Authentication failed: invalid_token", Reason: reason}
+	}
+	tok, authzid, err := ParseOAuthBearer(token)
+	if err != nil {
+		c.mech = ""
+		return nil, false, "", &Failure{Code: codeAuthFailed, Message: "Authentication failed: " + err.Error(), Reason: err.Error()}
+	}
+	user, expires, err := c.listener.OAuth.Validate(tok, now)
+	if err == nil && authzid != "" && authzid != user {
+		err = fmt.Errorf("authorization id %q is not the token's principal %q", authzid, user)
+	}
+	if err != nil {
+		c.oauthErr = err.Error()
+		return []byte(`{"status":"invalid_token"}`), false, "", nil
+	}
+	if f := c.succeed(user, now); f != nil {
+		return nil, false, user, f
+	}
+	if c.listener.Reauth > 0 && expires.Before(c.expires) {
+		c.expires = expires // the session ends with the token (KIP-368)
+	}
+	return nil, true, user, nil
 }
 
 func (c *Conn) scramFailure(err error) *Failure {

@@ -1,7 +1,8 @@
 // Package sasl is the broker's side of SASL authentication (Kafka's
 // SaslHandshake and SaslAuthenticate): which listeners ask for it and
-// with which mechanisms, the PLAIN and SCRAM-SHA-256/512 exchanges, the
-// JAAS text users are configured with, and the SCRAM credential store.
+// with which mechanisms, the PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER
+// (JWTs checked against a JWKS endpoint) exchanges, the JAAS text users
+// are configured with, and the SCRAM credential store.
 //
 // It holds no actor. A connection's exchange (Conn) lives in the
 // connection's wire.Session and is driven by the api handlers on the

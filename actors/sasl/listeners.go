@@ -17,13 +17,15 @@ type Listener struct {
 	// session lasts before the client must re-authenticate (KIP-368;
 	// 0: for ever).
 	Reauth time.Duration
+	// OAuth validates OAUTHBEARER tokens, when the listener enables it.
+	OAuth *OAuthValidator
 }
 
 // Enabled reports whether mech is enabled on the listener.
 func (l *Listener) Enabled(mech string) bool { return slices.Contains(l.Mechanisms, mech) }
 
 // Supported are the mechanisms samsa implements.
-var Supported = []string{Plain, ScramSHA256, ScramSHA512}
+var Supported = []string{Plain, ScramSHA256, ScramSHA512, OAuthBearer}
 
 // Lookup reads a broker config key ("" when unset); Kafka's
 // listener-prefixed keys are asked for by their full name.
@@ -48,8 +50,9 @@ func ListenerKey(listener, key string) string {
 // configuredMechanisms) and, when PLAIN is enabled, its users from the
 // PlainLoginModule entry (listener.name.<l>.plain.sasl.jaas.config, else
 // sasl.jaas.config). A mechanism samsa does not implement (GSSAPI,
-// OAUTHBEARER; GSSAPI is Kafka's default) is an error naming the ones it
-// does, rather than a listener no client can log in to.
+// Kafka's default) is an error naming the ones it
+// does, rather than a listener no client can log in to. OAUTHBEARER
+// reads its JWKS endpoint and expected claims (oauthbearer.go).
 func NewListener(name string, get Lookup) (*Listener, error) {
 	l := &Listener{Name: name}
 	mechKey := ListenerKey(name, KeyMechanisms)
@@ -101,6 +104,13 @@ func NewListener(name string, get Lookup) (*Listener, error) {
 			return nil, fmt.Errorf("%s: login module %s is not PlainLoginModule; PLAIN reads its users from org.apache.kafka.common.security.plain.PlainLoginModule", key, j.Module)
 		}
 		l.PlainUsers = j.PlainUsers()
+	}
+	if l.Enabled(OAuthBearer) {
+		v, err := newOAuthValidator(name, get)
+		if err != nil {
+			return nil, err
+		}
+		l.OAuth = v
 	}
 	return l, nil
 }

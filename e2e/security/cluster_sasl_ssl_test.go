@@ -66,17 +66,6 @@ func (c *secureCluster) client(t *testing.T, addrs []string, mech func() kgo.Opt
 func asAdmin() kgo.Opt { return kgo.SASL(plainMech(adminUser, adminPass)) }
 func asAlice() kgo.Opt { return kgo.SASL(scramMech("SCRAM-SHA-512", aliceUser, alicePass)) }
 
-// liveAddrs are the addresses of the brokers still running.
-func (c *secureCluster) liveAddrs() []string {
-	var out []string
-	for _, b := range c.Brokers() {
-		if b.Running() {
-			out = append(out, b.Addr())
-		}
-	}
-	return out
-}
-
 // TestClusterSASLSSLBetweenBrokers: everything the brokers say to each
 // other goes over SASL_SSL (the controller's LeaderAndIsr and
 // UpdateMetadata, the followers' fetches, AlterPartition, the producer-id
@@ -95,13 +84,38 @@ func TestClusterSASLSSLBetweenBrokers(t *testing.T) {
 	}
 	aliceWithACLs(ctx, t, adm, group, topic)
 
+	roundTripThroughLeaderKill(ctx, t, c.Cluster, adm, func(addrs []string, opts ...kgo.Opt) *kgo.Client {
+		return c.client(t, addrs, asAlice, opts...)
+	}, func(addrs []string) *kadm.Client { return kadm.NewClient(c.client(t, addrs, asAdmin)) }, topic, group, partitions)
+}
+
+// roundTripThroughLeaderKill proves the brokers' link: every replica of
+// topic (RF 3, partitions partitions) joins the ISR, acks=all produces
+// succeed, the leader of partition 0 dies and the controller moves its
+// leaderships to the survivors, and a group reads every acknowledged
+// record back exactly once, half before the kill and half after.
+// newClient makes a client of the given brokers (with opts); newAdmin
+// an admin client.
+func roundTripThroughLeaderKill(ctx context.Context, t *testing.T, c *testkit.Cluster, adm *kadm.Client,
+	newClient func(addrs []string, opts ...kgo.Opt) *kgo.Client, newAdmin func(addrs []string) *kadm.Client,
+	topic, group string, partitions int) {
+	t.Helper()
+	liveAddrs := func() []string {
+		var out []string
+		for _, b := range c.Brokers() {
+			if b.Running() {
+				out = append(out, b.Addr())
+			}
+		}
+		return out
+	}
 	// Every replica catches up over SASL_SSL: the ISR is all three.
 	leaders := waitISR(ctx, t, adm, topic, 3)
 
 	values := map[string]bool{}
 	produce := func(addrs []string, from, n int) {
 		t.Helper()
-		p := c.client(t, addrs, asAlice, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DefaultProduceTopic(topic))
+		p := newClient(addrs, kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DefaultProduceTopic(topic))
 		for i := from; i < from+n; i++ {
 			v := fmt.Sprintf("v%04d", i)
 			if err := p.ProduceSync(ctx, kgo.StringRecord(v)).FirstErr(); err != nil {
@@ -117,7 +131,7 @@ func TestClusterSASLSSLBetweenBrokers(t *testing.T) {
 	got := map[string]int{}
 	consume := func(addrs []string) {
 		t.Helper()
-		consumer := c.client(t, addrs, asAlice, kgo.ConsumeTopics(topic), kgo.ConsumerGroup(group),
+		consumer := newClient(addrs, kgo.ConsumeTopics(topic), kgo.ConsumerGroup(group),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit())
 		defer consumer.Close()
 		for len(got) < len(values) {
@@ -140,8 +154,8 @@ func TestClusterSASLSSLBetweenBrokers(t *testing.T) {
 	// broker now) moves its leaderships to the survivors.
 	victim := leaders[0]
 	c.BrokerByID(victim).Kill()
-	live := c.liveAddrs()
-	survivors := kadm.NewClient(c.client(t, live, asAdmin))
+	live := liveAddrs()
+	survivors := newAdmin(live)
 	waitFor(ctx, t, "leaders away from the killed broker", func() bool {
 		md, err := survivors.Metadata(ctx, topic)
 		if err != nil {

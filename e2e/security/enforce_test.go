@@ -1,6 +1,7 @@
 package security
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -122,5 +123,65 @@ func TestEnforcementOnAnonymousClients(t *testing.T) {
 	}
 	if out := br.Output(); !strings.Contains(out, "operation denied by ACLs") || !strings.Contains(out, "principal=User:ANONYMOUS") {
 		t.Errorf("the broker logged no denial")
+	}
+}
+
+// The broker's security log: exactly one line per failed authentication,
+// naming the client's address, the mechanism and the user; denied
+// operations at a bounded rate per principal and operation, so that a
+// client retrying a denied request in a loop logs one line while another
+// principal's denial is still logged.
+func TestSecurityLogLines(t *testing.T) {
+	b := startSASLBroker(t, "authorizer.class.name", aclAuthorizer, "super.users", "User:"+adminUser)
+	createScramUser(t, b.saslAddr(), plainMech(adminUser, adminPass), "SCRAM-SHA-512", "carol", "carol-secret")
+
+	failures := []struct{ mech, user string }{
+		{"PLAIN", aliceUser}, {"PLAIN", aliceUser}, {"PLAIN", "nobody"}, {"SCRAM-SHA-512", "carol"}, {"SCRAM-SHA-256", "nobody"},
+	}
+	for _, f := range failures {
+		mech := plainMech(f.user, "wrong")
+		if f.mech != "PLAIN" {
+			mech = scramMech(f.mech, f.user, "wrong")
+		}
+		if err := client(t, b.saslAddr(), mech).Ping(context.Background()); !errors.Is(err, kerr.SaslAuthenticationFailed) {
+			t.Fatalf("%s %s with a wrong password: %v, want SASL_AUTHENTICATION_FAILED", f.mech, f.user, err)
+		}
+	}
+	if lines := b.log.Matching("SASL authentication failed"); len(lines) != len(failures) {
+		t.Fatalf("%d failed-authentication lines for %d failures:\n%s", len(lines), len(failures), strings.Join(lines, "\n"))
+	}
+	for _, f := range failures {
+		if len(b.log.Matching("SASL authentication failed", "client=127.0.0.1:", "mechanism="+f.mech, "user="+f.user)) == 0 {
+			t.Errorf("no failed-authentication line names client, mechanism %s and user %s", f.mech, f.user)
+		}
+	}
+
+	// Alice may do nothing: 50 CreateTopics in a row are all refused,
+	// and logged once.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	alice := kadm.NewClient(client(t, b.saslAddr(), plainMech(aliceUser, alicePass)))
+	for i := range 50 {
+		res, err := alice.CreateTopic(ctx, 1, 1, nil, "secret")
+		if err == nil {
+			err = res.Err
+		}
+		if !errors.Is(err, kerr.TopicAuthorizationFailed) && !errors.Is(err, kerr.ClusterAuthorizationFailed) {
+			t.Fatalf("alice's CreateTopics %d: %v, want an authorization failure", i, err)
+		}
+	}
+	aliceLines := b.log.Matching("operation denied by ACLs", "principal=User:alice", "resource=secret")
+	if len(aliceLines) != 1 {
+		t.Fatalf("%d denial lines for alice's 50 CreateTopics, want 1:\n%s", len(aliceLines), strings.Join(aliceLines, "\n"))
+	}
+	if !strings.Contains(aliceLines[0], "operation=Create") || !strings.Contains(aliceLines[0], "client=127.0.0.1:") {
+		t.Errorf("alice's denial line %q", aliceLines[0])
+	}
+	carol := kadm.NewClient(client(t, b.saslAddr(), scramMech("SCRAM-SHA-512", "carol", "carol-secret")))
+	if res, err := carol.CreateTopic(ctx, 1, 1, nil, "secret"); err == nil && res.Err == nil {
+		t.Fatal("carol, without ACLs, created a topic")
+	}
+	if len(b.log.Matching("operation denied by ACLs", "principal=User:carol", "resource=secret")) != 1 {
+		t.Fatalf("carol's denial was not logged after alice's; log:\n%s", strings.Join(b.log.Matching("operation denied"), "\n"))
 	}
 }

@@ -97,7 +97,9 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	if acls != nil {
 		clusterOpts.ACLs = acls
 	}
-	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts, OnKeystores: stores.reload(logger), CheckKeystore: stores.check})
+	limits := newLiveLimits(logger)
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{Cluster: clusterOpts, OnKeystores: stores.reload(logger), CheckKeystore: stores.check,
+		OnLayers: limits.onLayers})
 	if err != nil {
 		return fail(err)
 	}
@@ -113,6 +115,8 @@ func startCluster(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Bro
 	if err != nil {
 		return fail(errors.Join(err, closeBroker(broker, cfg)))
 	}
+	limits.attach(server, broker.ConnectionQuotas(), nc, cfg)
+	awaitConfigs(broker, cc, logger)
 	if err := server.Start(); err != nil {
 		return fail(errors.Join(fmt.Errorf("listen: %w", err), closeBroker(broker, cfg)))
 	}
@@ -330,3 +334,21 @@ func (s zkStore) ConfigChange(node string) (string, string, time.Time, error) {
 }
 
 func (s zkStore) DeleteConfigChange(node string) error { return s.c.DeleteConfigChange(node) }
+
+// awaitConfigs waits, before the listeners open, until the broker has
+// read ZooKeeper's dynamic configs once, as Kafka reads them before it
+// serves: a client (or another broker) logging in with SCRAM at once
+// finds its credential, and the connection limits and quotas are in
+// force. A ZooKeeper too slow for that is logged, and the broker serves
+// anyway (the watch keeps trying).
+func awaitConfigs(broker *actors.Broker, cc *config.Cluster, logger *slog.Logger) {
+	bound := 2*cc.SessionTimeout + cc.ConnectionTimeout
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-broker.ConfigsSynced():
+	case <-t.C:
+		logger.Warn("the dynamic configs (SCRAM credentials, quotas) are not read from ZooKeeper yet; serving anyway, they apply once read",
+			"waited", bound)
+	}
+}

@@ -84,6 +84,9 @@ func interBrokerMechanism(cfg *config.Broker, listener string) (fsasl.Mechanism,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
+	if m == sasl.OAuthBearer {
+		return nil, fmt.Errorf("%s=%s: samsa brokers log in to each other with PLAIN or SCRAM", config.KeyInterBrokerSASLMechanism, m)
+	}
 	user, pass := j.Options["username"], j.Options["password"]
 	if user == "" || pass == "" {
 		return nil, fmt.Errorf("%s has no username and password options: the broker logs in to the other brokers with them (%s)", key, m)

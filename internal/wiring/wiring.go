@@ -86,7 +86,9 @@ func startNode(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 		}
 		return startCluster(cfg, logger, wrap, tlsLis, w, stores, sec)
 	}
-	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger), CheckKeystore: stores.check})
+	limits := newLiveLimits(logger)
+	broker, err := actors.NewBroker(cfg, logger, actors.Options{OnKeystores: stores.reload(logger), CheckKeystore: stores.check,
+		OnLayers: limits.onLayers})
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +104,7 @@ func startNode(cfg *config.Broker, logger *slog.Logger, wrap func(*actors.Broker
 	if err != nil {
 		return nil, errors.Join(err, closeBroker(broker, cfg))
 	}
+	limits.attach(server, broker.ConnectionQuotas(), nc, cfg)
 	if err := server.Start(); err != nil {
 		return nil, errors.Join(fmt.Errorf("listen: %w", err), closeBroker(broker, cfg))
 	}
@@ -199,6 +202,12 @@ func NetloopConfig(cfg *config.Broker, logger *slog.Logger) netloop.Config {
 	nc.MaxConnectionsPerIPOverrides = overrides
 	for _, h := range unresolved {
 		slogOr(logger).Warn("max.connections.per.ip.overrides names a host that does not resolve; its override is left out", "host", h)
+	}
+	for l, n := range config.ConnectionLimitsOf(cfg.Layers()).ListenerMaxConnections {
+		if nc.ListenerMaxConnections == nil {
+			nc.ListenerMaxConnections = map[string]int{}
+		}
+		nc.ListenerMaxConnections[l] = limitOf(n)
 	}
 	if cfg.Cluster != nil && len(cfg.Listeners) > 1 {
 		nc.ProtectedListener = cfg.Cluster.InterBrokerListener // Kafka spares it max.connections
