@@ -98,6 +98,12 @@ var APIs = []APIRange{
 	{Key: 49, Min: 0, Max: 1, Accept: 0}, // AlterClientQuotas
 	{Key: 50, Min: 0, Max: 0, Accept: 0}, // DescribeUserScramCredentials
 	{Key: 51, Min: 0, Max: 0, Accept: 0}, // AlterUserScramCredentials
+	// Share groups (KIP-932) at Kafka 4.1's versions: v0 was 4.0's early
+	// access and is gone from 4.1; ShareFetch/ShareAcknowledge v2 are 4.2's.
+	{Key: 76, Min: 1, Max: 1, Accept: 1}, // ShareGroupHeartbeat
+	{Key: 77, Min: 1, Max: 1, Accept: 1}, // ShareGroupDescribe
+	{Key: 78, Min: 1, Max: 1, Accept: 1}, // ShareFetch
+	{Key: 79, Min: 1, Max: 1, Accept: 1}, // ShareAcknowledge
 }
 
 // plannedAPIs holds the recommended ranges of the APIs the broker will
