@@ -19,9 +19,6 @@ type Config struct {
 	Limits            Limits
 	SessionTimeout    time.Duration
 	HeartbeatInterval time.Duration
-	// Earliest starts new share partitions at the log start offset
-	// instead of the high watermark (share.auto.offset.reset=earliest).
-	Earliest func(group string) bool
 	// Tick is how often members' sessions and parked fetches are looked
 	// at.
 	Tick time.Duration
@@ -41,6 +38,12 @@ type (
 		chunk shards.Chunk
 	}
 	retryFetch struct{ op *fetchOp }
+	// resetKnown brings a joining member's heartbeat back with its
+	// group's share.auto.offset.reset.
+	resetKnown struct {
+		call  *Call
+		value string
+	}
 	stateLoad  struct{ chunk shards.Chunk }
 	stateReady struct{ err error }
 )
@@ -63,6 +66,9 @@ type coordinatorActor struct {
 	groups   map[string]*Group
 	parts    map[partKey]*Partition
 	sessions Sessions
+	// reset is each group's share.auto.offset.reset, read from the
+	// group configs as members join.
+	reset map[string]string
 
 	// Loading the durable state: calls wait in queue until it is in.
 	loading  bool
@@ -72,7 +78,7 @@ type coordinatorActor struct {
 }
 
 func newActor(e *env.Env, cfg Config) actor.Actor {
-	return &coordinatorActor{env: e, cfg: cfg, groups: map[string]*Group{}, parts: map[partKey]*Partition{}, sessions: Sessions{}, restored: map[partKey]Snapshot{}}
+	return &coordinatorActor{env: e, cfg: cfg, groups: map[string]*Group{}, parts: map[partKey]*Partition{}, sessions: Sessions{}, reset: map[string]string{}, restored: map[partKey]Snapshot{}}
 }
 
 func (a *coordinatorActor) now() time.Time { return a.env.Now() }
@@ -95,6 +101,9 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 		a.loaded(m.err)
 	case *chunkRead:
 		a.onChunk(m)
+	case *resetKnown:
+		a.reset[m.call.Req.Body.(*kmsg.ShareGroupHeartbeatRequest).GroupID] = m.value
+		env.Reply(m.call.Req, a.heartbeat(m.call, m.call.Req.Body.(*kmsg.ShareGroupHeartbeatRequest)))
 	case *retryFetch:
 		a.retry(m.op)
 	case *tick:
@@ -111,6 +120,10 @@ func (a *coordinatorActor) armTick() {
 func (a *coordinatorActor) call(c *Call) {
 	switch r := c.Req.Body.(type) {
 	case *kmsg.ShareGroupHeartbeatRequest:
+		if r.MemberEpoch == 0 {
+			a.join(c, r)
+			return
+		}
 		env.Reply(c.Req, a.heartbeat(c, r))
 	case *kmsg.ShareGroupDescribeRequest:
 		env.Reply(c.Req, a.describe(r))
@@ -194,8 +207,10 @@ func (a *coordinatorActor) sharePartition(group string, tp TopicPartition, v *pa
 			p = RestorePartition(s, a.cfg.Limits)
 			delete(a.restored, k)
 		} else {
+			// latest (the default) and by_duration (not served yet)
+			// start at the high watermark.
 			start := hw
-			if a.cfg.Earliest != nil && a.cfg.Earliest(group) {
+			if a.reset[group] == "earliest" {
 				start = logStart
 			}
 			p = NewPartition(start, a.cfg.Limits)

@@ -34,8 +34,11 @@
 // available offsets of those batches (at most MaxRecords) and answers
 // the batches holding acquired offsets with the AcquiredRecords ranges;
 // a fetch that acquired nothing looks again every 50 ms until its max
-// wait. A new share partition starts at the high watermark
-// (share.auto.offset.reset=latest, Kafka's default). Every second the
+// wait. A new share partition starts where the group's
+// share.auto.offset.reset (a group config, read from the metadata actor
+// as each member joins) says: the high watermark for latest (the
+// default), the log start for earliest; by_duration is taken as latest
+// for now. Every second the
 // actor expires members not heard from within group.share.session.timeout.ms
 // (their locks are released).
 //
@@ -58,8 +61,8 @@
 // Not yet: cluster mode (share partitions live with the one coordinator
 // actor of the broker the client talks to; a cluster would need them on
 // partition leaders and the state on the share coordinator of
-// __share_group_state's partition), share.auto.offset.reset per group
-// (the group config is stored but new share partitions start at latest),
+// __share_group_state's partition), share.auto.offset.reset=by_duration,
+// per-group share.record.lock.duration.ms (the broker's applies),
 // read_committed share groups, the Admin share-group offset APIs (90-92),
 // and Kafka's full SimpleAssignor (spreading partitions over members).
 //

@@ -286,3 +286,38 @@ func TestShareGroupLifecycle(t *testing.T) {
 		t.Fatalf("describe: %+v", dr.Groups)
 	}
 }
+
+// TestShareGroupEarliest: a group whose share.auto.offset.reset is
+// earliest (IncrementalAlterConfigs on its GROUP resource) starts at the
+// log start and gets the records produced before it joined; the default
+// (latest) group does not.
+func TestShareGroupEarliest(t *testing.T) {
+	n := testkit.StartInProcess(t)
+	adm, cl := n.Admin(t)
+	if _, err := adm.CreateTopics(ctxT(t), 1, 1, nil, "se"); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, n, "se", 0, 3)
+	alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, "early"
+	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+	cfg.Name, cfg.Value = "share.auto.offset.reset", kmsg.StringPtr("earliest")
+	res.Configs = append(res.Configs, cfg)
+	alter.Resources = append(alter.Resources, res)
+	ar, err := alter.RequestWith(ctxT(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kerr.ErrorForCode(ar.Resources[0].ErrorCode); err != nil {
+		t.Fatalf("setting share.auto.offset.reset: %v", err)
+	}
+	early := join(t, n, "early", "m1", "se")
+	if got := early.fetch(5*time.Second, 100); !slices.Equal(got.offsets, []int64{0, 1, 2}) {
+		t.Fatalf("earliest group got %v, want 0-2", got.offsets)
+	}
+	late := join(t, n, "late", "m1", "se")
+	if got := late.fetch(200*time.Millisecond, 100); len(got.offsets) != 0 {
+		t.Fatalf("latest group got %v, want nothing", got.offsets)
+	}
+}
