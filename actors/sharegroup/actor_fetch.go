@@ -195,8 +195,12 @@ func (a *coordinatorActor) finish(op *fetchOp) {
 	for i, tp := range op.parts {
 		rd := op.reads[i]
 		ack, hasAck := op.acks[tp]
-		if rd.code == kerr.None && len(rd.runs) == 0 && !hasAck && op.req.ShareSessionEpoch != 0 {
-			continue // incremental: partitions with nothing to say are left out
+		if rd.code == kerr.None && len(rd.runs) == 0 && !hasAck {
+			// Partitions with nothing to say are left out: Java's
+			// KafkaShareConsumer 4.1 was seen to stop fetching after a
+			// response with an entry holding neither records nor an
+			// error.
+			continue
 		}
 		ti, ok := byTopic[tp.Topic]
 		if !ok {
