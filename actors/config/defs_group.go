@@ -31,7 +31,7 @@ var groupDefs = []Def{
 		Synonyms: []Synonym{{Name: "group.share.record.lock.duration.ms"}},
 		Doc:      "How long a share group member holds a record's acquisition lock." + groupNote},
 	{Name: "share.auto.offset.reset", Type: String, Default: "latest", Check: shareOffsetReset,
-		Doc: "Where a share group starts on a partition: latest, earliest, or by_duration:<ISO-8601 duration> back from now." + groupNote},
+		Doc: "Where a share group starts on a partition: latest, earliest, or by_duration:<ISO-8601 duration> back from now (samsa takes by_duration as latest for now)."},
 	{Name: "share.isolation.level", Type: String, Default: "read_uncommitted", Check: OneOf("read_committed", "read_uncommitted"),
 		Doc: "Whether a share group delivers only committed transactional records (read_committed) or all (read_uncommitted)." + groupNote},
 	{Name: "streams.session.timeout.ms", Type: Int, Check: AtLeast(1),

@@ -17,3 +17,7 @@ var shareDefs = []Def{
 	{Name: "group.share.partition.max.record.locks", Type: Int, Default: "2000", Check: AtLeast(100), Doc: "Most records of one share partition in flight (between its start and end offsets) at a time."},
 	{Name: "group.share.enable", Type: Boolean, Default: "true", Doc: "Kafka 4.1's switch for share groups; samsa serves them either way and accepts the key for server.properties compatibility."},
 }
+
+// GroupConfigActs reports whether samsa acts on a group config; the
+// others are stored and described only.
+func GroupConfigActs(name string) bool { return name == "share.auto.offset.reset" }

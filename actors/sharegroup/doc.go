@@ -32,8 +32,9 @@
 // reads whole batches from each session partition's first available
 // offset through the partition actor (partition.ReadChunk), acquires
 // available offsets of those batches (at most MaxRecords) and answers
-// the batches holding acquired offsets with the AcquiredRecords ranges;
-// a fetch that acquired nothing looks again every 50 ms until its max
+// the batches holding acquired offsets with the AcquiredRecords ranges
+// (partitions with neither records nor an error are left out of the
+// answer); a fetch that acquired nothing looks again every 50 ms until its max
 // wait. A new share partition starts where the group's
 // share.auto.offset.reset (a group config, read from the metadata actor
 // as each member joins) says: the high watermark for latest (the
@@ -65,6 +66,12 @@
 // per-group share.record.lock.duration.ms (the broker's applies),
 // read_committed share groups, the Admin share-group offset APIs (90-92),
 // and Kafka's full SimpleAssignor (spreading partitions over members).
+//
+// Tests: partition_test.go (seeded randomized: no record with two
+// members at once, at most the delivery limit, finished records never
+// again, lock expiry, restarts from snapshots), share_kgo_test.go (the
+// four APIs through franz-go's raw requests), and e2e/sharegroups (Java's
+// KafkaShareConsumer 4.1).
 //
 // Threading: everything lives on the actor's goroutine; reads, appends
 // and timers come back to it as messages.

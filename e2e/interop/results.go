@@ -204,6 +204,7 @@ func writeMarkdown(w io.Writer, runs []*matrixRun, when time.Time, total time.Du
 			fmt.Fprintf(w, "- %s (%s): %s\n", r.Client, r.Took.Round(100*time.Millisecond), strings.Join(notes, "; "))
 		}
 	}
+	fmt.Fprint(w, shareGroupsSection)
 }
 
 // clusterNote says what a cluster run does and does not exercise, so a
