@@ -104,6 +104,7 @@ var APIs = []APIRange{
 	{Key: 77, Min: 1, Max: 1, Accept: 1}, // ShareGroupDescribe
 	{Key: 78, Min: 1, Max: 1, Accept: 1}, // ShareFetch
 	{Key: 79, Min: 1, Max: 1, Accept: 1}, // ShareAcknowledge
+	{Key: 90, Min: 0, Max: 1, Accept: 0}, // DescribeShareGroupOffsets: 1 adds the lag
 }
 
 // plannedAPIs holds the recommended ranges of the APIs the broker will

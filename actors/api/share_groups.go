@@ -11,7 +11,7 @@ import (
 )
 
 // shareAPIs are the share-group APIs (KIP-932), one file each.
-var shareAPIs = []API{shareGroupHeartbeat, shareGroupDescribe, shareFetch, shareAcknowledge}
+var shareAPIs = []API{shareGroupHeartbeat, shareGroupDescribe, shareFetch, shareAcknowledge, describeShareGroupOffsets}
 
 // toShareCoordinator hands a share request to the share coordinator.
 func toShareCoordinator(s *Services, req *wire.Request) {
@@ -39,6 +39,21 @@ func gateShare(s *Services, req *wire.Request) bool {
 		id = deref(r.GroupID)
 	case *kmsg.ShareAcknowledgeRequest:
 		id = deref(r.GroupID)
+	case *kmsg.DescribeShareGroupOffsetsRequest:
+		for _, g := range r.Groups {
+			if !groupOK(acl.OpDescribe, g.GroupID) {
+				resp := r.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
+				resp.Version = r.Version
+				for _, g := range r.Groups {
+					out := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
+					out.GroupID, out.ErrorCode = g.GroupID, int16(kerr.GroupAuthorizationFailed)
+					resp.Groups = append(resp.Groups, out)
+				}
+				env.Reply(req, resp)
+				return true
+			}
+		}
+		return false
 	case *kmsg.ShareGroupDescribeRequest:
 		for _, g := range r.GroupIDs {
 			if !groupOK(acl.OpDescribe, g) {

@@ -131,6 +131,8 @@ func (a *coordinatorActor) call(c *Call) {
 		a.shareFetch(c, r)
 	case *kmsg.ShareAcknowledgeRequest:
 		a.shareAcknowledge(c, r)
+	case *kmsg.DescribeShareGroupOffsetsRequest:
+		env.Reply(c.Req, a.describeOffsets(r))
 	default:
 		a.env.Log.Error("sharegroup: a request it does not serve", "api", wire.APIName(c.Req.Header.APIKey))
 		c.Req.Reply(nil)

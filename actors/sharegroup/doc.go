@@ -27,8 +27,9 @@
 // The shell (actor.go, actor_*.go) is one actor per broker,
 // "share-coordinator", owning every group, share partition and session;
 // the share APIs (actors/api: ShareGroupHeartbeat 76, ShareGroupDescribe
-// 77, ShareFetch 78, ShareAcknowledge 79, all v1 as Kafka 4.1 serves them)
-// send it their requests. A ShareFetch applies its acknowledgements,
+// 77, ShareFetch 78, ShareAcknowledge 79, all v1 as Kafka 4.1 serves them,
+// and DescribeShareGroupOffsets 90 v0-1: start offset and lag per share
+// partition, actor_offsets.go) send it their requests. A ShareFetch applies its acknowledgements,
 // reads whole batches from each session partition's first available
 // offset through the partition actor (partition.ReadChunk), acquires
 // available offsets of those batches (at most MaxRecords) and answers
@@ -64,7 +65,8 @@
 // partition leaders and the state on the share coordinator of
 // __share_group_state's partition), share.auto.offset.reset=by_duration,
 // per-group share.record.lock.duration.ms (the broker's applies),
-// read_committed share groups, the Admin share-group offset APIs (90-92),
+// read_committed share groups, AlterShareGroupOffsets and
+// DeleteShareGroupOffsets (91, 92),
 // and Kafka's full SimpleAssignor (spreading partitions over members).
 //
 // Tests: partition_test.go (seeded randomized: no record with two

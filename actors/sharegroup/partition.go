@@ -255,3 +255,18 @@ func (p *Partition) Reset(logStart int64) {
 	}
 	p.advance()
 }
+
+// Lag is how many records below hw are not yet acknowledged or archived
+// (DescribeShareGroupOffsets v1's lag).
+func (p *Partition) Lag(hw int64) int64 {
+	if hw <= p.start {
+		return 0
+	}
+	lag := hw - p.start
+	for o, r := range p.inflight {
+		if o < hw && (r.state == Acknowledged || r.state == Archived) {
+			lag--
+		}
+	}
+	return lag
+}

@@ -94,6 +94,12 @@ func replyError(c *Call, code kerr.Code) {
 		r.ErrorCode = int16(code)
 	case *kmsg.ShareAcknowledgeResponse:
 		r.ErrorCode = int16(code)
+	case *kmsg.DescribeShareGroupOffsetsResponse:
+		for _, g := range c.Req.Body.(*kmsg.DescribeShareGroupOffsetsRequest).Groups {
+			out := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
+			out.GroupID, out.ErrorCode = g.GroupID, int16(code)
+			r.Groups = append(r.Groups, out)
+		}
 	case *kmsg.ShareGroupDescribeResponse:
 		for _, id := range c.Req.Body.(*kmsg.ShareGroupDescribeRequest).GroupIDs {
 			g := kmsg.NewShareGroupDescribeResponseGroup()

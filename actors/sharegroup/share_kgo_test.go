@@ -274,6 +274,25 @@ func TestShareGroupLifecycle(t *testing.T) {
 		t.Fatalf("after the restart a got %v, want only the new 10-11", got.offsets)
 	}
 
+	// DescribeShareGroupOffsets: 0-9 finished, 10-11 locked by a: start
+	// 10, lag 2.
+	o := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	o.Version = 1
+	og := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+	og.GroupID = "g"
+	o.Groups = append(o.Groups, og)
+	or, err := o.RequestWith(ctxT(t), a.cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(or.Groups) != 1 || len(or.Groups[0].Topics) != 1 || or.Groups[0].Topics[0].Topic != "sq" ||
+		len(or.Groups[0].Topics[0].Partitions) != 1 {
+		t.Fatalf("describe offsets: %+v", or.Groups)
+	}
+	if p := or.Groups[0].Topics[0].Partitions[0]; p.StartOffset != 10 || p.Lag != 2 || p.ErrorCode != 0 {
+		t.Fatalf("describe offsets: partition %+v, want start 10 lag 2", p)
+	}
+
 	d := kmsg.NewPtrShareGroupDescribeRequest()
 	d.Version = 1
 	d.GroupIDs = []string{"g", "nope"}
