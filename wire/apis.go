@@ -105,6 +105,8 @@ var APIs = []APIRange{
 	{Key: 78, Min: 1, Max: 1, Accept: 1}, // ShareFetch
 	{Key: 79, Min: 1, Max: 1, Accept: 1}, // ShareAcknowledge
 	{Key: 90, Min: 0, Max: 1, Accept: 0}, // DescribeShareGroupOffsets: 1 adds the lag
+	{Key: 91, Min: 0, Max: 0, Accept: 0}, // AlterShareGroupOffsets
+	{Key: 92, Min: 0, Max: 0, Accept: 0}, // DeleteShareGroupOffsets
 }
 
 // plannedAPIs holds the recommended ranges of the APIs the broker will

@@ -11,7 +11,8 @@ import (
 )
 
 // shareAPIs are the share-group APIs (KIP-932), one file each.
-var shareAPIs = []API{shareGroupHeartbeat, shareGroupDescribe, shareFetch, shareAcknowledge, describeShareGroupOffsets}
+var shareAPIs = []API{shareGroupHeartbeat, shareGroupDescribe, shareFetch, shareAcknowledge,
+	describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets}
 
 // toShareCoordinator hands a share request to the share coordinator.
 func toShareCoordinator(s *Services, req *wire.Request) {
@@ -39,6 +40,10 @@ func gateShare(s *Services, req *wire.Request) bool {
 		id = deref(r.GroupID)
 	case *kmsg.ShareAcknowledgeRequest:
 		id = deref(r.GroupID)
+	case *kmsg.AlterShareGroupOffsetsRequest:
+		id = r.GroupID
+	case *kmsg.DeleteShareGroupOffsetsRequest:
+		id, op = r.GroupID, acl.OpDelete
 	case *kmsg.DescribeShareGroupOffsetsRequest:
 		for _, g := range r.Groups {
 			if !groupOK(acl.OpDescribe, g.GroupID) {
@@ -81,6 +86,10 @@ func gateShare(s *Services, req *wire.Request) bool {
 	case *kmsg.ShareFetchResponse:
 		r.ErrorCode = int16(kerr.GroupAuthorizationFailed)
 	case *kmsg.ShareAcknowledgeResponse:
+		r.ErrorCode = int16(kerr.GroupAuthorizationFailed)
+	case *kmsg.AlterShareGroupOffsetsResponse:
+		r.ErrorCode = int16(kerr.GroupAuthorizationFailed)
+	case *kmsg.DeleteShareGroupOffsetsResponse:
 		r.ErrorCode = int16(kerr.GroupAuthorizationFailed)
 	}
 	env.Reply(req, resp)

@@ -133,6 +133,10 @@ func (a *coordinatorActor) call(c *Call) {
 		a.shareAcknowledge(c, r)
 	case *kmsg.DescribeShareGroupOffsetsRequest:
 		env.Reply(c.Req, a.describeOffsets(r))
+	case *kmsg.AlterShareGroupOffsetsRequest:
+		a.alterOffsets(c, r)
+	case *kmsg.DeleteShareGroupOffsetsRequest:
+		a.deleteOffsets(c, r)
 	default:
 		a.env.Log.Error("sharegroup: a request it does not serve", "api", wire.APIName(c.Req.Header.APIKey))
 		c.Req.Reply(nil)

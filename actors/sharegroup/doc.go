@@ -28,8 +28,12 @@
 // "share-coordinator", owning every group, share partition and session;
 // the share APIs (actors/api: ShareGroupHeartbeat 76, ShareGroupDescribe
 // 77, ShareFetch 78, ShareAcknowledge 79, all v1 as Kafka 4.1 serves them,
-// and DescribeShareGroupOffsets 90 v0-1: start offset and lag per share
-// partition, actor_offsets.go) send it their requests. A ShareFetch applies its acknowledgements,
+// and the admin APIs DescribeShareGroupOffsets 90 v0-1 (start offset and
+// lag per share partition, actor_offsets.go), AlterShareGroupOffsets 91
+// and DeleteShareGroupOffsets 92 v0 (an empty group's share partitions
+// restarted at an offset, or forgotten with a tombstone in the state
+// topic; NON_EMPTY_GROUP with members, actor_alter_offsets.go)) send it
+// their requests. A ShareFetch applies its acknowledgements,
 // reads whole batches from each session partition's first available
 // offset through the partition actor (partition.ReadChunk), acquires
 // available offsets of those batches (at most MaxRecords) and answers
@@ -65,8 +69,8 @@
 // partition leaders and the state on the share coordinator of
 // __share_group_state's partition), share.auto.offset.reset=by_duration,
 // per-group share.record.lock.duration.ms (the broker's applies),
-// read_committed share groups, AlterShareGroupOffsets and
-// DeleteShareGroupOffsets (91, 92),
+// read_committed share groups, share groups in ListGroups (their
+// type filter; kafka-share-groups.sh --list),
 // and Kafka's full SimpleAssignor (spreading partitions over members).
 //
 // Tests: partition_test.go (seeded randomized: no record with two

@@ -77,6 +77,10 @@ func (a *coordinatorActor) reply(c *Call, resp kmsg.Response, touched map[partKe
 				r.ErrorCode = int16(code)
 			case *kmsg.ShareAcknowledgeResponse:
 				r.ErrorCode = int16(code)
+			case *kmsg.AlterShareGroupOffsetsResponse:
+				r.ErrorCode = int16(code)
+			case *kmsg.DeleteShareGroupOffsetsResponse:
+				r.ErrorCode = int16(code)
 			}
 		}
 		env.Reply(c.Req, resp)
@@ -93,6 +97,10 @@ func replyError(c *Call, code kerr.Code) {
 	case *kmsg.ShareFetchResponse:
 		r.ErrorCode = int16(code)
 	case *kmsg.ShareAcknowledgeResponse:
+		r.ErrorCode = int16(code)
+	case *kmsg.AlterShareGroupOffsetsResponse:
+		r.ErrorCode = int16(code)
+	case *kmsg.DeleteShareGroupOffsetsResponse:
 		r.ErrorCode = int16(code)
 	case *kmsg.DescribeShareGroupOffsetsResponse:
 		for _, g := range c.Req.Body.(*kmsg.DescribeShareGroupOffsetsRequest).Groups {

@@ -340,3 +340,68 @@ func TestShareGroupEarliest(t *testing.T) {
 		t.Fatalf("latest group got %v, want nothing", got.offsets)
 	}
 }
+
+// TestShareGroupAlterDeleteOffsets: AlterShareGroupOffsets starts an
+// empty group's share partition where asked, is refused with members in
+// the group (NON_EMPTY_GROUP), and DeleteShareGroupOffsets forgets it.
+func TestShareGroupAlterDeleteOffsets(t *testing.T) {
+	n := testkit.StartInProcess(t)
+	adm, cl := n.Admin(t)
+	if _, err := adm.CreateTopics(ctxT(t), 1, 1, nil, "sa"); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, n, "sa", 0, 5)
+	alter := func() int16 {
+		req := kmsg.NewPtrAlterShareGroupOffsetsRequest()
+		req.GroupID = "ad"
+		rt := kmsg.NewAlterShareGroupOffsetsRequestTopic()
+		rt.Topic = "sa"
+		rp := kmsg.NewAlterShareGroupOffsetsRequestTopicPartition()
+		rp.Partition, rp.StartOffset = 0, 2
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctxT(t), cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ErrorCode == 0 && (len(resp.Topics) != 1 || resp.Topics[0].Partitions[0].ErrorCode != 0) {
+			t.Fatalf("alter: %+v", resp.Topics)
+		}
+		return resp.ErrorCode
+	}
+	if code := alter(); code != 0 {
+		t.Fatalf("alter on an empty group: %v", kerr.ErrorForCode(code))
+	}
+	m := join(t, n, "ad", "m1", "sa")
+	if got := m.fetch(5*time.Second, 100); !slices.Equal(got.offsets, []int64{2, 3, 4}) {
+		t.Fatalf("after altering the start to 2 got %v", got.offsets)
+	}
+	if code := alter(); code != kerr.NonEmptyGroup.Code {
+		t.Fatalf("alter with a member: %v, want NON_EMPTY_GROUP", kerr.ErrorForCode(code))
+	}
+	leave := kmsg.NewPtrShareGroupHeartbeatRequest()
+	leave.Version = 1
+	leave.GroupID, leave.MemberID, leave.MemberEpoch = "ad", "m1", -1
+	if resp, err := leave.RequestWith(ctxT(t), cl); err != nil || resp.ErrorCode != 0 {
+		t.Fatalf("leave: %v %v", err, resp)
+	}
+	del := kmsg.NewPtrDeleteShareGroupOffsetsRequest()
+	del.GroupID = "ad"
+	del.Topics = append(del.Topics, kmsg.DeleteShareGroupOffsetsRequestTopic{Topic: "sa"})
+	dr, err := del.RequestWith(ctxT(t), cl)
+	if err != nil || dr.ErrorCode != 0 || len(dr.Topics) != 1 || dr.Topics[0].ErrorCode != 0 {
+		t.Fatalf("delete: %v %+v", err, dr)
+	}
+	o := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	og := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+	og.GroupID = "ad"
+	og.Topics = []kmsg.DescribeShareGroupOffsetsRequestGroupTopic{{Topic: "sa", Partitions: []int32{0}}}
+	o.Groups = append(o.Groups, og)
+	or, err := o.RequestWith(ctxT(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := or.Groups[0].Topics[0].Partitions[0]; p.StartOffset != -1 {
+		t.Fatalf("after delete the share partition still starts at %d", p.StartOffset)
+	}
+}

@@ -53,7 +53,8 @@ func EncodeSnapshotValue(s Snapshot) []byte {
 
 var errSnapshot = errors.New("sharegroup: malformed share snapshot record")
 
-// DecodeSnapshot reads one record of the state topic back.
+// DecodeSnapshot reads one record of the state topic back; a tombstone
+// (nil value) decodes to its key and an empty snapshot.
 func DecodeSnapshot(key, value []byte) (string, TopicPartition, Snapshot, error) {
 	be := binary.BigEndian
 	var tp TopicPartition
@@ -67,6 +68,9 @@ func DecodeSnapshot(key, value []byte) (string, TopicPartition, Snapshot, error)
 	group := string(key[4 : 4+n])
 	copy(tp.Topic[:], key[4+n:])
 	tp.Partition = int32(be.Uint32(key[4+n+16:]))
+	if value == nil {
+		return group, tp, Snapshot{}, nil // a tombstone: the state was deleted
+	}
 	if len(value) < 2+2+4+4+8+1 || be.Uint16(value) != 0 {
 		return "", tp, Snapshot{}, errSnapshot
 	}
@@ -177,9 +181,13 @@ func (a *coordinatorActor) persist(touched map[partKey]bool, done func(kerr.Code
 	}
 	recs := make([]group.Record, 0, len(touched))
 	for k := range touched {
+		rec := group.Record{Key: EncodeSnapshotKey(k.group, k.tp)}
 		if p := a.parts[k]; p != nil {
-			recs = append(recs, group.Record{Key: EncodeSnapshotKey(k.group, k.tp), Value: EncodeSnapshotValue(p.Snapshot())})
+			rec.Value = EncodeSnapshotValue(p.Snapshot())
 		}
+		// No share partition: its state was deleted, and the tombstone
+		// lets compaction drop it.
+		recs = append(recs, rec)
 	}
 	shards.Append(a.env, StateTopic, 0, coordinator.BuildBatch(recs, a.now().UnixMilli()), done)
 }

@@ -13,8 +13,9 @@ acquisition lock runs out (group.share.record.lock.duration.ms=1000) goes to ano
 one released group.share.delivery.count.limit times are archived; acknowledgements survive a restart
 (__share_group_state). share.auto.offset.reset is read from the group's configs (IncrementalAlterConfigs on
 the GROUP resource). samsa serves ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch and ShareAcknowledge at
-v1 (Kafka 4.1's), and DescribeShareGroupOffsets v0-1; no group.share.enable or share.version feature is
-needed. Not yet: cluster mode, AlterShareGroupOffsets and DeleteShareGroupOffsets, by_duration offset reset, read_committed share groups, per-group lock durations, and
+v1 (Kafka 4.1's), and DescribeShareGroupOffsets v0-1, AlterShareGroupOffsets and DeleteShareGroupOffsets v0;
+no group.share.enable or share.version feature is needed. Not yet: cluster mode, share groups in ListGroups
+(kafka-share-groups.sh --list), by_duration offset reset, read_committed share groups, per-group lock durations, and
 spreading partitions over members (every member is assigned every partition; the share partitions keep
 each record with one member at a time).
 `
