@@ -11,7 +11,7 @@ Checked by e2e/sharegroups, not by this matrix: Java's KafkaShareConsumer from k
 consume 300 records once in total; a released record comes back with delivery count 2; a record whose
 acquisition lock runs out (group.share.record.lock.duration.ms=1000) goes to another member; a rejected record and
 one released group.share.delivery.count.limit times are archived; acknowledgements survive a restart
-(__share_group_state). share.auto.offset.reset is read from the group's configs (IncrementalAlterConfigs on
+(__share_group_state); Java's Admin describes the group and lists, alters and deletes its offsets. share.auto.offset.reset is read from the group's configs (IncrementalAlterConfigs on
 the GROUP resource). samsa serves ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch and ShareAcknowledge at
 v1 (Kafka 4.1's), and DescribeShareGroupOffsets v0-1, AlterShareGroupOffsets and DeleteShareGroupOffsets v0;
 no group.share.enable or share.version feature is needed. Not yet: cluster mode, share groups in ListGroups

@@ -80,7 +80,8 @@ func TestJavaShareConsumer(t *testing.T) {
 }
 
 // TestJavaShareRestart: acknowledgements made before a restart hold
-// after it (the state is in __share_group_state).
+// after it (the state is in __share_group_state); then Java's Admin
+// describes the group and lists, alters and deletes its offsets.
 func TestJavaShareRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
@@ -94,4 +95,7 @@ func TestJavaShareRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	share(t, cp, "after", b.Addr(), "share-restart", "g-restart", strconv.Itoa(n))
+	// The group is empty now and its partition starts at n+2: Java's
+	// Admin share-group calls.
+	share(t, cp, "admin", b.Addr(), "share-restart", "g-restart", strconv.Itoa(n+2))
 }

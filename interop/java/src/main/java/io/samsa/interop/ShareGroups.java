@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,14 +16,19 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -51,6 +57,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   accept N   produce N records and accept them all (explicitly).
  *   after N    produce 2 more records; a consumer must get exactly those
  *              two (offsets N, N+1): what was accepted before stays so.
+ *   admin N    on the empty GROUP whose partition 0 of TOPIC starts at N:
+ *              describeShareGroups (Empty, no members),
+ *              listShareGroupOffsets (N), alterShareGroupOffsets to 1 and
+ *              list again (1), deleteShareGroupOffsets (then no offsets).
  */
 public final class ShareGroups {
     private ShareGroups() {}
@@ -66,6 +76,7 @@ public final class ShareGroups {
             case "limit" -> limit(bootstrap, topic, group);
             case "accept" -> accept(bootstrap, topic, group, n);
             case "after" -> after(bootstrap, topic, group, n);
+            case "admin" -> admin(bootstrap, topic, group, n);
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
     }
@@ -263,5 +274,36 @@ public final class ShareGroups {
             throw new IllegalStateException("after the restart got offsets " + offsets + ", want " + n + " and " + (n + 1));
         }
         System.out.println("OK after the restart only the new records " + offsets);
+    }
+
+    static void admin(String bootstrap, String topic, String group, int n) throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = Admin.create(p)) {
+            ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group).get();
+            if (d.groupState() != GroupState.EMPTY || !d.members().isEmpty()) {
+                throw new IllegalStateException("describe: state " + d.groupState() + ", members " + d.members());
+            }
+            Map<TopicPartition, OffsetAndMetadata> offsets = list(admin, group);
+            if (offsets.get(tp) == null || offsets.get(tp).offset() != n) {
+                throw new IllegalStateException("listShareGroupOffsets: " + offsets + ", want " + n);
+            }
+            admin.alterShareGroupOffsets(group, Map.of(tp, 1L)).all().get();
+            offsets = list(admin, group);
+            if (offsets.get(tp) == null || offsets.get(tp).offset() != 1) {
+                throw new IllegalStateException("after alterShareGroupOffsets: " + offsets + ", want 1");
+            }
+            admin.deleteShareGroupOffsets(group, Set.of(topic)).all().get();
+            offsets = list(admin, group);
+            if (offsets.get(tp) != null) {
+                throw new IllegalStateException("after deleteShareGroupOffsets: " + offsets);
+            }
+        }
+        System.out.println("OK describeShareGroups, listShareGroupOffsets (" + n + "), alter, delete");
+    }
+
+    static Map<TopicPartition, OffsetAndMetadata> list(Admin admin, String group) throws Exception {
+        return admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec())).partitionsToOffsetAndMetadata(group).get();
     }
 }
