@@ -53,6 +53,11 @@ func EncodeSnapshotValue(s Snapshot) []byte {
 
 var errSnapshot = errors.New("sharegroup: malformed share snapshot record")
 
+// maxBatchSpan bounds how far above the start offset a state batch may
+// reach on load: far above any share partition's in-flight records, far
+// below a loop that would hang the actor on a damaged record.
+const maxBatchSpan = 1 << 24
+
 // DecodeSnapshot reads one record of the state topic back; a tombstone
 // (nil value) decodes to its key and an empty snapshot.
 func DecodeSnapshot(key, value []byte) (string, TopicPartition, Snapshot, error) {
@@ -75,6 +80,9 @@ func DecodeSnapshot(key, value []byte) (string, TopicPartition, Snapshot, error)
 		return "", tp, Snapshot{}, errSnapshot
 	}
 	s := Snapshot{Start: int64(be.Uint64(value[12:]))}
+	if s.Start < 0 {
+		return "", tp, Snapshot{}, errSnapshot
+	}
 	rest := value[20:]
 	count, k := binary.Uvarint(rest)
 	if k <= 0 || count == 0 {
@@ -85,10 +93,18 @@ func DecodeSnapshot(key, value []byte) (string, TopicPartition, Snapshot, error)
 		if len(rest) < 8+8+1+2+1 {
 			return "", tp, Snapshot{}, errSnapshot
 		}
-		s.Batches = append(s.Batches, StateBatch{
+		b := StateBatch{
 			First: int64(be.Uint64(rest)), Last: int64(be.Uint64(rest[8:])),
 			State: RecordState(rest[16]), Deliveries: int16(be.Uint16(rest[17:])),
-		})
+		}
+		// A batch the core could not hold (a state it has no meaning
+		// for, offsets out of order or reaching further above the start
+		// than any share partition keeps in flight) is damage, not state.
+		if (b.State != Available && b.State != Acknowledged && b.State != Archived) ||
+			b.First < s.Start || b.Last < b.First || b.Last-s.Start >= maxBatchSpan {
+			return "", tp, Snapshot{}, errSnapshot
+		}
+		s.Batches = append(s.Batches, b)
 		rest = rest[20:]
 	}
 	return group, tp, s, nil
