@@ -289,9 +289,13 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	groups.Store(b.groups)
 	b.groups.Start()
 	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups, SASL: saslSvc}
-	if b.services.Shares, err = sharegroup.Start(e, b.meta, sharegroup.ConfigFrom(cfg)); err != nil {
-		b.abandonStart()
-		return nil, fmt.Errorf("actors: spawn share coordinator: %w", err)
+	if cfg.Cluster == nil {
+		// Share groups: a broker alone only (actors/sharegroup's doc).
+		if b.services.Shares, err = sharegroup.Start(e, b.meta, sharegroup.ConfigFrom(cfg)); err != nil {
+			b.abandonStart()
+			return nil, fmt.Errorf("actors: spawn share coordinator: %w", err)
+		}
+		wire.EnableShareGroupAPIs()
 	}
 	b.saslGate = len(saslSvc.Listeners) > 0
 	if transactions {

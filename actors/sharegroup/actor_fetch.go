@@ -196,10 +196,7 @@ func (a *coordinatorActor) finish(op *fetchOp) {
 		rd := op.reads[i]
 		ack, hasAck := op.acks[tp]
 		if rd.code == kerr.None && len(rd.runs) == 0 && !hasAck {
-			// Partitions with nothing to say are left out: Java's
-			// KafkaShareConsumer 4.1 was seen to stop fetching after a
-			// response with an entry holding neither records nor an
-			// error.
+			// Partitions with nothing to say are left out.
 			continue
 		}
 		ti, ok := byTopic[tp.Topic]
@@ -215,6 +212,10 @@ func (a *coordinatorActor) finish(op *fetchOp) {
 		p.ErrorCode = int16(rd.code)
 		p.AcknowledgeErrorCode = int16(ack)
 		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = -1, -1
+		// Empty, never null: Kafka answers MemoryRecords.EMPTY, and
+		// Java's share consumer was seen to stop fetching after an
+		// entry with null records.
+		p.Records = []byte{}
 		if len(rd.runs) > 0 {
 			p.Records = rd.chunk.Data
 			for _, run := range rd.runs {

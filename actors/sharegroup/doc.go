@@ -64,14 +64,20 @@
 // come back available (archived if at their delivery limit). On start
 // the topic is read whole before the first share request is served.
 //
-// Not yet: cluster mode (share partitions live with the one coordinator
-// actor of the broker the client talks to; a cluster would need them on
-// partition leaders and the state on the share coordinator of
-// __share_group_state's partition), share.auto.offset.reset=by_duration,
-// per-group share.record.lock.duration.ms (the broker's applies),
-// read_committed share groups, share groups in ListGroups (their
-// type filter; kafka-share-groups.sh --list),
-// and Kafka's full SimpleAssignor (spreading partitions over members).
+// Not yet:
+//   - Cluster mode: a broker with zookeeper.connect neither starts the
+//     share coordinator nor advertises the share APIs (wire.ShareGroupAPIs
+//     are enabled by a broker alone). Here share partitions live with the
+//     one coordinator actor of the broker; a cluster needs them on the
+//     partition leaders, membership on the group coordinator, and the
+//     state on the leader of its __share_group_state partition.
+//   - share.auto.offset.reset=by_duration (taken as latest), per-group
+//     share.record.lock.duration.ms and session timeouts (the broker's
+//     apply), read_committed share groups.
+//   - Share groups in ListGroups (its type filter; kafka-share-groups.sh
+//     --list) and DeleteShareGroups; empty share groups stay in memory.
+//   - Kafka's full SimpleAssignor (spreading partitions over members);
+//     long polls look again every 50 ms instead of waking on produce.
 //
 // Tests: partition_test.go (seeded randomized: no record with two
 // members at once, at most the delivery limit, finished records never

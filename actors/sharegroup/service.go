@@ -63,8 +63,16 @@ func Start(e *env.Env, meta *actor.PID, cfg Config) (*Service, error) {
 	return &Service{env: e, pid: pid}, nil
 }
 
-// Handle sends a share request to the coordinator.
-func (s *Service) Handle(c *Call) { s.env.Send(s.pid, c) }
+// Handle sends a share request to the coordinator. A broker without one
+// (cluster mode, in a process whose other broker runs alone and so
+// decodes the share APIs) answers COORDINATOR_NOT_AVAILABLE.
+func (s *Service) Handle(c *Call) {
+	if s == nil {
+		replyError(c, kerr.CoordinatorNotAvailable)
+		return
+	}
+	s.env.Send(s.pid, c)
+}
 
 // reply answers c once touched share partitions are durable: nothing
 // acknowledged is reported done before it would survive a restart.
