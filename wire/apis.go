@@ -175,8 +175,15 @@ func indexAPIs() map[int16]APIRange {
 // holds for the whole process (brokers of one process are all in cluster
 // mode or all alone).
 func EnableInterBrokerAPIs() {
-	interBrokerOnce.Do(func() {
-		for _, a := range InterBrokerAPIs {
+	enableRows(&interBrokerOnce, InterBrokerAPIs)
+}
+
+var interBrokerOnce, transactionsOnce, shareGroupsOnce sync.Once
+
+// enableRows adds rows to the served and advertised table, once.
+func enableRows(once *sync.Once, rows []APIRange) {
+	once.Do(func() {
+		for _, a := range rows {
 			if _, ok := apiByKey[a.Key]; !ok {
 				APIs = append(APIs, a)
 			}
@@ -185,32 +192,16 @@ func EnableInterBrokerAPIs() {
 	})
 }
 
-var interBrokerOnce, transactionsOnce, shareGroupsOnce sync.Once
-
 // EnableShareGroupAPIs adds ShareGroupAPIs to the served and advertised
 // table; like EnableInterBrokerAPIs it holds for the whole process.
 func EnableShareGroupAPIs() {
-	shareGroupsOnce.Do(func() {
-		for _, a := range ShareGroupAPIs {
-			if _, ok := apiByKey[a.Key]; !ok {
-				APIs = append(APIs, a)
-			}
-		}
-		apiByKey = indexAPIs()
-	})
+	enableRows(&shareGroupsOnce, ShareGroupAPIs)
 }
 
 // EnableTransactionAPIs adds TransactionAPIs to the served and advertised
 // table; like EnableInterBrokerAPIs it holds for the whole process.
 func EnableTransactionAPIs() {
-	transactionsOnce.Do(func() {
-		for _, a := range TransactionAPIs {
-			if _, ok := apiByKey[a.Key]; !ok {
-				APIs = append(APIs, a)
-			}
-		}
-		apiByKey = indexAPIs()
-	})
+	enableRows(&transactionsOnce, TransactionAPIs)
 }
 
 // LookupAPI returns the table row for key.
