@@ -29,6 +29,7 @@ import (
 	"github.com/samsa-io/samsa/actors/quota"
 	"github.com/samsa-io/samsa/actors/replica"
 	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/actors/sharegroup"
 	"github.com/samsa-io/samsa/actors/txn"
 	"github.com/samsa-io/samsa/interbroker"
 	"github.com/samsa-io/samsa/segment"
@@ -293,6 +294,14 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	groups.Store(b.groups)
 	b.groups.Start()
 	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups, SASL: saslSvc}
+	if cfg.Cluster == nil {
+		// Share groups: a broker alone only (actors/sharegroup's doc).
+		if b.services.Shares, err = sharegroup.Start(e, b.meta, sharegroup.ConfigFrom(cfg)); err != nil {
+			b.abandonStart()
+			return nil, fmt.Errorf("actors: spawn share coordinator: %w", err)
+		}
+		wire.EnableShareGroupAPIs()
+	}
 	b.saslGate = len(saslSvc.Listeners) > 0
 	if transactions {
 		b.txns = txn.NewCoordinators(e, b.meta)

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/samsa-io/samsa/actors/api"
@@ -13,7 +14,7 @@ import (
 // never asked for.
 func TestEveryAdvertisedAPIHasAHandler(t *testing.T) {
 	reg := api.ByKey()
-	for _, a := range append(append(wire.APIs, wire.InterBrokerAPIs...), wire.TransactionAPIs...) {
+	for _, a := range slices.Concat(wire.APIs, wire.InterBrokerAPIs, wire.TransactionAPIs, wire.ShareGroupAPIs) {
 		r, ok := reg[a.Key]
 		if !ok {
 			t.Errorf("%s (key %d) is in wire.APIs but has no entry in api.All", wire.APIName(a.Key), a.Key)
@@ -27,7 +28,7 @@ func TestEveryAdvertisedAPIHasAHandler(t *testing.T) {
 		t.Errorf("api.All has %d entries for %d keys: an API is registered twice", n, len(reg))
 	}
 	interBroker := make(map[int16]bool)
-	for _, a := range append(wire.InterBrokerAPIs, wire.TransactionAPIs...) {
+	for _, a := range slices.Concat(wire.InterBrokerAPIs, wire.TransactionAPIs, wire.ShareGroupAPIs) {
 		interBroker[a.Key] = true
 	}
 	for key := range reg {

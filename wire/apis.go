@@ -150,6 +150,21 @@ var InterBrokerAPIs = []APIRange{
 	{Key: 46, Min: 0, Max: 0, Accept: 0}, // ListPartitionReassignments (to the controller)
 }
 
+// ShareGroupAPIs are the share-group APIs (KIP-932, actors/sharegroup) at
+// Kafka 4.1's versions: v0 of the first four was 4.0's early access and is
+// gone from 4.1; ShareFetch/ShareAcknowledge v2 are 4.2's. A broker alone
+// serves and advertises them (EnableShareGroupAPIs); a cluster does not
+// yet (share partitions would have to live with partition leaders).
+var ShareGroupAPIs = []APIRange{
+	{Key: 76, Min: 1, Max: 1, Accept: 1}, // ShareGroupHeartbeat
+	{Key: 77, Min: 1, Max: 1, Accept: 1}, // ShareGroupDescribe
+	{Key: 78, Min: 1, Max: 1, Accept: 1}, // ShareFetch
+	{Key: 79, Min: 1, Max: 1, Accept: 1}, // ShareAcknowledge
+	{Key: 90, Min: 0, Max: 1, Accept: 0}, // DescribeShareGroupOffsets: 1 adds the lag
+	{Key: 91, Min: 0, Max: 0, Accept: 0}, // AlterShareGroupOffsets
+	{Key: 92, Min: 0, Max: 0, Accept: 0}, // DeleteShareGroupOffsets
+}
+
 var apiByKey = indexAPIs()
 
 func indexAPIs() map[int16]APIRange {
@@ -165,8 +180,15 @@ func indexAPIs() map[int16]APIRange {
 // holds for the whole process (brokers of one process are all in cluster
 // mode or all alone).
 func EnableInterBrokerAPIs() {
-	interBrokerOnce.Do(func() {
-		for _, a := range InterBrokerAPIs {
+	enableRows(&interBrokerOnce, InterBrokerAPIs)
+}
+
+var interBrokerOnce, transactionsOnce, shareGroupsOnce sync.Once
+
+// enableRows adds rows to the served and advertised table, once.
+func enableRows(once *sync.Once, rows []APIRange) {
+	once.Do(func() {
+		for _, a := range rows {
 			if _, ok := apiByKey[a.Key]; !ok {
 				APIs = append(APIs, a)
 			}
@@ -175,19 +197,16 @@ func EnableInterBrokerAPIs() {
 	})
 }
 
-var interBrokerOnce, transactionsOnce sync.Once
+// EnableShareGroupAPIs adds ShareGroupAPIs to the served and advertised
+// table; like EnableInterBrokerAPIs it holds for the whole process.
+func EnableShareGroupAPIs() {
+	enableRows(&shareGroupsOnce, ShareGroupAPIs)
+}
 
 // EnableTransactionAPIs adds TransactionAPIs to the served and advertised
 // table; like EnableInterBrokerAPIs it holds for the whole process.
 func EnableTransactionAPIs() {
-	transactionsOnce.Do(func() {
-		for _, a := range TransactionAPIs {
-			if _, ok := apiByKey[a.Key]; !ok {
-				APIs = append(APIs, a)
-			}
-		}
-		apiByKey = indexAPIs()
-	})
+	enableRows(&transactionsOnce, TransactionAPIs)
 }
 
 // LookupAPI returns the table row for key.

@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -88,5 +89,5 @@ func encodeFrame(r kmsg.Request, correlationID int32, clientID string) []byte {
 // round-trip tests cover both, so enabling a planned API needs no new
 // fixtures.
 func allRows() []APIRange {
-	return append(append(append([]APIRange(nil), APIs...), plannedAPIs...), TransactionAPIs...)
+	return append(append(append([]APIRange(nil), APIs...), plannedAPIs...), slices.Concat(TransactionAPIs, ShareGroupAPIs)...)
 }

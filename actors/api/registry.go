@@ -13,6 +13,7 @@ import (
 	"github.com/samsa-io/samsa/actors/env"
 	"github.com/samsa-io/samsa/actors/fetch"
 	"github.com/samsa-io/samsa/actors/sasl"
+	"github.com/samsa-io/samsa/actors/sharegroup"
 	"github.com/samsa-io/samsa/actors/txn"
 	"github.com/samsa-io/samsa/wire"
 )
@@ -46,6 +47,8 @@ type Services struct {
 	// SASL authenticates the clients of SASL listeners and holds the
 	// SCRAM credentials; nil when no listener uses SASL.
 	SASL *sasl.Service
+	// Shares is the share-group coordinator (KIP-932).
+	Shares *sharegroup.Service
 }
 
 // All lists every API the broker serves, one entry per API; each entry is
@@ -59,7 +62,7 @@ func All() []API {
 		produce, fetchAPI, listOffsets, deleteRecords, offsetForLeaderEpoch,
 		findCoordinator, describeProducers,
 		saslHandshake, saslAuthenticate, describeUserScramCredentials, alterUserScramCredentials, describeClientQuotas, alterClientQuotas,
-	}, slices.Concat(groupAPIs, interBrokerAPIs, transactionAPIs, aclAPIs)...)
+	}, slices.Concat(groupAPIs, interBrokerAPIs, transactionAPIs, aclAPIs, shareAPIs)...)
 }
 
 // ByKey indexes All by API key.

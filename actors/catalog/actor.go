@@ -185,6 +185,8 @@ func (a *metadataActor) Receive(ctx actor.Context) {
 		a.await(m)
 	case *CreateInternalTopic:
 		a.createInternalTopic(m)
+	case *GroupConfig:
+		a.groupConfig(m)
 	case *AllocateProducerID:
 		a.allocateProducerID(m)
 	case *retryDeleteTopics:

@@ -321,7 +321,7 @@ var brokerDefs = []Def{
 		Doc: "HOST:PORT[,HOST:PORT] for the HTTP side: /metrics, /healthz, /readyz, the console, the Schema Registry and REST proxy (off when empty)."},
 }
 
-var brokerIndex = index(slices.Concat(brokerDefs, kafkaDynamicDefs, groupBrokerDefs, consumerGroupBrokerDefs, aclDefs, saslDefs, quotaDefs, consoleDefs))
+var brokerIndex = index(slices.Concat(brokerDefs, kafkaDynamicDefs, groupBrokerDefs, consumerGroupBrokerDefs, shareDefs, aclDefs, saslDefs, quotaDefs, consoleDefs))
 
 // BrokerDef returns the definition of a broker config.
 func BrokerDef(name string) (*Def, bool) {

@@ -284,7 +284,7 @@ func (s *State) unappliedChanges(r resourceResult, changes []Alteration) []Unapp
 	if r.typ == kmsg.ConfigResourceTypeGroupConfig {
 		var out []UnappliedConfig
 		for _, c := range changes {
-			if key := "group/" + c.Name; c.Op != kmsg.IncrementalAlterConfigOpDelete && c.Value != nil && !s.unapplied[key] {
+			if key := "group/" + c.Name; c.Op != kmsg.IncrementalAlterConfigOpDelete && c.Value != nil && !s.unapplied[key] && !config.GroupConfigActs(c.Name) {
 				s.unapplied[key] = true
 				out = append(out, UnappliedConfig{Resource: "group " + r.name, Key: c.Name,
 					Why: "group configs are stored and described, and have no effect yet (consumer groups use the broker's group.consumer.* values)."})

@@ -72,6 +72,22 @@ func (v *View) EmptyAt(offset int64, leaderEpoch int32) (hw, logStart int64, ok 
 	return hw, logStart, true
 }
 
+// Bounds reports the high watermark and log start offset as of a moment
+// ago; ok is false while the log is not serving. Share partitions
+// (actors/sharegroup) read it to start at share.auto.offset.reset's
+// offset and to know whether there is anything to acquire.
+func (v *View) Bounds() (hw, logStart int64, ok bool) {
+	if v == nil {
+		return 0, 0, false
+	}
+	l := v.log.Load()
+	hw = v.hw.Load()
+	if l == nil || hw < 0 {
+		return 0, 0, false
+	}
+	return hw, l.LogStartOffset(), true
+}
+
 // Park leaves w (a fetch's slot, read empty at offset) among the view's
 // waiters, if the high watermark is still offset; false when it moved
 // (the caller then asks the actor, which reads what arrived).

@@ -205,6 +205,7 @@ func writeMarkdown(w io.Writer, runs []*matrixRun, when time.Time, total time.Du
 		}
 	}
 	writeGroupProtocols(w)
+	fmt.Fprint(w, shareGroupsSection)
 }
 
 // clusterNote says what a cluster run does and does not exercise, so a

@@ -132,6 +132,9 @@ const (
 	TelemetryTooLarge                  Code = 118
 	InvalidRegistration                Code = 119
 	TransactionAbortable               Code = 120
+	InvalidRecordState                 Code = 121 // share groups (KIP-932)
+	ShareSessionNotFound               Code = 122
+	InvalidShareSessionEpoch           Code = 123
 )
 
 // info is what the broker knows about one code.
@@ -269,6 +272,9 @@ var codes = [...]info{
 	TelemetryTooLarge + 1:                  {"TELEMETRY_TOO_LARGE", false, "The telemetry payload is too large."},
 	InvalidRegistration + 1:                {"INVALID_REGISTRATION", false, "The registration is invalid."},
 	TransactionAbortable + 1:               {"TRANSACTION_ABORTABLE", false, "The transaction must be aborted."},
+	InvalidRecordState + 1:                 {"INVALID_RECORD_STATE", false, "The record state is invalid. The acknowledgement of delivery could not be completed."},
+	ShareSessionNotFound + 1:               {"SHARE_SESSION_NOT_FOUND", false, "The share session was not found."},
+	InvalidShareSessionEpoch + 1:           {"INVALID_SHARE_SESSION_EPOCH", false, "The share session epoch is invalid."},
 }
 
 func (c Code) info() (info, bool) {

@@ -1,0 +1,23 @@
+package config
+
+// shareDefs are the broker configs of share groups (KIP-932,
+// actors/sharegroup). The group.share.* ones that group configs default
+// to (share.session.timeout.ms, ...) are here too: share groups use them.
+var shareDefs = []Def{
+	{Name: "group.share.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Default share.session.timeout.ms of groups."},
+	{Name: "group.share.min.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Smallest share.session.timeout.ms a group may set."},
+	{Name: "group.share.max.session.timeout.ms", Type: Int, Default: "60000", Check: AtLeast(1), Doc: "Largest share.session.timeout.ms a group may set."},
+	{Name: "group.share.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Default share.heartbeat.interval.ms of groups."},
+	{Name: "group.share.min.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Smallest share.heartbeat.interval.ms a group may set."},
+	{Name: "group.share.max.heartbeat.interval.ms", Type: Int, Default: "15000", Check: AtLeast(1), Doc: "Largest share.heartbeat.interval.ms a group may set."},
+	{Name: "group.share.record.lock.duration.ms", Type: Int, Default: "30000", Check: AtLeast(1000), Doc: "Default share.record.lock.duration.ms of groups."},
+	{Name: "group.share.min.record.lock.duration.ms", Type: Int, Default: "15000", Check: AtLeast(1000), Doc: "Smallest share.record.lock.duration.ms a group may set."},
+	{Name: "group.share.max.record.lock.duration.ms", Type: Int, Default: "60000", Check: AtLeast(1000), Doc: "Largest share.record.lock.duration.ms a group may set."},
+	{Name: "group.share.delivery.count.limit", Type: Int, Default: "5", Check: Between(2, 10), Doc: "How many times a share group delivers a record before archiving it."},
+	{Name: "group.share.partition.max.record.locks", Type: Int, Default: "2000", Check: AtLeast(100), Doc: "Most records of one share partition in flight (between its start and end offsets) at a time."},
+	{Name: "group.share.enable", Type: Boolean, Default: "true", Doc: "Kafka 4.1's switch for share groups; samsa serves them either way and accepts the key for server.properties compatibility."},
+}
+
+// GroupConfigActs reports whether samsa acts on a group config; the
+// others are stored and described only.
+func GroupConfigActs(name string) bool { return name == "share.auto.offset.reset" }

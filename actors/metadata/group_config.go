@@ -1,0 +1,11 @@
+package metadata
+
+import "github.com/samsa-io/samsa/actors/config"
+
+// GroupConfig resolves one group config of group (its own value, else
+// the broker default), as DescribeConfigs on the GROUP resource shows it;
+// ok is false for a name that is no group config.
+func (s *State) GroupConfig(group, name string) (string, bool) {
+	e, ok := config.ResolveGroup(name, s.snap.Groups[group], s.Layers())
+	return e.Value, ok
+}

@@ -1,0 +1,95 @@
+package sharegroup
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/wire/kerr"
+)
+
+// refuseNonEmpty answers NON_EMPTY_GROUP, as Kafka does, when a group
+// whose share offsets are to change has members.
+func (a *coordinatorActor) refuseNonEmpty(c *Call, id string) bool {
+	if g := a.groups[id]; g == nil || len(g.Members) == 0 {
+		return false
+	}
+	replyError(c, kerr.NonEmptyGroup)
+	return true
+}
+
+// alterOffsets serves AlterShareGroupOffsets: each named share partition
+// starts over at the given offset, its in-flight state dropped.
+func (a *coordinatorActor) alterOffsets(c *Call, r *kmsg.AlterShareGroupOffsetsRequest) {
+	if a.refuseNonEmpty(c, r.GroupID) {
+		return
+	}
+	resp := r.ResponseKind().(*kmsg.AlterShareGroupOffsetsResponse)
+	resp.Version = r.Version
+	touched, routes := map[partKey]bool{}, a.env.Routes.Load()
+	for _, t := range r.Topics {
+		rt := kmsg.NewAlterShareGroupOffsetsResponseTopic()
+		rt.Topic = t.Topic
+		info := routes.Topics[t.Topic]
+		if info != nil {
+			rt.TopicID = info.ID
+		}
+		for _, p := range t.Partitions {
+			rp := kmsg.NewAlterShareGroupOffsetsResponseTopicPartition()
+			rp.Partition = p.Partition
+			switch {
+			case info == nil || p.Partition < 0 || int(p.Partition) >= len(info.Partitions):
+				rp.ErrorCode = int16(kerr.UnknownTopicOrPartition)
+			case p.StartOffset < 0:
+				rp.ErrorCode = int16(kerr.InvalidRequest)
+			default:
+				k := partKey{r.GroupID, TopicPartition{info.ID, p.Partition}}
+				delete(a.restored, k)
+				a.parts[k] = NewPartition(p.StartOffset, a.cfg.Limits)
+				touched[k] = true
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	if a.groups[r.GroupID] == nil && len(touched) > 0 {
+		a.groups[r.GroupID] = NewGroup(r.GroupID)
+	}
+	a.reply(c, resp, touched)
+}
+
+// deleteOffsets serves DeleteShareGroupOffsets: the group forgets its
+// share partitions of each topic (tombstones in the state topic); a
+// later fetch starts them again from share.auto.offset.reset.
+func (a *coordinatorActor) deleteOffsets(c *Call, r *kmsg.DeleteShareGroupOffsetsRequest) {
+	if a.refuseNonEmpty(c, r.GroupID) {
+		return
+	}
+	resp := r.ResponseKind().(*kmsg.DeleteShareGroupOffsetsResponse)
+	resp.Version = r.Version
+	touched, routes := map[partKey]bool{}, a.env.Routes.Load()
+	for _, t := range r.Topics {
+		rt := kmsg.NewDeleteShareGroupOffsetsResponseTopic()
+		rt.Topic = t.Topic
+		info := routes.Topics[t.Topic]
+		if info == nil {
+			rt.ErrorCode = int16(kerr.UnknownTopicOrPartition)
+			resp.Topics = append(resp.Topics, rt)
+			continue
+		}
+		rt.TopicID = info.ID
+		for i := range info.Partitions {
+			k := partKey{r.GroupID, TopicPartition{info.ID, int32(i)}}
+			if a.parts[k] != nil || hasKey(a.restored, k) {
+				delete(a.parts, k)
+				delete(a.restored, k)
+				touched[k] = true
+			}
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	a.reply(c, resp, touched)
+}
+
+func hasKey(m map[partKey]Snapshot, k partKey) bool {
+	_, ok := m[k]
+	return ok
+}

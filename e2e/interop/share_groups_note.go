@@ -1,0 +1,21 @@
+package main
+
+// shareGroupsSection closes docs/compatibility.md: share groups are not
+// part of the matrix run (only Java has a share consumer), so what is
+// known of them is written here, checked by e2e/sharegroups.
+const shareGroupsSection = `
+## Share groups (KIP-932)
+
+Checked by e2e/sharegroups, not by this matrix: Java's KafkaShareConsumer from kafka-clients 4.1.1
+(interop/java, io.samsa.interop.ShareGroups) against one ` + "`samsa serve`" + `. Three members of a group
+consume 300 records once in total; a released record comes back with delivery count 2; a record whose
+acquisition lock runs out (group.share.record.lock.duration.ms=1000) goes to another member; a rejected record and
+one released group.share.delivery.count.limit times are archived; acknowledgements survive a restart
+(__share_group_state); Java's Admin describes the group and lists, alters and deletes its offsets. share.auto.offset.reset is read from the group's configs (IncrementalAlterConfigs on
+the GROUP resource). samsa serves ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch and ShareAcknowledge at
+v1 (Kafka 4.1's), and DescribeShareGroupOffsets v0-1, AlterShareGroupOffsets and DeleteShareGroupOffsets v0;
+no group.share.enable or share.version feature is needed. Not yet: cluster mode, share groups in ListGroups
+(kafka-share-groups.sh --list), by_duration offset reset, read_committed share groups, per-group lock durations, and
+spreading partitions over members (every member is assigned every partition; the share partitions keep
+each record with one member at a time).
+`

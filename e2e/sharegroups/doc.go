@@ -1,0 +1,8 @@
+// Package sharegroups tests share groups (KIP-932) end to end with Java's
+// KafkaShareConsumer (kafka-clients 4.1, interop/java's ShareGroups)
+// against `samsa serve`: several members consume a topic's records once
+// in total, a released record and a record whose acquisition lock ran
+// out come back, rejected and over-limit records are archived, and a
+// restart keeps every acknowledgement; Java's Admin describes share groups
+// and lists, alters and deletes their offsets.
+package sharegroups

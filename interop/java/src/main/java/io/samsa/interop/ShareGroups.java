@@ -1,0 +1,309 @@
+package io.samsa.interop;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Share groups (KIP-932) with Java's KafkaShareConsumer.
+ *
+ * Usage: java -cp ... io.samsa.interop.ShareGroups MODE BOOTSTRAP TOPIC GROUP [N]
+ *
+ * Every mode first sets the group's share.auto.offset.reset to earliest
+ * (IncrementalAlterConfigs on the GROUP resource), so records produced
+ * before the consumers join are theirs. Prints a line starting OK when
+ * the mode's checks hold, else throws.
+ *
+ *   all N      produce N records (values r0..), three consumers of GROUP
+ *              with implicit acknowledgement read until N distinct
+ *              records are in; every record must arrive exactly once.
+ *   release    produce one record; a consumer releases it, gets it again
+ *              with delivery count 2 and accepts it.
+ *   timeout    produce one record; consumer A takes it and acknowledges
+ *              nothing; consumer B gets it once A's lock ran out
+ *              (delivery count 2) and accepts it.
+ *   limit      produce two records; the first is rejected, the second
+ *              released twice (group.share.delivery.count.limit=2): then
+ *              neither comes back.
+ *   accept N   produce N records and accept them all (explicitly).
+ *   after N    produce 2 more records; a consumer must get exactly those
+ *              two (offsets N, N+1): what was accepted before stays so.
+ *   admin N    on the empty GROUP whose partition 0 of TOPIC starts at N:
+ *              describeShareGroups (Empty, no members),
+ *              listShareGroupOffsets (N), alterShareGroupOffsets to 1 and
+ *              list again (1), deleteShareGroupOffsets (then no offsets).
+ */
+public final class ShareGroups {
+    private ShareGroups() {}
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0], bootstrap = args[1], topic = args[2], group = args[3];
+        int n = args.length > 4 ? Integer.parseInt(args[4]) : 0;
+        earliest(bootstrap, group);
+        switch (mode) {
+            case "all" -> all(bootstrap, topic, group, n);
+            case "release" -> release(bootstrap, topic, group);
+            case "timeout" -> timeout(bootstrap, topic, group);
+            case "limit" -> limit(bootstrap, topic, group);
+            case "accept" -> accept(bootstrap, topic, group, n);
+            case "after" -> after(bootstrap, topic, group, n);
+            case "admin" -> admin(bootstrap, topic, group, n);
+            default -> throw new IllegalArgumentException("unknown mode " + mode);
+        }
+    }
+
+    static void earliest(String bootstrap, String group) throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(p)) {
+            ConfigResource r = new ConfigResource(ConfigResource.Type.GROUP, group);
+            Map<ConfigResource, Collection<AlterConfigOp>> ops = Map.of(r,
+                List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)));
+            admin.incrementalAlterConfigs(ops).all().get();
+        }
+    }
+
+    static void produce(String bootstrap, String topic, int from, int count) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> prod = new KafkaProducer<>(p)) {
+            for (int i = from; i < from + count; i++) {
+                prod.send(new ProducerRecord<>(topic, "r" + i)).get();
+            }
+        }
+    }
+
+    static KafkaShareConsumer<String, String> consumer(String bootstrap, String topic, String group, boolean explicit) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put("share.acknowledgement.mode", explicit ? "explicit" : "implicit");
+        KafkaShareConsumer<String, String> c = new KafkaShareConsumer<>(p);
+        c.subscribe(List.of(topic));
+        return c;
+    }
+
+    /** Polls until a record arrives or 30 s pass. */
+    static ConsumerRecords<String, String> pollSome(KafkaShareConsumer<String, String> c) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(200));
+            if (!rs.isEmpty()) {
+                return rs;
+            }
+        }
+        throw new IllegalStateException("no record within 30 s");
+    }
+
+    static int deliveries(ConsumerRecord<String, String> r) {
+        Optional<Short> d = r.deliveryCount();
+        return d.map(Short::intValue).orElse(-1);
+    }
+
+    static void all(String bootstrap, String topic, String group, int n) throws Exception {
+        produce(bootstrap, topic, 0, n);
+        Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
+        AtomicInteger distinct = new AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = new ArrayList<>();
+        int[] per = new int[3];
+        for (int k = 0; k < 3; k++) {
+            final int me = k;
+            Thread t = new Thread(() -> {
+                try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, false)) {
+                    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    while (distinct.get() < n && System.nanoTime() < deadline) {
+                        for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                            if (seen.computeIfAbsent(r.value(), v -> new AtomicInteger()).incrementAndGet() == 1) {
+                                distinct.incrementAndGet();
+                            }
+                            per[me]++;
+                        }
+                    }
+                    c.commitSync();
+                } catch (Throwable e) {
+                    synchronized (failures) {
+                        failures.add(e);
+                    }
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException("a consumer failed", failures.get(0));
+        }
+        for (int i = 0; i < n; i++) {
+            AtomicInteger c = seen.get("r" + i);
+            if (c == null || c.get() != 1) {
+                throw new IllegalStateException("record r" + i + " consumed " + (c == null ? 0 : c.get()) + " times");
+            }
+        }
+        System.out.println("OK all " + n + " records once; per consumer " + per[0] + "," + per[1] + "," + per[2]);
+    }
+
+    static void release(String bootstrap, String topic, String group) throws Exception {
+        produce(bootstrap, topic, 0, 1);
+        try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, true)) {
+            ConsumerRecord<String, String> first = pollSome(c).iterator().next();
+            if (deliveries(first) != 1) {
+                throw new IllegalStateException("first delivery count " + deliveries(first));
+            }
+            c.acknowledge(first, AcknowledgeType.RELEASE);
+            c.commitSync();
+            ConsumerRecord<String, String> again = pollSome(c).iterator().next();
+            if (again.offset() != first.offset() || deliveries(again) != 2) {
+                throw new IllegalStateException("after release got offset " + again.offset() + " count " + deliveries(again));
+            }
+            c.acknowledge(again, AcknowledgeType.ACCEPT);
+            c.commitSync();
+        }
+        System.out.println("OK released record redelivered with delivery count 2");
+    }
+
+    static void timeout(String bootstrap, String topic, String group) throws Exception {
+        produce(bootstrap, topic, 0, 1);
+        KafkaShareConsumer<String, String> a = consumer(bootstrap, topic, group, true);
+        ConsumerRecord<String, String> held = pollSome(a).iterator().next();
+        try (KafkaShareConsumer<String, String> b = consumer(bootstrap, topic, group, true)) {
+            ConsumerRecord<String, String> got = pollSome(b).iterator().next();
+            if (got.offset() != held.offset() || deliveries(got) != 2) {
+                throw new IllegalStateException("after the lock ran out got offset " + got.offset() + " count " + deliveries(got));
+            }
+            b.acknowledge(got, AcknowledgeType.ACCEPT);
+            b.commitSync();
+        }
+        a.close(Duration.ofSeconds(5));
+        System.out.println("OK record redelivered after its acquisition lock timed out");
+    }
+
+    static void limit(String bootstrap, String topic, String group) throws Exception {
+        produce(bootstrap, topic, 0, 2);
+        try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, true)) {
+            Map<Long, Integer> counts = new HashMap<>();
+            int rounds = 0;
+            while (counts.getOrDefault(1L, 0) < 2) {
+                if (++rounds > 10) {
+                    throw new IllegalStateException("record 1 not delivered twice: " + counts);
+                }
+                for (ConsumerRecord<String, String> r : pollSome(c)) {
+                    counts.merge(r.offset(), 1, Integer::sum);
+                    c.acknowledge(r, r.offset() == 0 ? AcknowledgeType.REJECT : AcknowledgeType.RELEASE);
+                }
+                c.commitSync();
+            }
+            if (counts.get(0L) != 1) {
+                throw new IllegalStateException("rejected record delivered " + counts.get(0L) + " times");
+            }
+            // Both are archived now: polls for 3 s must bring nothing.
+            long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+            while (System.nanoTime() < end) {
+                ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(200));
+                if (!rs.isEmpty()) {
+                    throw new IllegalStateException("archived record delivered again: offset " + rs.iterator().next().offset());
+                }
+            }
+        }
+        System.out.println("OK rejected and over-limit records archived");
+    }
+
+    static void accept(String bootstrap, String topic, String group, int n) throws Exception {
+        produce(bootstrap, topic, 0, n);
+        int got = 0;
+        try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, true)) {
+            while (got < n) {
+                for (ConsumerRecord<String, String> r : pollSome(c)) {
+                    c.acknowledge(r, AcknowledgeType.ACCEPT);
+                    got++;
+                }
+                c.commitSync();
+            }
+        }
+        System.out.println("OK accepted " + got);
+    }
+
+    static void after(String bootstrap, String topic, String group, int n) throws Exception {
+        produce(bootstrap, topic, n, 2);
+        List<Long> offsets = new ArrayList<>();
+        try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, true)) {
+            while (offsets.size() < 2) {
+                for (ConsumerRecord<String, String> r : pollSome(c)) {
+                    offsets.add(r.offset());
+                    c.acknowledge(r, AcknowledgeType.ACCEPT);
+                }
+                c.commitSync();
+            }
+        }
+        if (!offsets.equals(List.of((long) n, (long) n + 1))) {
+            throw new IllegalStateException("after the restart got offsets " + offsets + ", want " + n + " and " + (n + 1));
+        }
+        System.out.println("OK after the restart only the new records " + offsets);
+    }
+
+    static void admin(String bootstrap, String topic, String group, int n) throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = Admin.create(p)) {
+            ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group).get();
+            if (d.groupState() != GroupState.EMPTY || !d.members().isEmpty()) {
+                throw new IllegalStateException("describe: state " + d.groupState() + ", members " + d.members());
+            }
+            Map<TopicPartition, OffsetAndMetadata> offsets = list(admin, group);
+            if (offsets.get(tp) == null || offsets.get(tp).offset() != n) {
+                throw new IllegalStateException("listShareGroupOffsets: " + offsets + ", want " + n);
+            }
+            admin.alterShareGroupOffsets(group, Map.of(tp, 1L)).all().get();
+            offsets = list(admin, group);
+            if (offsets.get(tp) == null || offsets.get(tp).offset() != 1) {
+                throw new IllegalStateException("after alterShareGroupOffsets: " + offsets + ", want 1");
+            }
+            admin.deleteShareGroupOffsets(group, Set.of(topic)).all().get();
+            offsets = list(admin, group);
+            if (offsets.get(tp) != null) {
+                throw new IllegalStateException("after deleteShareGroupOffsets: " + offsets);
+            }
+        }
+        System.out.println("OK describeShareGroups, listShareGroupOffsets (" + n + "), alter, delete");
+    }
+
+    static Map<TopicPartition, OffsetAndMetadata> list(Admin admin, String group) throws Exception {
+        return admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec())).partitionsToOffsetAndMetadata(group).get();
+    }
+}
