@@ -4,24 +4,34 @@ import (
 	"net"
 	"os"
 	"testing"
+	"time"
 )
 
 func TestReadSelf(t *testing.T) {
-	// Burn a little CPU so the reading cannot be zero by accident of
-	// rounding.
+	// Burn CPU until the kernel's clock-tick accounting shows some: a
+	// fixed loop could finish inside one tick, or be optimised away.
+	var u Usage
 	x := 0
-	for i := range 50_000_000 {
-		x ^= i
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		for i := range 1_000_000 {
+			x ^= i
+		}
+		var err error
+		if u, err = Read(os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+		if u.CPUSeconds > 0 {
+			break
+		}
 	}
-	_ = x
-	u, err := Read(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
+	sink = x
 	if u.CPUSeconds <= 0 || u.RSSBytes <= 0 || u.PeakRSS < u.RSSBytes {
 		t.Fatalf("implausible usage %+v", u)
 	}
 }
+
+// sink keeps the CPU-burning loop's result alive.
+var sink int
 
 func TestListenerPID(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
