@@ -75,8 +75,14 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	samsaBin, _ = filepath.Abs(samsaBin)
+	harness := compare.JavaHarness(pomDir)
+	// every lists the single-node workloads: Workloads and the share
+	// workload, which needs the Java harness built from pomDir.
+	every := func(toolCP string) []compare.Workload {
+		return append(compare.Workloads(scale, toolCP), compare.ShareWorkloads(scale, harness)...)
+	}
 	var singleWanted bool
-	for _, w := range compare.Workloads(scale, "") {
+	for _, w := range every("") {
 		singleWanted = singleWanted || compare.Selected(only, w.Name, false)
 	}
 	singleWanted = singleWanted || (tools && compare.Selected(only, "8 ", false)) || (tools && compare.Selected(only, "9 ", false))
@@ -131,7 +137,7 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 		toolCP = cp
 	}
 	var wls []compare.Workload
-	for _, w := range compare.Workloads(scale, toolCP) {
+	for _, w := range every(toolCP) {
 		if singleWanted && compare.Selected(only, w.Name, false) {
 			wls = append(wls, w)
 		}
