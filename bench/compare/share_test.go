@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,9 +64,10 @@ func TestParseShareBench(t *testing.T) {
 }
 
 // A single node's S1 figures land in the throughput chart and, per
-// million records, in the CPU chart.
-func TestShareCharts(t *testing.T) {
-	r := &Run{Configs: []ConfigInfo{{Name: "samsa", Brokers: 1}, {Name: "kafka", Brokers: 1}}}
+// million records, in the CPU chart; the report names the Java client.
+func TestShareReport(t *testing.T) {
+	r := &Run{Configs: []ConfigInfo{{Name: "samsa", Brokers: 1}, {Name: "kafka", Brokers: 1}},
+		Workloads: []WorkloadDoc{{Name: shareName, Command: "ShareBench", Brokers: 1}}}
 	for _, cfg := range []string{"samsa", "kafka"} {
 		r.Measurements = append(r.Measurements,
 			Measurement{cfg, 1, Figure{shareName, "records/s", "records/s", 30000, false}},
@@ -77,5 +79,12 @@ func TestShareCharts(t *testing.T) {
 	}
 	if !slices.Equal(charts, []string{"x-throughput.svg", "x-cpu.svg"}) {
 		t.Fatalf("charts %v", charts)
+	}
+	var md strings.Builder
+	if err := r.WriteMarkdown(&md, charts, "0 0 0"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "KafkaShareConsumer") || !strings.Contains(md.String(), "| "+shareName+" | records/s (records/s) |") {
+		t.Fatalf("the report names neither the share client nor S1's row:\n%s", md.String())
 	}
 }

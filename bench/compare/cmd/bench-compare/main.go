@@ -10,6 +10,12 @@
 //
 //	BENCH_REPLICATED=1 BENCH_SCALE=0.1 make bench-compare
 //	go run ./bench/compare/cmd/bench-compare -workloads replicated
+//
+// The share-group workload S1 runs Java's KafkaShareConsumer from the
+// harness in -pom's directory (interop/java), which it builds with Maven
+// on first use. Only S1:
+//
+//	BENCH_WORKLOADS=S1 BENCH_SCALE=0.25 BENCH_ROUNDS=1 make bench-compare
 package main
 
 import (
