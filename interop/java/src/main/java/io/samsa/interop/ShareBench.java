@@ -23,7 +23,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * Usage: java -cp ... io.samsa.interop.ShareBench BOOTSTRAP TOPIC GROUP RECORDS CONSUMERS TIMEOUT_MS
  *
- * TOPIC must already hold RECORDS records. GROUP's share.auto.offset.reset
+ * TOPIC must already hold RECORDS records, at offsets below 2^31 (a
+ * fresh topic: distinct records are tracked in one BitSet per partition). GROUP's share.auto.offset.reset
  * is set to earliest (as ShareGroups does), then CONSUMERS share consumers
  * (one thread each, implicit acknowledgement, byte-array values) read until
  * RECORDS distinct records (partition, offset) are in; each then commits
