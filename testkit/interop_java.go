@@ -20,30 +20,44 @@ var interopJavaBuild struct {
 }
 
 // InteropJava returns the classpath of interop/java's harness (its
-// classes and the Kafka jars Maven copied next to them), building it with
-// `mvn -q -B package -DskipTests` first when it is missing or older than
-// its pom.xml or a source file; the first build on a machine downloads
-// the Kafka client and tools from Maven Central. A file lock serializes
-// the test packages that ask at once (they run in parallel under `go
-// test ./...`, and two Maven builds in one directory trip over each
-// other). Without java or mvn t is skipped, or failed in CI.
+// classes and the Kafka jars Maven copied next to them), building it
+// first when need be (BuildInteropJava). Without java or mvn t is
+// skipped, or failed in CI.
 func InteropJava(t testing.TB) string {
 	t.Helper()
 	RequireTool(t, "java")
-	mvn := RequireTool(t, "mvn")
+	RequireTool(t, "mvn")
 	interopJavaBuild.once.Do(func() {
 		dir := interopDir("java")
 		if dir == "" {
 			interopJavaBuild.err = fmt.Errorf("interop/java is not above the working directory")
 			return
 		}
-		interopJavaBuild.cp = filepath.Join(dir, "target", "classes") + string(os.PathListSeparator) + filepath.Join(dir, "target", "lib", "*")
-		interopJavaBuild.err = buildInteropJava(mvn, dir)
+		interopJavaBuild.cp, interopJavaBuild.err = BuildInteropJava(dir)
 	})
 	if interopJavaBuild.err != nil {
 		t.Fatalf("building the Java harness: %v", interopJavaBuild.err)
 	}
 	return interopJavaBuild.cp
+}
+
+// BuildInteropJava returns the classpath of the Java harness in dir
+// (interop/java), building it with `mvn -q -B package -DskipTests` first
+// when it is missing or older than its pom.xml or a source file; the
+// first build on a machine downloads the Kafka client and tools from
+// Maven Central. A file lock serializes the processes that ask at once
+// (test packages run in parallel under `go test ./...`, and two Maven
+// builds in one directory trip over each other). For programs that are
+// not tests (bench/compare); tests call InteropJava.
+func BuildInteropJava(dir string) (string, error) {
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		return "", fmt.Errorf("testkit: building the Java harness needs mvn: %w", err)
+	}
+	if err := buildInteropJava(mvn, dir); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "target", "classes") + string(os.PathListSeparator) + filepath.Join(dir, "target", "lib", "*"), nil
 }
 
 func buildInteropJava(mvn, dir string) error {

@@ -42,6 +42,17 @@
 // KIP-848's consumer protocol (kgo.ServerSideBalancer). Both brokers keep
 // their default heartbeat intervals, which bound these figures.
 //
+// The share-group workload (share.go, S1; alone: -workloads S1) fills a
+// 6-partition topic with 100-byte records (franz-go), then 3 of Java's
+// KafkaShareConsumers (kafka-clients 4.1.1, interop/java's ShareBench,
+// the harness built with Maven on first use) in one new share group read
+// and acknowledge every record: records/s from their start to their last
+// commit, broker CPU per million records. franz-go has no share
+// consumer, so the same Java client runs against both brokers. Kafka 4.1
+// serves share groups only with the share.version feature at 1, which
+// KafkaConfig sets when it formats the node's storage (with the share
+// state topic at replication factor 1); samsa serves them always.
+//
 // TLS (tls.go, not run by default): -configs samsa-tls, samsa-tls-noflush
 // and kafka-tls give each broker an SSL listener instead of PLAINTEXT, the
 // same PKCS#12 keystore (a CA and an ECDSA P-256 certificate made for the

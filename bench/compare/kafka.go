@@ -62,7 +62,7 @@ func kafkaConfig(name, classPath string, durable bool, files *TLSFiles, extra ..
 	if len(extra) > 0 {
 		settings = "Kafka " + strings.Join(extra, ", ")
 	}
-	settings += "; group.initial.rebalance.delay.ms=0; JVM " + strings.Join(JVMOptions[:4], " ")
+	settings += "; group.initial.rebalance.delay.ms=0; storage formatted with share.version=1 (share groups); JVM " + strings.Join(JVMOptions[:4], " ")
 	listener := "PLAINTEXT"
 	var tlsConfig *tls.Config
 	if files != nil {
@@ -87,6 +87,8 @@ log.dirs=%[3]s
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 num.partitions=1
 %[4]s
@@ -98,8 +100,12 @@ num.partitions=1
 			java := func(args ...string) *exec.Cmd {
 				return exec.Command("java", append(append(append([]string{}, JVMOptions...), "-cp", classPath), args...)...)
 			}
-			// A fixed cluster id (any 16 bytes, base64): the directory is new each time.
-			format := java("kafka.tools.StorageTool", "format", "-t", "YmVuY2gtY29tcGFyZS0wMQ", "-c", propsFile)
+			// A fixed cluster id (any 16 bytes, base64): the directory is
+			// new each time. Kafka 4.1 serves share groups (workload S1)
+			// only once the share.version feature is 1 (its upgrade notes:
+			// kafka-features.sh upgrade --feature share.version=1); setting
+			// it at format time is the same without a second tool run.
+			format := java("kafka.tools.StorageTool", "format", "-t", "YmVuY2gtY29tcGFyZS0wMQ", "-c", propsFile, "--feature", "share.version=1")
 			if out, err := format.CombinedOutput(); err != nil {
 				return nil, fmt.Errorf("compare: kafka storage format: %v: %s", err, out)
 			}

@@ -99,6 +99,9 @@ func (r *Run) WriteMarkdown(w io.Writer, charts []string, loadAtEnd string) erro
 	if len(single) > 0 {
 		p(", plus Kafka's own ProducerPerformance/ConsumerPerformance (kafka-tools) for workloads 8 and 9")
 	}
+	if r.ran(shareName) {
+		p("; the share-group workload S1 consumes with Java's KafkaShareConsumer (kafka-clients %s, interop/java's ShareBench), franz-go having no share consumer", r.Machine.KafkaVersion)
+	}
 	p(". Broker CPU seconds and resident memory come from /proc/PID of the broker processes.\n\n")
 	if len(single) > 0 {
 		configTable(p, single)
@@ -135,6 +138,16 @@ func (r *Run) WriteMarkdown(w io.Writer, charts []string, loadAtEnd string) erro
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ran reports whether workload is among the run's workloads.
+func (r *Run) ran(workload string) bool {
+	for _, w := range r.Workloads {
+		if w.Name == workload {
+			return true
+		}
+	}
+	return false
 }
 
 // presentPairs are the pairs of all whose two configurations both ran

@@ -42,7 +42,8 @@ func scaled(n int64, scale float64, floor int64) int64 {
 // Workloads returns the workloads of the comparison at scale (1 = the
 // honest default sizes): 1-7, the transactional 10-13 (txn.go), the
 // group rebalance G1 and G2 (rebalance.go, not scaled), and
-// Kafka's own tools (8, 9) when classPath is not empty.
+// Kafka's own tools (8, 9) when classPath is not empty. The share-group
+// workload S1 is apart (ShareWorkloads): it needs the Java harness.
 func Workloads(scale float64, classPath string) []Workload {
 	fast := func(name string, base bench.Workload) Workload {
 		return Workload{Name: name, Command: describe(base), Run: func(ctx context.Context, b *Running) ([]Figure, error) {

@@ -63,6 +63,31 @@ func waitProbes(t *testing.T, addr, ip string, want, max int) {
 	}
 }
 
+// connectAtLimit dials b from ip in the background while b's listener is
+// at its max.connections, and returns once the listener reports waiting
+// for a slot (it does so in Stats only, hence the polling). The channel
+// then says whether the waiting connection was answered (within 30 s)
+// once a slot came free.
+func connectAtLimit(t *testing.T, b *testkit.InProcess, ip string) <-chan bool {
+	t.Helper()
+	held := make(chan bool, 1)
+	go func() {
+		c, ok, _ := testkit.AnsweredFrom(b.Addr, ip, 30*time.Second)
+		if c != nil {
+			defer c.Close()
+		}
+		held <- ok
+	}()
+	deadlineAt := time.Now().Add(10 * time.Second)
+	for b.Server.Stats().SlotWaits == 0 && time.Now().Before(deadlineAt) {
+		time.Sleep(5 * time.Millisecond) // polling Stats, the only report of the wait
+	}
+	if st := b.Server.Stats(); st.SlotWaits == 0 {
+		t.Fatalf("the listener did not wait for a slot at its max.connections: %+v", st)
+	}
+	return held
+}
+
 // max.connections.per.ip(.overrides) and max.connections set with
 // Kafka's kafka-configs.sh, as the cluster default and for the broker,
 // apply to the next connection without a restart; a raised
@@ -107,21 +132,7 @@ func TestConnectionLimitsChangeLive(t *testing.T) {
 	if !testkit.Answered(t, b.Addr, "127.0.0.4") {
 		t.Fatal("the connection within max.connections was not answered")
 	}
-	held := make(chan bool, 1)
-	go func() {
-		c, ok, _ := testkit.AnsweredFrom(b.Addr, "127.0.0.4", 30*time.Second)
-		if c != nil {
-			defer c.Close()
-		}
-		held <- ok
-	}()
-	deadlineAt := time.Now().Add(10 * time.Second)
-	for b.Server.Stats().SlotWaits == 0 && time.Now().Before(deadlineAt) {
-		time.Sleep(5 * time.Millisecond) // the accept goroutine reports the wait in Stats only
-	}
-	if b.Server.Stats().SlotWaits == 0 {
-		t.Fatalf("the listener did not wait at max.connections=%d: %+v", open+1, b.Server.Stats())
-	}
+	held := connectAtLimit(t, b, "127.0.0.4")
 	set(strconv.FormatInt(open+5, 10))
 	if !<-held {
 		t.Fatal("the connection held at the lowered max.connections was not answered once it was raised")
@@ -170,20 +181,9 @@ func TestListenerMaxConnections(t *testing.T) {
 	if !testkit.Answered(t, b.Addr, "127.0.0.3") {
 		t.Fatal("the second connection was not answered")
 	}
-	held := make(chan bool, 1)
-	go func() {
-		c, ok, _ := testkit.AnsweredFrom(b.Addr, "127.0.0.4", 30*time.Second)
-		if c != nil {
-			defer c.Close()
-		}
-		held <- ok
-	}()
-	deadlineAt := time.Now().Add(10 * time.Second)
-	for b.Server.Stats().SlotWaits == 0 && time.Now().Before(deadlineAt) {
-		time.Sleep(5 * time.Millisecond) // the accept goroutine reports the wait in Stats only
-	}
-	if st := b.Server.Stats(); st.SlotWaits == 0 || st.ConnectionsOpen != 2 {
-		t.Fatalf("the listener did not wait at its max.connections of 2: %+v", st)
+	held := connectAtLimit(t, b, "127.0.0.4")
+	if st := b.Server.Stats(); st.ConnectionsOpen != 2 {
+		t.Fatalf("the listener waited with %d connections open, want its max.connections of 2: %+v", st.ConnectionsOpen, st)
 	}
 	first.Close()
 	if !<-held {

@@ -92,7 +92,7 @@ func TestImportRules(t *testing.T) {
 		from := area(p.ImportPath)
 		rules, known := allowed[from]
 		if !known {
-			t.Errorf("%s: top-level folder %q has no import rule; add it to design.md and this test", p.ImportPath, from)
+			t.Errorf("%s: top-level folder %q has no import rule; add it to this test and docs/architecture.md", p.ImportPath, from)
 			continue
 		}
 		for _, imp := range p.Imports {

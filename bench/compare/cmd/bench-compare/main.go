@@ -10,6 +10,12 @@
 //
 //	BENCH_REPLICATED=1 BENCH_SCALE=0.1 make bench-compare
 //	go run ./bench/compare/cmd/bench-compare -workloads replicated
+//
+// The share-group workload S1 runs Java's KafkaShareConsumer from the
+// harness in -pom's directory (interop/java), which it builds with Maven
+// on first use. Only S1:
+//
+//	BENCH_WORKLOADS=S1 BENCH_SCALE=0.25 BENCH_ROUNDS=1 make bench-compare
 package main
 
 import (
@@ -75,8 +81,14 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	samsaBin, _ = filepath.Abs(samsaBin)
+	harness := compare.JavaHarness(pomDir)
+	// every lists the single-node workloads: Workloads and the share
+	// workload, which needs the Java harness built from pomDir.
+	every := func(toolCP string) []compare.Workload {
+		return append(compare.Workloads(scale, toolCP), compare.ShareWorkloads(scale, harness)...)
+	}
 	var singleWanted bool
-	for _, w := range compare.Workloads(scale, "") {
+	for _, w := range every("") {
 		singleWanted = singleWanted || compare.Selected(only, w.Name, false)
 	}
 	singleWanted = singleWanted || (tools && compare.Selected(only, "8 ", false)) || (tools && compare.Selected(only, "9 ", false))
@@ -131,7 +143,7 @@ func run(log *slog.Logger, scale float64, rounds int, samsaBin, pomDir, out, con
 		toolCP = cp
 	}
 	var wls []compare.Workload
-	for _, w := range compare.Workloads(scale, toolCP) {
+	for _, w := range every(toolCP) {
 		if singleWanted && compare.Selected(only, w.Name, false) {
 			wls = append(wls, w)
 		}
