@@ -37,7 +37,10 @@ type (
 		slot  int
 		chunk shards.Chunk
 	}
-	retryFetch struct{ op *fetchOp }
+	retryFetch struct {
+		op    *fetchOp
+		round int32
+	}
 	// resetKnown brings a joining member's heartbeat back with its
 	// group's share.auto.offset.reset.
 	resetKnown struct {
@@ -69,6 +72,9 @@ type coordinatorActor struct {
 	// reset is each group's share.auto.offset.reset, read from the
 	// group configs as members join.
 	reset map[string]string
+	// parked is each group's ShareFetches waiting for records
+	// (actor_wait.go).
+	parked map[string]map[*fetchOp]bool
 
 	// Loading the durable state: calls wait in queue until it is in.
 	loading  bool
@@ -105,7 +111,7 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 		a.reset[m.call.Req.Body.(*kmsg.ShareGroupHeartbeatRequest).GroupID] = m.value
 		env.Reply(m.call.Req, a.heartbeat(m.call, m.call.Req.Body.(*kmsg.ShareGroupHeartbeatRequest)))
 	case *retryFetch:
-		a.retry(m.op)
+		a.retry(m.op, m.round)
 	case *tick:
 		a.onTick()
 		a.armTick()
@@ -170,6 +176,7 @@ func (a *coordinatorActor) releaseMember(group, member string) {
 			p.ReleaseMember(member)
 		}
 	}
+	a.wakeGroup(group)
 }
 
 // topics is the routing table as assignment needs it.

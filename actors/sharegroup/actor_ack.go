@@ -39,6 +39,9 @@ func (a *coordinatorActor) acknowledge(group, member string, tp TopicPartition, 
 		}
 		touched[k] = true
 	}
+	if touched[k] {
+		a.wakeGroup(group) // released records, or a start that moved
+	}
 	return code
 }
 

@@ -270,3 +270,15 @@ func (p *Partition) Lag(hw int64) int64 {
 	}
 	return lag
 }
+
+// NextLockExpiry is the earliest deadline of a live acquisition lock:
+// when records may next come back available by expiry.
+func (p *Partition) NextLockExpiry() (time.Time, bool) {
+	var first time.Time
+	for _, r := range p.inflight {
+		if r.state == Acquired && (first.IsZero() || r.deadline.Before(first)) {
+			first = r.deadline
+		}
+	}
+	return first, !first.IsZero()
+}

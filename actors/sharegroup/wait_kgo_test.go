@@ -1,0 +1,93 @@
+package sharegroup_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/samsa-io/samsa/testkit"
+)
+
+// longPollMax is the max wait of the long polls below: far above any
+// wake-up, so an answer with records before it came from the wake-up.
+const longPollMax = 20 * time.Second
+
+type fetchAnswer struct {
+	resp *kmsg.ShareFetchResponse
+	err  error
+	took time.Duration
+}
+
+// longPoll sends c's ShareFetch with longPollMax in the background and
+// returns once it waits on the partition (its view counts one more
+// parked fetch than before).
+func longPoll(t *testing.T, n *testkit.InProcess, c *shareClient, topic string) <-chan fetchAnswer {
+	t.Helper()
+	view := n.Broker.Routes().Topics[topic].View(0)
+	before := view.Parked()
+	req := c.fetchRequest(longPollMax, 100)
+	out := make(chan fetchAnswer, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*longPollMax)
+		defer cancel()
+		began := time.Now()
+		resp, err := req.RequestWith(ctx, c.cl)
+		out <- fetchAnswer{resp, err, time.Since(began)}
+	}()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(longPollMax); view.Parked() <= before; {
+		if time.Now().After(deadline) {
+			t.Fatal("the ShareFetch never waited on the partition")
+		}
+		<-tick.C
+	}
+	return out
+}
+
+// answered is what a long poll acquired, failing t unless it answered
+// before its max wait.
+func answered(t *testing.T, c *shareClient, ch <-chan fetchAnswer) delivered {
+	t.Helper()
+	a := <-ch
+	got := c.acquired(a.resp, a.err)
+	if a.took >= longPollMax {
+		t.Fatalf("the ShareFetch answered after %v, its max wait", a.took)
+	}
+	return got
+}
+
+// TestShareFetchWakesOnProduce: a ShareFetch with nothing to acquire
+// waits on its partition like a Fetch, and a produce wakes it: it
+// answers with the new records before its max wait.
+func TestShareFetchWakesOnProduce(t *testing.T) {
+	n := startWithTopic(t, "sw")
+	m := join(t, n, "gw", "m1", "sw")
+	ch := longPoll(t, n, m, "sw")
+	produce(t, n, "sw", 0, 3)
+	if got := answered(t, m, ch); !slices.Equal(got.offsets, []int64{0, 1, 2}) {
+		t.Fatalf("the woken ShareFetch got %v, want 0-2", got.offsets)
+	}
+}
+
+// TestShareFetchWakesOnRelease: a member waiting while another holds
+// every record gets them when the other releases them, long before the
+// locks (30 s by default) would run out.
+func TestShareFetchWakesOnRelease(t *testing.T) {
+	n := startWithTopic(t, "sr")
+	a := join(t, n, "gr", "a", "sr")
+	b := join(t, n, "gr", "b", "sr")
+	b.fetch(0, 100) // starts the share partition at the latest offset, 0
+	produce(t, n, "sr", 0, 2)
+	if got := a.fetch(5*time.Second, 100); !slices.Equal(got.offsets, []int64{0, 1}) {
+		t.Fatalf("a got %v, want 0-1", got.offsets)
+	}
+	ch := longPoll(t, n, b, "sr")
+	a.acknowledge(ack{0, 1, 2})
+	if got := answered(t, b, ch); !slices.Equal(got.offsets, []int64{0, 1}) || got.deliveries[0] != 2 {
+		t.Fatalf("after a's release b got %v (deliveries %v), want 0-1 delivered twice", got.offsets, got.deliveries)
+	}
+}
