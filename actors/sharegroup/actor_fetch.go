@@ -57,7 +57,7 @@ func deref(s *string) string {
 func (a *coordinatorActor) shareFetch(c *Call, r *kmsg.ShareFetchRequest) {
 	resp := r.ResponseKind().(*kmsg.ShareFetchResponse)
 	resp.Version = r.Version
-	resp.AcquisitionLockTimeoutMillis = int32(a.cfg.Limits.LockDuration.Milliseconds())
+	resp.AcquisitionLockTimeoutMillis = int32(a.settingsOf(deref(r.GroupID)).limits.LockDuration.Milliseconds())
 	group, member := deref(r.GroupID), deref(r.MemberID)
 	var add, forget []TopicPartition
 	for _, t := range r.Topics {
@@ -128,6 +128,9 @@ func (a *coordinatorActor) startRound(op *fetchOp) {
 		}
 		hw, _, _ := view.Bounds()
 		op.reads[i].view, op.reads[i].hw = view, hw
+		if p == nil {
+			continue // its start is being looked up (by_duration)
+		}
 		from := p.NextAvailable(now)
 		if from >= hw || (a.cfg.Limits.MaxInFlight > 0 && from-p.Start() >= a.cfg.Limits.MaxInFlight) {
 			continue

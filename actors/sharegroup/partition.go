@@ -67,6 +67,11 @@ func NewPartition(start int64, limits Limits) *Partition {
 	return &Partition{limits: limits, start: start, end: start, inflight: map[int64]*inFlight{}}
 }
 
+// SetLimits changes the partition's settings (its group's configs
+// changed): locks taken from now on last the new duration, and the new
+// delivery limit applies to the next release or expiry.
+func (p *Partition) SetLimits(l Limits) { p.limits = l }
+
 // Start is the share-partition start offset.
 func (p *Partition) Start() int64 { return p.start }
 

@@ -207,6 +207,33 @@ func varintLen(v int64) int {
 	return n
 }
 
+// setGroupConfigs sets a group's configs (names and values in pairs)
+// with IncrementalAlterConfigs on its GROUP resource and returns the
+// error the broker answered, with its message.
+func setGroupConfigs(t *testing.T, cl *kgo.Client, group string, kv ...string) error {
+	t.Helper()
+	alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	for i := 0; i+1 < len(kv); i += 2 {
+		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		cfg.Name, cfg.Value = kv[i], kmsg.StringPtr(kv[i+1])
+		res.Configs = append(res.Configs, cfg)
+	}
+	alter.Resources = append(alter.Resources, res)
+	ar, err := alter.RequestWith(ctxT(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kerr.ErrorForCode(ar.Resources[0].ErrorCode); err != nil {
+		if m := ar.Resources[0].ErrorMessage; m != nil {
+			return fmt.Errorf("%w: %s", err, *m)
+		}
+		return err
+	}
+	return nil
+}
+
 // startWithTopic starts a broker configured by kv with a one-partition
 // topic.
 func startWithTopic(t *testing.T, topic string, kv ...string) *testkit.InProcess {
@@ -340,18 +367,7 @@ func TestShareGroupEarliest(t *testing.T) {
 	n := startWithTopic(t, "se")
 	_, cl := n.Admin(t)
 	produce(t, n, "se", 0, 3)
-	alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, "early"
-	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-	cfg.Name, cfg.Value = "share.auto.offset.reset", kmsg.StringPtr("earliest")
-	res.Configs = append(res.Configs, cfg)
-	alter.Resources = append(alter.Resources, res)
-	ar, err := alter.RequestWith(ctxT(t), cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := kerr.ErrorForCode(ar.Resources[0].ErrorCode); err != nil {
+	if err := setGroupConfigs(t, cl, "early", "share.auto.offset.reset", "earliest"); err != nil {
 		t.Fatalf("setting share.auto.offset.reset: %v", err)
 	}
 	early := join(t, n, "early", "m1", "se")
