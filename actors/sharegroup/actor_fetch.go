@@ -22,6 +22,7 @@ type fetchOp struct {
 	resp     *kmsg.ShareFetchResponse
 	group    string
 	member   string
+	sess     *Session // the share session the fetch acquires for
 	parts    []TopicPartition
 	acks     map[TopicPartition]kerr.Code
 	deadline time.Time
@@ -105,7 +106,7 @@ func (a *coordinatorActor) shareFetch(c *Call, r *kmsg.ShareFetchRequest) {
 		a.finish(op)
 		return
 	}
-	op.parts = append([]TopicPartition(nil), sess.Partitions...)
+	op.sess, op.parts = sess, append([]TopicPartition(nil), sess.Partitions...)
 	a.startRound(op)
 }
 
@@ -198,6 +199,13 @@ func (a *coordinatorActor) retry(op *fetchOp, round int32) {
 		a.unpark(op)
 		op.resp.ErrorCode = int16(kerr.UnknownMemberID)
 		a.reply(op.call, op.resp, nil)
+		return
+	}
+	if a.sessions[[2]string{op.group, op.member}] != op.sess {
+		// The share session closed (its member's locks released) or
+		// started over while the fetch waited: records acquired now
+		// would be locked for a consumer that no longer reads them.
+		a.finish(op)
 		return
 	}
 	a.startRound(op)

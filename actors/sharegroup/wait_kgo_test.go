@@ -73,21 +73,51 @@ func TestShareFetchWakesOnProduce(t *testing.T) {
 	}
 }
 
+// twoMembersOneHolding starts a broker with topic, two members a and b
+// of group, and two records that a holds.
+func twoMembersOneHolding(t *testing.T, topic, group string) (n *testkit.InProcess, a, b *shareClient) {
+	t.Helper()
+	n = startWithTopic(t, topic)
+	a = join(t, n, group, "a", topic)
+	b = join(t, n, group, "b", topic)
+	b.fetch(0, 100) // starts the share partition at the latest offset, 0
+	produce(t, n, topic, 0, 2)
+	if got := a.fetch(5*time.Second, 100); !slices.Equal(got.offsets, []int64{0, 1}) {
+		t.Fatalf("a got %v, want 0-1", got.offsets)
+	}
+	return n, a, b
+}
+
 // TestShareFetchWakesOnRelease: a member waiting while another holds
 // every record gets them when the other releases them, long before the
 // locks (30 s by default) would run out.
 func TestShareFetchWakesOnRelease(t *testing.T) {
-	n := startWithTopic(t, "sr")
-	a := join(t, n, "gr", "a", "sr")
-	b := join(t, n, "gr", "b", "sr")
-	b.fetch(0, 100) // starts the share partition at the latest offset, 0
-	produce(t, n, "sr", 0, 2)
-	if got := a.fetch(5*time.Second, 100); !slices.Equal(got.offsets, []int64{0, 1}) {
-		t.Fatalf("a got %v, want 0-1", got.offsets)
-	}
+	n, a, b := twoMembersOneHolding(t, "sr", "gr")
 	ch := longPoll(t, n, b, "sr")
 	a.acknowledge(ack{0, 1, 2})
 	if got := answered(t, b, ch); !slices.Equal(got.offsets, []int64{0, 1}) || got.deliveries[0] != 2 {
 		t.Fatalf("after a's release b got %v (deliveries %v), want 0-1 delivered twice", got.offsets, got.deliveries)
+	}
+}
+
+// TestShareFetchWaitingAcrossSessionClose: a member closes its share
+// session (ShareAcknowledge at the final epoch) while its own ShareFetch
+// waits. The close releases its records and wakes the fetch, which must
+// not take them again for a consumer that is gone: it answers empty, and
+// another member gets them.
+func TestShareFetchWaitingAcrossSessionClose(t *testing.T) {
+	n, a, b := twoMembersOneHolding(t, "sx", "gx")
+	ch := longPoll(t, n, a, "sx")
+	closeSession := kmsg.NewPtrShareAcknowledgeRequest()
+	closeSession.Version = 1
+	closeSession.GroupID, closeSession.MemberID, closeSession.ShareSessionEpoch = &a.group, &a.member, -1
+	if resp, err := closeSession.RequestWith(ctxT(t), a.cl); err != nil || resp.ErrorCode != 0 {
+		t.Fatalf("closing a's share session: %v %+v", err, resp)
+	}
+	if got := answered(t, a, ch); len(got.offsets) != 0 {
+		t.Fatalf("a's waiting fetch acquired %v after its session closed", got.offsets)
+	}
+	if got := b.fetch(5*time.Second, 100); !slices.Equal(got.offsets, []int64{0, 1}) || got.deliveries[0] != 2 {
+		t.Fatalf("b got %v (deliveries %v), want 0-1 released by a's close", got.offsets, got.deliveries)
 	}
 }
