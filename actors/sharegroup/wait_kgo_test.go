@@ -23,7 +23,7 @@ type fetchAnswer struct {
 
 // longPoll sends c's ShareFetch with longPollMax in the background and
 // returns once it waits on the partition (its view counts one more
-// parked fetch than before).
+// parked fetch than before) or answered.
 func longPoll(t *testing.T, n *testkit.InProcess, c *shareClient, topic string) <-chan fetchAnswer {
 	t.Helper()
 	view := n.Broker.Routes().Topics[topic].View(0)
@@ -43,7 +43,15 @@ func longPoll(t *testing.T, n *testkit.InProcess, c *shareClient, topic string) 
 		if time.Now().After(deadline) {
 			t.Fatal("the ShareFetch never waited on the partition")
 		}
-		<-tick.C
+		select {
+		case a := <-out:
+			// Answered before it waited: what it would wait for (a lock
+			// running out) came first on a slow machine.
+			again := make(chan fetchAnswer, 1)
+			again <- a
+			return again
+		case <-tick.C:
+		}
 	}
 	return out
 }
@@ -73,11 +81,11 @@ func TestShareFetchWakesOnProduce(t *testing.T) {
 	}
 }
 
-// twoMembersOneHolding starts a broker with topic, two members a and b
-// of group, and two records that a holds.
-func twoMembersOneHolding(t *testing.T, topic, group string) (n *testkit.InProcess, a, b *shareClient) {
+// twoMembersOneHolding starts a broker configured by kv with topic, two
+// members a and b of group, and two records that a holds.
+func twoMembersOneHolding(t *testing.T, topic, group string, kv ...string) (n *testkit.InProcess, a, b *shareClient) {
 	t.Helper()
-	n = startWithTopic(t, topic)
+	n = startWithTopic(t, topic, kv...)
 	a = join(t, n, group, "a", topic)
 	b = join(t, n, group, "b", topic)
 	b.fetch(0, 100) // starts the share partition at the latest offset, 0
@@ -119,5 +127,16 @@ func TestShareFetchWaitingAcrossSessionClose(t *testing.T) {
 	}
 	if got := b.fetch(5*time.Second, 100); !slices.Equal(got.offsets, []int64{0, 1}) || got.deliveries[0] != 2 {
 		t.Fatalf("b got %v (deliveries %v), want 0-1 released by a's close", got.offsets, got.deliveries)
+	}
+}
+
+// TestShareFetchWakesOnLockExpiry: a member waiting while another holds
+// every record and acknowledges nothing gets them when the locks (1 s
+// here) run out, long before its own max wait.
+func TestShareFetchWakesOnLockExpiry(t *testing.T) {
+	n, _, b := twoMembersOneHolding(t, "se", "ge", "group.share.record.lock.duration.ms", "1000", "group.share.min.record.lock.duration.ms", "1000")
+	ch := longPoll(t, n, b, "se")
+	if got := answered(t, b, ch); !slices.Equal(got.offsets, []int64{0, 1}) || got.deliveries[0] != 2 {
+		t.Fatalf("after a's locks ran out b got %v (deliveries %v), want 0-1 delivered twice", got.offsets, got.deliveries)
 	}
 }
