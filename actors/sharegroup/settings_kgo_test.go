@@ -91,3 +91,40 @@ func TestShareGroupByDuration(t *testing.T) {
 		t.Fatalf("by_duration:P1D got %v, want 0-3", got.offsets)
 	}
 }
+
+// TestShareGroupSessionTimeoutApplies: a member of a group whose
+// share.session.timeout.ms is 2 s is expired once it stops
+// heartbeating, while a member of a group on the broker's 45 s stays.
+func TestShareGroupSessionTimeoutApplies(t *testing.T) {
+	n := startWithTopic(t, "st", "group.share.min.session.timeout.ms", "1000", "group.share.min.heartbeat.interval.ms", "500")
+	_, cl := n.Admin(t)
+	if err := setGroupConfigs(t, cl, "short", "share.session.timeout.ms", "2000", "share.heartbeat.interval.ms", "1000"); err != nil {
+		t.Fatal(err)
+	}
+	join(t, n, "short", "m1", "st")
+	join(t, n, "long", "m1", "st")
+	members := func() (short, long int) {
+		d := kmsg.NewPtrShareGroupDescribeRequest()
+		d.Version = 1
+		d.GroupIDs = []string{"short", "long"}
+		dr, err := d.RequestWith(ctxT(t), cl)
+		if err != nil || len(dr.Groups) != 2 {
+			t.Fatalf("describe: %v %+v", err, dr)
+		}
+		return len(dr.Groups[0].Members), len(dr.Groups[1].Members)
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(20 * time.Second); ; <-tick.C {
+		short, long := members()
+		if long != 1 {
+			t.Fatalf("the member of the group on the broker's 45 s session timeout is gone (%d members)", long)
+		}
+		if short == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the member of the group with a 2 s session timeout was never expired")
+		}
+	}
+}
