@@ -13,7 +13,9 @@ const groupNote = " samsa stores and describes the value; it has no effect yet (
 // IncrementalAlterConfigs on a GROUP resource. Each defaults to its broker
 // synonym's value (group.consumer.*, group.share.*, group.streams.*), or to
 // the def's Default when it has none. They tune KIP-848 consumer groups,
-// share groups and streams groups, which samsa does not serve yet.
+// share groups and streams groups; share groups apply theirs
+// (GroupConfigActs), share.delivery.count.limit being Kafka 4.2's
+// (KIP-1240).
 var groupDefs = []Def{
 	{Name: "consumer.session.timeout.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.consumer.session.timeout.ms"}},
@@ -23,15 +25,18 @@ var groupDefs = []Def{
 		Doc:      "Heartbeat interval given to consumer group (KIP-848) members." + groupNote},
 	{Name: "share.session.timeout.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.share.session.timeout.ms"}},
-		Doc:      "Timeout to detect client failures of a share group member." + groupNote},
+		Doc:      "Timeout to detect client failures of a share group member."},
 	{Name: "share.heartbeat.interval.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.share.heartbeat.interval.ms"}},
-		Doc:      "Heartbeat interval given to share group members." + groupNote},
+		Doc:      "Heartbeat interval given to share group members."},
 	{Name: "share.record.lock.duration.ms", Type: Int, Check: AtLeast(1000),
 		Synonyms: []Synonym{{Name: "group.share.record.lock.duration.ms"}},
-		Doc:      "How long a share group member holds a record's acquisition lock." + groupNote},
+		Doc:      "How long a share group member holds a record's acquisition lock."},
+	{Name: "share.delivery.count.limit", Type: Int, Check: AtLeast(2),
+		Synonyms: []Synonym{{Name: "group.share.delivery.count.limit"}},
+		Doc:      "How many times a share group delivers a record before archiving it (KIP-1240's group config, Kafka 4.2)."},
 	{Name: "share.auto.offset.reset", Type: String, Default: "latest", Check: shareOffsetReset,
-		Doc: "Where a share group starts on a partition: latest, earliest, or by_duration:<ISO-8601 duration> back from now (samsa takes by_duration as latest for now)."},
+		Doc: "Where a share group starts on a partition: latest, earliest, or by_duration:<ISO-8601 duration> back from now (the first offset whose timestamp is at or after now less the duration)."},
 	{Name: "share.isolation.level", Type: String, Default: "read_uncommitted", Check: OneOf("read_committed", "read_uncommitted"),
 		Doc: "Whether a share group delivers only committed transactional records (read_committed) or all (read_uncommitted)." + groupNote},
 	{Name: "streams.session.timeout.ms", Type: Int, Check: AtLeast(1),
@@ -165,6 +170,7 @@ func ValidateGroup(group map[string]string, l Layers) error {
 	}
 	bounds = append(bounds,
 		bound{"share.record.lock.duration.ms", "group.share.min.record.lock.duration.ms", "group.share.max.record.lock.duration.ms"},
+		bound{"share.delivery.count.limit", "group.share.min.delivery.count.limit", "group.share.max.delivery.count.limit"},
 		bound{"streams.heartbeat.interval.ms", "group.streams.min.heartbeat.interval.ms", "group.streams.max.heartbeat.interval.ms"},
 		bound{"streams.session.timeout.ms", "group.streams.min.session.timeout.ms", "group.streams.max.session.timeout.ms"},
 		bound{"streams.num.standby.replicas", "", "group.streams.max.standby.replicas"})

@@ -13,11 +13,21 @@ var shareDefs = []Def{
 	{Name: "group.share.record.lock.duration.ms", Type: Int, Default: "30000", Check: AtLeast(1000), Doc: "Default share.record.lock.duration.ms of groups."},
 	{Name: "group.share.min.record.lock.duration.ms", Type: Int, Default: "15000", Check: AtLeast(1000), Doc: "Smallest share.record.lock.duration.ms a group may set."},
 	{Name: "group.share.max.record.lock.duration.ms", Type: Int, Default: "60000", Check: AtLeast(1000), Doc: "Largest share.record.lock.duration.ms a group may set."},
-	{Name: "group.share.delivery.count.limit", Type: Int, Default: "5", Check: Between(2, 10), Doc: "How many times a share group delivers a record before archiving it."},
+	{Name: "group.share.delivery.count.limit", Type: Int, Default: "5", Check: Between(2, 10), Doc: "How many times a share group delivers a record before archiving it; also the default share.delivery.count.limit of groups."},
+	{Name: "group.share.min.delivery.count.limit", Type: Int, Default: "2", Check: AtLeast(2), Doc: "Smallest share.delivery.count.limit a group may set."},
+	{Name: "group.share.max.delivery.count.limit", Type: Int, Default: "10", Check: AtLeast(2), Doc: "Largest share.delivery.count.limit a group may set."},
 	{Name: "group.share.partition.max.record.locks", Type: Int, Default: "2000", Check: AtLeast(100), Doc: "Most records of one share partition in flight (between its start and end offsets) at a time."},
 	{Name: "group.share.enable", Type: Boolean, Default: "true", Doc: "Kafka 4.1's switch for share groups; samsa serves them either way and accepts the key for server.properties compatibility."},
 }
 
-// GroupConfigActs reports whether samsa acts on a group config; the
-// others are stored and described only.
-func GroupConfigActs(name string) bool { return name == "share.auto.offset.reset" }
+// GroupConfigActs reports whether samsa acts on a group config (share
+// groups apply theirs, actors/sharegroup); the others are stored and
+// described only.
+func GroupConfigActs(name string) bool {
+	switch name {
+	case "share.auto.offset.reset", "share.session.timeout.ms", "share.heartbeat.interval.ms",
+		"share.record.lock.duration.ms", "share.delivery.count.limit":
+		return true
+	}
+	return false
+}

@@ -24,7 +24,7 @@ func TestGroupConfigs(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"consumer.session.timeout.ms": "50000", "consumer.heartbeat.interval.ms": "5000",
-		"share.session.timeout.ms": "45000", "share.heartbeat.interval.ms": "5000", "share.record.lock.duration.ms": "30000",
+		"share.session.timeout.ms": "45000", "share.heartbeat.interval.ms": "5000", "share.record.lock.duration.ms": "30000", "share.delivery.count.limit": "5",
 		"share.auto.offset.reset": "latest", "share.isolation.level": "read_uncommitted",
 		"streams.session.timeout.ms": "45000", "streams.heartbeat.interval.ms": "5000", "streams.num.standby.replicas": "0",
 	} {
@@ -64,6 +64,9 @@ func TestGroupConfigs(t *testing.T) {
 			"consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms"},
 		{incremental(groupRes, "orders", "share.record.lock.duration.ms", set, "90000"), kerr.InvalidConfig,
 			"share.record.lock.duration.ms must be less than or equal to group.share.max.record.lock.duration.ms"},
+		{incremental(groupRes, "orders", "share.delivery.count.limit", set, "11"), kerr.InvalidConfig,
+			"share.delivery.count.limit must be less than or equal to group.share.max.delivery.count.limit"},
+		{incremental(groupRes, "orders", "share.delivery.count.limit", set, "1"), kerr.InvalidConfig, "share.delivery.count.limit"},
 		{incremental(groupRes, "orders", "streams.num.standby.replicas", set, "3"), kerr.InvalidConfig,
 			"streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas"},
 		{incremental(groupRes, "orders", "share.isolation.level", set, "snapshot"), kerr.InvalidConfig, "share.isolation.level"},

@@ -37,12 +37,21 @@ type (
 		slot  int
 		chunk shards.Chunk
 	}
-	retryFetch struct{ op *fetchOp }
-	// resetKnown brings a joining member's heartbeat back with its
-	// group's share.auto.offset.reset.
-	resetKnown struct {
-		call  *Call
-		value string
+	retryFetch struct {
+		op    *fetchOp
+		round int32
+	}
+	// settingsKnown brings a heartbeat back with its group's configs
+	// (actor_settings.go).
+	settingsKnown struct {
+		call     *Call
+		settings groupSettings
+	}
+	// startFound is where a by_duration share partition starts.
+	startFound struct {
+		k      partKey
+		offset int64
+		code   kerr.Code
 	}
 	stateLoad  struct{ chunk shards.Chunk }
 	stateReady struct{ err error }
@@ -66,9 +75,14 @@ type coordinatorActor struct {
 	groups   map[string]*Group
 	parts    map[partKey]*Partition
 	sessions Sessions
-	// reset is each group's share.auto.offset.reset, read from the
-	// group configs as members join.
-	reset map[string]string
+	// settings are each group's configs, read at its heartbeats;
+	// starting the share partitions whose start is being looked up by
+	// time (actor_settings.go).
+	settings map[string]groupSettings
+	starting map[partKey]bool
+	// parked is each group's ShareFetches waiting for records
+	// (actor_wait.go).
+	parked map[string]map[*fetchOp]bool
 
 	// Loading the durable state: calls wait in queue until it is in.
 	loading  bool
@@ -78,7 +92,7 @@ type coordinatorActor struct {
 }
 
 func newActor(e *env.Env, cfg Config) actor.Actor {
-	return &coordinatorActor{env: e, cfg: cfg, groups: map[string]*Group{}, parts: map[partKey]*Partition{}, sessions: Sessions{}, reset: map[string]string{}, restored: map[partKey]Snapshot{}}
+	return &coordinatorActor{env: e, cfg: cfg, groups: map[string]*Group{}, parts: map[partKey]*Partition{}, sessions: Sessions{}, settings: map[string]groupSettings{}, restored: map[partKey]Snapshot{}}
 }
 
 func (a *coordinatorActor) now() time.Time { return a.env.Now() }
@@ -101,11 +115,12 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 		a.loaded(m.err)
 	case *chunkRead:
 		a.onChunk(m)
-	case *resetKnown:
-		a.reset[m.call.Req.Body.(*kmsg.ShareGroupHeartbeatRequest).GroupID] = m.value
-		env.Reply(m.call.Req, a.heartbeat(m.call, m.call.Req.Body.(*kmsg.ShareGroupHeartbeatRequest)))
+	case *settingsKnown:
+		a.applySettings(m)
+	case *startFound:
+		a.started(m)
 	case *retryFetch:
-		a.retry(m.op)
+		a.retry(m.op, m.round)
 	case *tick:
 		a.onTick()
 		a.armTick()
@@ -120,11 +135,7 @@ func (a *coordinatorActor) armTick() {
 func (a *coordinatorActor) call(c *Call) {
 	switch r := c.Req.Body.(type) {
 	case *kmsg.ShareGroupHeartbeatRequest:
-		if r.MemberEpoch == 0 {
-			a.join(c, r)
-			return
-		}
-		env.Reply(c.Req, a.heartbeat(c, r))
+		a.heartbeatWithSettings(c, r)
 	case *kmsg.ShareGroupDescribeRequest:
 		env.Reply(c.Req, a.describe(r))
 	case *kmsg.ShareFetchRequest:
@@ -152,7 +163,7 @@ func (a *coordinatorActor) onTick() {
 	}
 	now := a.now()
 	for id, g := range a.groups {
-		for _, m := range g.Expire(now, a.cfg.SessionTimeout) {
+		for _, m := range g.Expire(now, a.settingsOf(id).sessionTimeout) {
 			a.env.Log.Info("share group member expired", "group", id, "member", m)
 			a.releaseMember(id, m)
 		}
@@ -170,6 +181,7 @@ func (a *coordinatorActor) releaseMember(group, member string) {
 			p.ReleaseMember(member)
 		}
 	}
+	a.wakeGroup(group)
 }
 
 // topics is the routing table as assignment needs it.
@@ -210,16 +222,20 @@ func (a *coordinatorActor) sharePartition(group string, tp TopicPartition, v *pa
 	p := a.parts[k]
 	if p == nil {
 		if s, ok := a.restored[k]; ok {
-			p = RestorePartition(s, a.cfg.Limits)
+			p = RestorePartition(s, a.settingsOf(group).limits)
 			delete(a.restored, k)
 		} else {
-			// latest (the default) and by_duration (not served yet)
-			// start at the high watermark.
-			start := hw
-			if a.reset[group] == "earliest" {
+			reset := a.settingsOf(group).reset
+			start := hw // latest, the default
+			if reset == "earliest" {
 				start = logStart
 			}
-			p = NewPartition(start, a.cfg.Limits)
+			if d, ok := byDuration(reset); ok {
+				// Nothing to read until the lookup places it.
+				a.startByTime(k, a.now().Add(-d).UnixMilli())
+				return nil, true
+			}
+			p = NewPartition(start, a.settingsOf(group).limits)
 		}
 		a.parts[k] = p
 	}

@@ -28,16 +28,24 @@ func (a *coordinatorActor) acknowledge(group, member string, tp TopicPartition, 
 		return kerr.InvalidRecordState
 	}
 	code := kerr.None
+	// Waiting fetches of the group can acquire more only if records come
+	// back (a release) or the start moves off a full in-flight window.
+	full := a.cfg.Limits.MaxInFlight > 0 && p.End()-p.Start() >= a.cfg.Limits.MaxInFlight
+	freed := false
 	for _, b := range batches {
 		types := make([]AckType, len(b.types))
 		for i, t := range b.types {
 			types[i] = AckType(t)
+			freed = freed || types[i] == AckRelease
 		}
 		if !p.Acknowledge(member, b.first, b.last, types, now) {
 			code = kerr.InvalidRecordState
 			continue
 		}
 		touched[k] = true
+	}
+	if touched[k] && (freed || full) {
+		a.wakeGroup(group)
 	}
 	return code
 }

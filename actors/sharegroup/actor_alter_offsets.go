@@ -43,7 +43,7 @@ func (a *coordinatorActor) alterOffsets(c *Call, r *kmsg.AlterShareGroupOffsetsR
 			default:
 				k := partKey{r.GroupID, TopicPartition{info.ID, p.Partition}}
 				delete(a.restored, k)
-				a.parts[k] = NewPartition(p.StartOffset, a.cfg.Limits)
+				a.parts[k] = NewPartition(p.StartOffset, a.settingsOf(r.GroupID).limits)
 				touched[k] = true
 			}
 			rt.Partitions = append(rt.Partitions, rp)

@@ -1,20 +1,18 @@
 package sharegroup
 
 import (
+	"sync/atomic"
 	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/shards"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
-
-// retryEvery is how often a ShareFetch that acquired nothing looks again
-// before its max wait runs out: records arrive by produce and come back
-// by lock expiry, and a short poll of the actor's own state serves both
-// without hooking the partitions' high-watermark waiters.
-const retryEvery = 50 * time.Millisecond
 
 // fetchOp is one ShareFetch in progress: its response, the session's
 // partitions and, per partition, the read in flight.
@@ -24,6 +22,7 @@ type fetchOp struct {
 	resp     *kmsg.ShareFetchResponse
 	group    string
 	member   string
+	sess     *Session // the share session the fetch acquires for
 	parts    []TopicPartition
 	acks     map[TopicPartition]kerr.Code
 	deadline time.Time
@@ -31,9 +30,16 @@ type fetchOp struct {
 	pending  int
 	reads    []fetchRead
 	touched  map[partKey]bool
+	// round numbers the reads of this fetch; waiters and timers of an
+	// earlier round are stale (actor_wait.go). Read by partition actors.
+	round atomic.Int32
+	self  *actor.PID
+	root  *actor.RootContext
 }
 
 type fetchRead struct {
+	view  *partition.View // nil: the partition is not waited on
+	hw    int64           // the high watermark the round saw
 	from  int64
 	chunk *shards.Chunk
 	code  kerr.Code
@@ -52,7 +58,7 @@ func deref(s *string) string {
 func (a *coordinatorActor) shareFetch(c *Call, r *kmsg.ShareFetchRequest) {
 	resp := r.ResponseKind().(*kmsg.ShareFetchResponse)
 	resp.Version = r.Version
-	resp.AcquisitionLockTimeoutMillis = int32(a.cfg.Limits.LockDuration.Milliseconds())
+	resp.AcquisitionLockTimeoutMillis = int32(a.settingsOf(deref(r.GroupID)).limits.LockDuration.Milliseconds())
 	group, member := deref(r.GroupID), deref(r.MemberID)
 	var add, forget []TopicPartition
 	for _, t := range r.Topics {
@@ -86,7 +92,7 @@ func (a *coordinatorActor) shareFetch(c *Call, r *kmsg.ShareFetchRequest) {
 		}
 	}
 	op := &fetchOp{call: c, req: r, resp: resp, group: group, member: member, acks: acks, touched: touched,
-		deadline: now.Add(time.Duration(r.MaxWaitMillis) * time.Millisecond), left: int(r.MaxRecords)}
+		deadline: now.Add(time.Duration(r.MaxWaitMillis) * time.Millisecond), left: int(r.MaxRecords), self: a.self, root: a.root}
 	if op.left <= 0 {
 		op.left = 500
 	}
@@ -100,7 +106,7 @@ func (a *coordinatorActor) shareFetch(c *Call, r *kmsg.ShareFetchRequest) {
 		a.finish(op)
 		return
 	}
-	op.parts = append([]TopicPartition(nil), sess.Partitions...)
+	op.sess, op.parts = sess, append([]TopicPartition(nil), sess.Partitions...)
 	a.startRound(op)
 }
 
@@ -108,6 +114,7 @@ func (a *coordinatorActor) shareFetch(c *Call, r *kmsg.ShareFetchRequest) {
 // acquire, from its first available offset.
 func (a *coordinatorActor) startRound(op *fetchOp) {
 	now := a.now()
+	a.unpark(op)
 	op.reads = make([]fetchRead, len(op.parts))
 	for i, tp := range op.parts {
 		name, view, code := a.resolve(tp)
@@ -121,6 +128,10 @@ func (a *coordinatorActor) startRound(op *fetchOp) {
 			continue
 		}
 		hw, _, _ := view.Bounds()
+		op.reads[i].view, op.reads[i].hw = view, hw
+		if p == nil {
+			continue // its start is being looked up (by_duration)
+		}
 		from := p.NextAvailable(now)
 		if from >= hw || (a.cfg.Limits.MaxInFlight > 0 && from-p.Start() >= a.cfg.Limits.MaxInFlight) {
 			continue
@@ -143,7 +154,7 @@ func (a *coordinatorActor) onChunk(m *chunkRead) {
 }
 
 // endRound acquires from what was read; a round that got nothing waits
-// and tries again until the max wait is over.
+// for something to acquire (park) until the max wait is over.
 func (a *coordinatorActor) endRound(op *fetchOp) {
 	now := a.now()
 	got := false
@@ -172,17 +183,29 @@ func (a *coordinatorActor) endRound(op *fetchOp) {
 		rd.runs = runs
 	}
 	if !got && now.Before(op.deadline) && len(op.acks) == 0 {
-		self, root := a.self, a.root
-		time.AfterFunc(min(retryEvery, op.deadline.Sub(now)), func() { root.Send(self, &retryFetch{op}) })
+		a.park(op, now)
 		return
 	}
 	a.finish(op)
 }
 
-func (a *coordinatorActor) retry(op *fetchOp) {
+// retry runs a new round of a waiting fetch woken in round (a wake of an
+// earlier round is stale: the fetch read again since, or answered).
+func (a *coordinatorActor) retry(op *fetchOp, round int32) {
+	if op.round.Load() != round {
+		return
+	}
 	if g := a.groups[op.group]; g == nil || g.Members[op.member] == nil {
+		a.unpark(op)
 		op.resp.ErrorCode = int16(kerr.UnknownMemberID)
 		a.reply(op.call, op.resp, nil)
+		return
+	}
+	if a.sessions[[2]string{op.group, op.member}] != op.sess {
+		// The share session closed (its member's locks released) or
+		// started over while the fetch waited: records acquired now
+		// would be locked for a consumer that no longer reads them.
+		a.finish(op)
 		return
 	}
 	a.startRound(op)
@@ -191,6 +214,7 @@ func (a *coordinatorActor) retry(op *fetchOp) {
 // finish lays out the response and replies once the touched share
 // partitions' state is durable.
 func (a *coordinatorActor) finish(op *fetchOp) {
+	a.unpark(op)
 	byTopic := map[[16]byte]int{}
 	for i, tp := range op.parts {
 		rd := op.reads[i]

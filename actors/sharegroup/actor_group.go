@@ -4,31 +4,20 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"slices"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/samsa-io/samsa/actors/catalog"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
 // assignor is the only server assignor samsa has, named as Kafka's.
 const assignor = "simple"
 
-// join reads the group's share.auto.offset.reset before a member joins,
-// so the share partitions its first ShareFetch starts begin where the
-// group says; a member without an id is given one (KIP-1082 has clients
-// make their own, older ones leave it to the coordinator).
-func (a *coordinatorActor) join(c *Call, r *kmsg.ShareGroupHeartbeatRequest) {
-	if r.MemberID == "" {
-		var id [16]byte
-		_, _ = rand.Read(id[:])
-		r.MemberID = base64.RawURLEncoding.EncodeToString(id[:])
-	}
-	self, root := a.self, a.root
-	a.env.Send(a.meta, &catalog.GroupConfig{Group: r.GroupID, Name: "share.auto.offset.reset", Reply: func(v string, _ bool) {
-		root.Send(self, &resetKnown{c, strings.ToLower(strings.TrimSpace(v))})
-	}})
+// newMemberID is a member id made by the coordinator.
+func newMemberID() string {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	return base64.RawURLEncoding.EncodeToString(id[:])
 }
 
 func (a *coordinatorActor) heartbeat(c *Call, r *kmsg.ShareGroupHeartbeatRequest) *kmsg.ShareGroupHeartbeatResponse {
@@ -63,7 +52,7 @@ func (a *coordinatorActor) heartbeat(c *Call, r *kmsg.ShareGroupHeartbeatRequest
 	id := r.MemberID
 	resp.MemberID = &id
 	resp.MemberEpoch = res.Epoch
-	resp.HeartbeatIntervalMillis = int32(a.cfg.HeartbeatInterval.Milliseconds())
+	resp.HeartbeatIntervalMillis = int32(a.settingsOf(r.GroupID).heartbeatInterval.Milliseconds())
 	if res.Assigned != nil {
 		resp.Assignment = &kmsg.ShareGroupHeartbeatResponseAssignment{}
 		resp.Assignment.TopicPartitions = sortedAssignment(res.Assigned)

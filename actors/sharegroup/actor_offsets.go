@@ -16,7 +16,7 @@ func (a *coordinatorActor) existing(group string, tp TopicPartition) *Partition 
 		return p
 	}
 	if s, ok := a.restored[k]; ok {
-		p := RestorePartition(s, a.cfg.Limits)
+		p := RestorePartition(s, a.settingsOf(group).limits)
 		a.parts[k] = p
 		delete(a.restored, k)
 		return p

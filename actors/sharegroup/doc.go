@@ -8,17 +8,23 @@
 //   - Partition (partition.go) is one share partition: the group's view
 //     of one topic partition. Below its start offset every record is
 //     finished; from start to end, in-flight records are Available,
-//     Acquired (locked by one member until group.share.record.lock.duration.ms
-//     runs out), Acknowledged or Archived; at or above end nothing was
-//     delivered. A record is delivered at most group.share.delivery.count.limit
-//     times: a release or lock expiry at the limit archives it. Accept
+//     Acquired (locked by one member until the group's
+//     share.record.lock.duration.ms runs out), Acknowledged or Archived;
+//     at or above end nothing was delivered. A record is delivered at most
+//     share.delivery.count.limit times: a release or lock expiry at the
+//     limit archives it. Accept
 //     acknowledges, release makes it available again, reject archives.
 //     The start moves over finished records.
 //   - Group (group.go) is membership: ShareGroupHeartbeat joins (epoch
-//     0), heartbeats and leaves (epoch -1); the server assigns with the
-//     first form of Kafka's simple assignor, every member gets every
-//     partition of every topic it subscribes to (the share partitions,
-//     not the assignment, keep one record from two members).
+//     0), heartbeats and leaves (epoch -1); the server assigns with
+//     Kafka's simple assignor (assign.go, AssignShares): partitions spread
+//     over the members, each partition given to ceil(members/partitions)
+//     of them, member counts within one of each other, a homogeneous
+//     group balanced over all its partitions and a heterogeneous one
+//     topic by topic, members keeping what they had as far as balance
+//     allows. A member gets its new target at its next heartbeat (share
+//     groups revoke nothing: the share partitions, not the assignment,
+//     keep one record from two members).
 //   - Sessions (session.go) are share sessions: the partitions a member
 //     fetches and the epoch its next ShareFetch or ShareAcknowledge
 //     carries (0 opens, -1 closes, otherwise it must be the next one:
@@ -39,14 +45,22 @@
 // available offsets of those batches (at most MaxRecords) and answers
 // the batches holding acquired offsets with the AcquiredRecords ranges
 // (partitions with neither records nor an error are left out of the
-// answer); a fetch that acquired nothing looks again every 50 ms until its max
-// wait. A new share partition starts where the group's
-// share.auto.offset.reset (a group config, read from the metadata actor
-// as each member joins) says: the high watermark for latest (the
-// default), the log start for earliest; by_duration is taken as latest
-// for now. Every second the
-// actor expires members not heard from within group.share.session.timeout.ms
-// (their locks are released).
+// answer). A fetch that acquired nothing waits (actor_wait.go) until its
+// max wait: parked on its partitions' views as a Fetch is (woken by the
+// partition actor when the high watermark moves), on its group (woken
+// by acknowledgements and members leaving, which free records) and on a
+// timer at the earliest lock expiry; a fetch whose share session closed
+// while it waited answers empty. A group's configs (actor_settings.go,
+// read from the metadata actor at each heartbeat, each defaulting to its
+// group.share.* broker config) apply: share.record.lock.duration.ms and
+// share.delivery.count.limit to its share partitions,
+// share.heartbeat.interval.ms to its heartbeats, share.session.timeout.ms
+// to the expiry of its members (looked at every second; their locks are
+// released), and share.auto.offset.reset to where a new share partition
+// starts: the high watermark for latest (the default), the log start for
+// earliest, and for by_duration:<ISO-8601 duration> the first offset
+// whose timestamp is at or after now less the duration (ListOffsets by
+// timestamp of the partition actor; the latest offset if none is).
 //
 // Durability (state.go): after each request that changed share
 // partitions, their snapshots are appended to the compacted internal
@@ -71,20 +85,24 @@
 //     one coordinator actor of the broker; a cluster needs them on the
 //     partition leaders, membership on the group coordinator, and the
 //     state on the leader of its __share_group_state partition.
-//   - share.auto.offset.reset=by_duration (taken as latest), per-group
-//     share.record.lock.duration.ms and session timeouts (the broker's
-//     apply), read_committed share groups.
+//   - read_committed share groups (share.isolation.level).
 //   - Share groups in ListGroups (its type filter; kafka-share-groups.sh
 //     --list) and DeleteShareGroups; empty share groups stay in memory.
-//   - Kafka's full SimpleAssignor (spreading partitions over members);
-//     long polls look again every 50 ms instead of waking on produce.
+//   - Rack-aware assignment (Kafka's simple assignor ignores racks too).
 //
 // Tests: partition_test.go (seeded randomized: no record with two
 // members at once, at most the delivery limit, finished records never
-// again, lock expiry, restarts from snapshots), share_kgo_test.go (the
-// four APIs through franz-go's raw requests), and e2e/sharegroups (Java's
+// again, lock expiry, restarts from snapshots), assign_test.go (seeded
+// randomized: members only get partitions of their topics, every
+// subscribed partition has a member, sharing and counts within Kafka's
+// bounds, stable and sticky), share_kgo_test.go (the four APIs through
+// franz-go's raw requests), wait_kgo_test.go (long polls woken by a
+// produce, a release, a session close), settings_kgo_test.go (group
+// configs applied and bounded, by_duration), and e2e/sharegroups (Java's
 // KafkaShareConsumer 4.1).
 //
-// Threading: everything lives on the actor's goroutine; reads, appends
-// and timers come back to it as messages.
+// Threading: everything lives on the actor's goroutine; reads, appends,
+// lookups and timers come back to it as messages. Only a waiting fetch's
+// round number is shared: partition actors read it (atomically) to tell
+// a stale waiter.
 package sharegroup

@@ -24,15 +24,17 @@ type Member struct {
 	RackID                   *string
 	Epoch                    int32
 	Subscribed               []string
-	Assigned                 Assignment
+	Assigned                 Assignment // what the member was last sent
+	target                   Assignment // what the assignor gives it now
 	lastSeen                 time.Time
 }
 
 // Group is the pure core of one share group's membership: members join,
-// heartbeat and leave, and the server assigns (KIP-932's simple assignor
-// in its first form: every member is given every partition of every topic
-// it subscribes to; share partitions, not members, keep records from
-// going to two consumers).
+// heartbeat and leave, and the server assigns with Kafka's simple
+// assignor (assign.go: partitions spread over the members, shared when
+// members outnumber them; share partitions, not members, keep records
+// from going to two consumers). A member is sent its target on its next
+// heartbeat; share groups have no revocation step.
 type Group struct {
 	ID      string
 	Epoch   int32
@@ -101,7 +103,8 @@ func (g *Group) Heartbeat(h Heartbeat, topics map[string]TopicInfo, now time.Tim
 		m.Subscribed = sorted(h.Subscribed)
 		g.Epoch++
 	}
-	want := assign(m.Subscribed, topics)
+	g.assign(topics)
+	want := m.target
 	if m.Assigned == nil || !sameAssignment(want, m.Assigned) {
 		m.Assigned = want
 		if g.Epoch <= m.Epoch {
@@ -130,22 +133,18 @@ func (g *Group) Expire(now time.Time, timeout time.Duration) []string {
 	return gone
 }
 
-// assign is the simple assignor's first form: every partition of every
-// subscribed topic that exists.
-func assign(subscribed []string, topics map[string]TopicInfo) Assignment {
-	a := Assignment{}
-	for _, name := range subscribed {
-		t, ok := topics[name]
-		if !ok || t.Partitions <= 0 {
-			continue
-		}
-		ps := make([]int32, t.Partitions)
-		for i := range ps {
-			ps[i] = int32(i)
-		}
-		a[t.ID] = ps
+// assign recomputes every member's target from the previous targets: the
+// assignor is sticky and a function of its input, so with nothing changed
+// the targets stay as they are.
+func (g *Group) assign(topics map[string]TopicInfo) {
+	subscribed := make(map[string][]string, len(g.Members))
+	previous := make(map[string]Assignment, len(g.Members))
+	for id, m := range g.Members {
+		subscribed[id], previous[id] = m.Subscribed, m.target
 	}
-	return a
+	for id, a := range AssignShares(subscribed, previous, topics) {
+		g.Members[id].target = a
+	}
 }
 
 func sameAssignment(a, b Assignment) bool {

@@ -67,6 +67,11 @@ func NewPartition(start int64, limits Limits) *Partition {
 	return &Partition{limits: limits, start: start, end: start, inflight: map[int64]*inFlight{}}
 }
 
+// SetLimits changes the partition's settings (its group's configs
+// changed): locks taken from now on last the new duration, and the new
+// delivery limit applies to the next release or expiry.
+func (p *Partition) SetLimits(l Limits) { p.limits = l }
+
 // Start is the share-partition start offset.
 func (p *Partition) Start() int64 { return p.start }
 
@@ -269,4 +274,16 @@ func (p *Partition) Lag(hw int64) int64 {
 		}
 	}
 	return lag
+}
+
+// NextLockExpiry is the earliest deadline of a live acquisition lock:
+// when records may next come back available by expiry.
+func (p *Partition) NextLockExpiry() (time.Time, bool) {
+	var first time.Time
+	for _, r := range p.inflight {
+		if r.state == Acquired && (first.IsZero() || r.deadline.Before(first)) {
+			first = r.deadline
+		}
+	}
+	return first, !first.IsZero()
 }

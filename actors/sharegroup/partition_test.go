@@ -12,13 +12,18 @@ import (
 // restart from a snapshot, in a seeded random order, and checks KIP-932's
 // guarantees after every step against a model of what was delivered.
 func TestPartitionRandomized(t *testing.T) {
-	for seed := uint64(1); seed <= 200; seed++ {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { runPartitionSim(t, seed) })
+	forSeeds(t, 200, runPartitionSim)
+}
+
+// forSeeds runs sim once a seed, 1 to n, each a subtest with its own
+// generator, so a failure names the seed that replays it.
+func forSeeds(t *testing.T, n uint64, sim func(*testing.T, *rand.Rand)) {
+	for seed := uint64(1); seed <= n; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { sim(t, rand.New(rand.NewPCG(seed, seed*7919))) })
 	}
 }
 
-func runPartitionSim(t *testing.T, seed uint64) {
-	rng := rand.New(rand.NewPCG(seed, seed*7919))
+func runPartitionSim(t *testing.T, rng *rand.Rand) {
 	limits := Limits{LockDuration: time.Duration(1+rng.IntN(5)) * time.Second, DeliveryLimit: int16(1 + rng.IntN(5)), MaxInFlight: int64(5 + rng.IntN(50))}
 	now := time.Unix(1_000_000, 0)
 	logEnd := int64(0)

@@ -80,25 +80,15 @@ func (a *coordinatorActor) reply(c *Call, resp kmsg.Response, touched map[partKe
 	a.persist(touched, func(code kerr.Code) {
 		if code != kerr.None {
 			a.env.Log.Error("sharegroup: share state not written", "topic", StateTopic, "err", code)
-			switch r := resp.(type) {
-			case *kmsg.ShareFetchResponse:
-				r.ErrorCode = int16(code)
-			case *kmsg.ShareAcknowledgeResponse:
-				r.ErrorCode = int16(code)
-			case *kmsg.AlterShareGroupOffsetsResponse:
-				r.ErrorCode = int16(code)
-			case *kmsg.DeleteShareGroupOffsetsResponse:
-				r.ErrorCode = int16(code)
-			}
+			setErrorCode(resp, code)
 		}
 		env.Reply(c.Req, resp)
 	})
 }
 
-// replyError answers a share request with code.
-func replyError(c *Call, code kerr.Code) {
-	resp := c.Req.Body.ResponseKind()
-	resp.SetVersion(c.Req.Body.GetVersion())
+// setErrorCode sets the top-level error code of a share API response
+// that has one, and reports whether it had.
+func setErrorCode(resp kmsg.Response, code kerr.Code) bool {
 	switch r := resp.(type) {
 	case *kmsg.ShareGroupHeartbeatResponse:
 		r.ErrorCode = int16(code)
@@ -110,6 +100,22 @@ func replyError(c *Call, code kerr.Code) {
 		r.ErrorCode = int16(code)
 	case *kmsg.DeleteShareGroupOffsetsResponse:
 		r.ErrorCode = int16(code)
+	default:
+		return false
+	}
+	return true
+}
+
+// replyError answers a share request with code.
+func replyError(c *Call, code kerr.Code) {
+	resp := c.Req.Body.ResponseKind()
+	resp.SetVersion(c.Req.Body.GetVersion())
+	if setErrorCode(resp, code) {
+		env.Reply(c.Req, resp)
+		return
+	}
+	// The describe APIs have no top-level code: each group gets it.
+	switch r := resp.(type) {
 	case *kmsg.DescribeShareGroupOffsetsResponse:
 		for _, g := range c.Req.Body.(*kmsg.DescribeShareGroupOffsetsRequest).Groups {
 			out := kmsg.NewDescribeShareGroupOffsetsResponseGroup()

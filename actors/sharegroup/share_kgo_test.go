@@ -90,6 +90,12 @@ func (c *shareClient) check(what string, err error, code int16) {
 // fetch sends a ShareFetch (with acks) and returns what it acquired.
 func (c *shareClient) fetch(maxWait time.Duration, maxRecords int32, acks ...ack) delivered {
 	c.t.Helper()
+	resp, err := c.fetchRequest(maxWait, maxRecords, acks...).RequestWith(ctxT(c.t), c.cl)
+	return c.acquired(resp, err)
+}
+
+// fetchRequest is the ShareFetch of partition 0 under the share session.
+func (c *shareClient) fetchRequest(maxWait time.Duration, maxRecords int32, acks ...ack) *kmsg.ShareFetchRequest {
 	req := kmsg.NewPtrShareFetchRequest()
 	req.Version = 1
 	req.GroupID, req.MemberID = &c.group, &c.member
@@ -102,7 +108,15 @@ func (c *shareClient) fetch(maxWait time.Duration, maxRecords int32, acks ...ack
 	p.AcknowledgementBatches = ackBatches(acks)
 	tp.Partitions = append(tp.Partitions, p)
 	req.Topics = append(req.Topics, tp)
-	resp, err := req.RequestWith(ctxT(c.t), c.cl)
+	return req
+}
+
+// acquired checks a ShareFetch's answer and returns what it acquired.
+func (c *shareClient) acquired(resp *kmsg.ShareFetchResponse, err error) delivered {
+	c.t.Helper()
+	if err != nil {
+		c.t.Fatal(err)
+	}
 	c.check("ShareFetch", err, resp.ErrorCode)
 	out := delivered{deliveries: map[int64]int16{}, values: map[int64]string{}}
 	for _, t := range resp.Topics {
@@ -189,6 +203,45 @@ func varintLen(v int64) int {
 	for u >= 0x80 {
 		u >>= 7
 		n++
+	}
+	return n
+}
+
+// setGroupConfigs sets a group's configs (names and values in pairs)
+// with IncrementalAlterConfigs on its GROUP resource and returns the
+// error the broker answered, with its message.
+func setGroupConfigs(t *testing.T, cl *kgo.Client, group string, kv ...string) error {
+	t.Helper()
+	alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	for i := 0; i+1 < len(kv); i += 2 {
+		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		cfg.Name, cfg.Value = kv[i], kmsg.StringPtr(kv[i+1])
+		res.Configs = append(res.Configs, cfg)
+	}
+	alter.Resources = append(alter.Resources, res)
+	ar, err := alter.RequestWith(ctxT(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kerr.ErrorForCode(ar.Resources[0].ErrorCode); err != nil {
+		if m := ar.Resources[0].ErrorMessage; m != nil {
+			return fmt.Errorf("%w: %s", err, *m)
+		}
+		return err
+	}
+	return nil
+}
+
+// startWithTopic starts a broker configured by kv with a one-partition
+// topic.
+func startWithTopic(t *testing.T, topic string, kv ...string) *testkit.InProcess {
+	t.Helper()
+	n := testkit.StartInProcess(t, kv...)
+	adm, _ := n.Admin(t)
+	if _, err := adm.CreateTopics(ctxT(t), 1, 1, nil, topic); err != nil {
+		t.Fatal(err)
 	}
 	return n
 }
@@ -311,24 +364,10 @@ func TestShareGroupLifecycle(t *testing.T) {
 // log start and gets the records produced before it joined; the default
 // (latest) group does not.
 func TestShareGroupEarliest(t *testing.T) {
-	n := testkit.StartInProcess(t)
-	adm, cl := n.Admin(t)
-	if _, err := adm.CreateTopics(ctxT(t), 1, 1, nil, "se"); err != nil {
-		t.Fatal(err)
-	}
+	n := startWithTopic(t, "se")
+	_, cl := n.Admin(t)
 	produce(t, n, "se", 0, 3)
-	alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, "early"
-	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-	cfg.Name, cfg.Value = "share.auto.offset.reset", kmsg.StringPtr("earliest")
-	res.Configs = append(res.Configs, cfg)
-	alter.Resources = append(alter.Resources, res)
-	ar, err := alter.RequestWith(ctxT(t), cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := kerr.ErrorForCode(ar.Resources[0].ErrorCode); err != nil {
+	if err := setGroupConfigs(t, cl, "early", "share.auto.offset.reset", "earliest"); err != nil {
 		t.Fatalf("setting share.auto.offset.reset: %v", err)
 	}
 	early := join(t, n, "early", "m1", "se")
@@ -345,11 +384,8 @@ func TestShareGroupEarliest(t *testing.T) {
 // empty group's share partition where asked, is refused with members in
 // the group (NON_EMPTY_GROUP), and DeleteShareGroupOffsets forgets it.
 func TestShareGroupAlterDeleteOffsets(t *testing.T) {
-	n := testkit.StartInProcess(t)
-	adm, cl := n.Admin(t)
-	if _, err := adm.CreateTopics(ctxT(t), 1, 1, nil, "sa"); err != nil {
-		t.Fatal(err)
-	}
+	n := startWithTopic(t, "sa")
+	_, cl := n.Admin(t)
 	produce(t, n, "sa", 0, 5)
 	alter := func() int16 {
 		req := kmsg.NewPtrAlterShareGroupOffsetsRequest()

@@ -15,8 +15,6 @@ import (
 	"github.com/samsa-io/samsa/testkit"
 )
 
-const javaDir = "../../interop/java"
-
 // shareBroker starts a broker with short acquisition locks (1 s) and a
 // delivery limit of 2, so redelivery and archiving happen quickly.
 func shareBroker(t *testing.T, dir string) *testkit.BrokerProcess {
@@ -59,7 +57,7 @@ func TestJavaShareConsumer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	cp := testkit.JavaHarness(t, javaDir)
+	cp := testkit.InteropJava(t)
 	b := shareBroker(t, t.TempDir())
 	t.Run("AllOnce", func(t *testing.T) {
 		createTopic(t, b.Addr(), "share-all", 3)
@@ -86,7 +84,7 @@ func TestJavaShareRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	cp := testkit.JavaHarness(t, javaDir)
+	cp := testkit.InteropJava(t)
 	b := shareBroker(t, t.TempDir())
 	createTopic(t, b.Addr(), "share-restart", 1)
 	const n = 20

@@ -46,6 +46,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   all N      produce N records (values r0..), three consumers of GROUP
  *              with implicit acknowledgement read until N distinct
  *              records are in; every record must arrive exactly once.
+ *              The group's share.record.lock.duration.ms is 30 s (the
+ *              broker's may be short for the timeout mode): a record
+ *              comes back, and so twice, only when its lock runs out
+ *              before the consumer's acknowledgement arrives, which a
+ *              slow machine may take a second for.
  *   release    produce one record; a consumer releases it, gets it again
  *              with delivery count 2 and accepts it.
  *   timeout    produce one record; consumer A takes it and acknowledges
@@ -82,12 +87,17 @@ public final class ShareGroups {
     }
 
     static void earliest(String bootstrap, String group) throws Exception {
+        groupConfig(bootstrap, group, "share.auto.offset.reset", "earliest");
+    }
+
+    /** Sets one of GROUP's configs (IncrementalAlterConfigs on the GROUP resource). */
+    static void groupConfig(String bootstrap, String group, String name, String value) throws Exception {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(p)) {
             ConfigResource r = new ConfigResource(ConfigResource.Type.GROUP, group);
             Map<ConfigResource, Collection<AlterConfigOp>> ops = Map.of(r,
-                List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)));
+                List.of(new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET)));
             admin.incrementalAlterConfigs(ops).all().get();
         }
     }
@@ -134,6 +144,7 @@ public final class ShareGroups {
     }
 
     static void all(String bootstrap, String topic, String group, int n) throws Exception {
+        groupConfig(bootstrap, group, "share.record.lock.duration.ms", "30000");
         produce(bootstrap, topic, 0, n);
         Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
         AtomicInteger distinct = new AtomicInteger();
