@@ -166,7 +166,7 @@ func (p *partitionActor) Receive(ctx actor.Context) {
 		p.describeProducers(m)
 		m.Reply.Put(0)
 	case *ReadChunk:
-		m.Out.Data, m.Out.Next, m.Out.End, m.Out.Err = p.readChunk(m.From)
+		m.Out.Data, m.Out.Next, m.Out.End, m.Out.Err = p.readChunk(m)
 		m.Reply.Put(0)
 	case *ApplyRetention:
 		p.retain(m.Now)

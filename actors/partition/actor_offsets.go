@@ -206,12 +206,16 @@ func (p *partitionActor) servable(currentEpoch int32) kerr.Code {
 // watermark when the load began is not tracked: a partition that a load
 // reads is written only by the loading coordinator, which writes nothing
 // while it loads).
-func (p *partitionActor) readChunk(from int64) (data []byte, next, end int64, err error) {
+func (p *partitionActor) readChunk(m *ReadChunk) (data []byte, next, end int64, err error) {
 	if p.plog == nil {
 		return nil, 0, 0, errLogOffline
 	}
+	from, maxBytes := m.From, m.MaxBytes
+	if maxBytes <= 0 || maxBytes > ChunkBytes {
+		maxBytes = ChunkBytes
+	}
 	end = p.highWatermark()
-	if p.core != nil && p.core.Leading() {
+	if p.core != nil && p.core.Leading() && !m.Committed {
 		// A new leader's log is the partition's: its coordinator loads
 		// all of it, as Kafka's does, not only what its high watermark
 		// (which starts low and waits for the followers) already covers.
@@ -223,7 +227,7 @@ func (p *partitionActor) readChunk(from int64) (data []byte, next, end int64, er
 	if from >= end {
 		return nil, end, end, nil
 	}
-	data, next, err = p.plog.ReadBytes(segment.ReadRequest{Offset: from, MaxBytes: ChunkBytes, MaxOffset: end, MinOneBatch: true})
+	data, next, err = p.plog.ReadBytes(segment.ReadRequest{Offset: from, MaxBytes: int64(maxBytes), MaxOffset: end, MinOneBatch: true})
 	if err == nil && next <= from {
 		next = end // nothing below the watermark after all
 	}

@@ -37,7 +37,7 @@ func (l *Local) CatchUp() {
 
 // ReadChunk answers m as the actor does.
 func (l *Local) ReadChunk(m *ReadChunk) {
-	m.Out.Data, m.Out.Next, m.Out.End, m.Out.Err = l.p.readChunk(m.From)
+	m.Out.Data, m.Out.Next, m.Out.End, m.Out.Err = l.p.readChunk(m)
 	m.Reply.Put(0)
 }
 

@@ -87,12 +87,17 @@ type (
 	}
 
 	// ReadChunk reads whole batches from From below the high watermark,
-	// at most ChunkBytes (but always one batch): a coordinator loading its
-	// partition.
+	// at most MaxBytes (ChunkBytes when 0; but always one batch): a
+	// coordinator loading its partition, or a share group reading records
+	// to hand out. A coordinator's load of a partition it now leads reads
+	// to the log end (readChunk); Committed keeps the read below the high
+	// watermark even there, as consumers' reads are.
 	ReadChunk struct {
-		From  int64
-		Out   *Chunk
-		Reply gather.Slot
+		From      int64
+		MaxBytes  int
+		Committed bool
+		Out       *Chunk
+		Reply     gather.Slot
 	}
 
 	// Reconfigure applies a new effective topic config to the live log

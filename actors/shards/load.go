@@ -26,6 +26,17 @@ type Chunk struct {
 // hands it to deliver, on some other goroutine (a coordinator's actor
 // sends it to itself as a message).
 func ReadChunk(e *env.Env, topic string, p int32, offset int64, deliver func(Chunk)) {
+	read(e, topic, p, &partition.ReadChunk{From: offset}, deliver)
+}
+
+// ReadCommitted is ReadChunk for records handed to consumers (share
+// groups): at most maxBytes (but always one batch), and below the high
+// watermark even on a leader, whose coordinator loads read to the log end.
+func ReadCommitted(e *env.Env, topic string, p int32, offset int64, maxBytes int, deliver func(Chunk)) {
+	read(e, topic, p, &partition.ReadChunk{From: offset, MaxBytes: maxBytes, Committed: true}, deliver)
+}
+
+func read(e *env.Env, topic string, p int32, m *partition.ReadChunk, deliver func(Chunk)) {
 	pid, ok := e.Routes.Load().Partition(topic, p)
 	if !ok {
 		deliver(Chunk{Err: ErrPartitionMissing})
@@ -39,5 +50,6 @@ func ReadChunk(e *env.Env, topic string, p int32, offset int64, deliver func(Chu
 		}
 		deliver(Chunk{Data: chunk.Data, Next: chunk.Next, End: chunk.End, Err: chunk.Err})
 	})
-	e.Send(pid, &partition.ReadChunk{From: offset, Out: &chunk, Reply: gather.Slot{G: g}})
+	m.Out, m.Reply = &chunk, gather.Slot{G: g}
+	e.Send(pid, m)
 }

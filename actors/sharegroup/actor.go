@@ -83,6 +83,9 @@ type coordinatorActor struct {
 	// parked is each group's ShareFetches waiting for records
 	// (actor_wait.go).
 	parked map[string]map[*fetchOp]bool
+	// sizes is each share partition's bytes per record, for the size
+	// of its reads (read_budget.go).
+	sizes readSizes
 
 	// Loading the durable state: calls wait in queue until it is in.
 	loading  bool

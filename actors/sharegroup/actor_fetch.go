@@ -139,7 +139,11 @@ func (a *coordinatorActor) startRound(op *fetchOp) {
 		op.reads[i].from = from
 		op.pending++
 		slot, self, root := i, a.self, a.root
-		shards.ReadChunk(a.env, name, tp.Partition, from, func(ch shards.Chunk) { root.Send(self, &chunkRead{op, slot, ch}) })
+		if a.sizes == nil {
+			a.sizes = readSizes{}
+		}
+		budget := a.sizes.budget(partKey{op.group, tp}, op.left)
+		shards.ReadCommitted(a.env, name, tp.Partition, from, budget, func(ch shards.Chunk) { root.Send(self, &chunkRead{op, slot, ch}) })
 	}
 	if op.pending == 0 {
 		a.endRound(op)
@@ -169,6 +173,7 @@ func (a *coordinatorActor) endRound(op *fetchOp) {
 			continue
 		}
 		data := rd.chunk.Data
+		a.sizes.learn(partKey{op.group, tp}, rd.from, rd.chunk.Next, len(data))
 		last := lastWholeOffset(data, rd.chunk.End)
 		runs := p.Acquire(op.member, rd.from, last, op.left, now)
 		if len(runs) == 0 {
