@@ -52,6 +52,8 @@ var consumerGroupBrokerDefs = []Def{
 	{Name: "group.consumer.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Heartbeat interval told to consumer group (KIP-848) members; also the default consumer.heartbeat.interval.ms of groups."},
 	{Name: "group.consumer.assignors", Type: List, Default: "uniform,range", Check: consumerAssignors, Doc: "Server-side assignors consumer group (KIP-848) members may choose (group.remote.assignor); the first is the default. samsa has uniform and range."},
 	{Name: "group.consumer.max.size", Type: Int, Default: "2147483647", Check: AtLeast(1), Doc: "Most members a consumer group (KIP-848) may have."},
+	{Name: "group.consumer.migration.policy", Type: String, Default: "bidirectional", Check: OneOf("disabled", "downgrade", "upgrade", "bidirectional"),
+		Doc: "Online migration between the classic and consumer (KIP-848) group protocols: upgrade lets a consumer protocol member turn a classic group with members into a consumer group, downgrade turns a consumer group whose last consumer protocol member left back into a classic group; bidirectional allows both, disabled neither (empty groups always convert)."},
 }
 
 func consumerAssignors(v string) error {

@@ -80,8 +80,9 @@ func (g *Group) dropConsumerMember(m *cmember) {
 func (g *Group) removeConsumerMember(m *cmember, now time.Time) []Record {
 	g.dropConsumerMember(m)
 	recs := consumerMemberTombstones(g.id, m.id)
-	if m.classic == nil && g.cg.onlyClassicLeft() {
-		// The last consumer protocol member is gone: back to classic.
+	if m.classic == nil && g.mayDowngrade() {
+		// The last consumer protocol member is gone: back to classic
+		// (else the classic members stay in a consumer group).
 		return append(recs, g.downgradeToClassic(now)...)
 	}
 	recs = append(recs, g.bumpGroupEpoch(g.resolveSubscriptions(nil))...)
