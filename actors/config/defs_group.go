@@ -17,10 +17,10 @@ const groupNote = " samsa stores and describes the value; it has no effect yet (
 var groupDefs = []Def{
 	{Name: "consumer.session.timeout.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.consumer.session.timeout.ms"}},
-		Doc:      "Timeout to detect client failures of a consumer group (KIP-848) member." + groupNote},
+		Doc:      "Timeout to detect client failures of a consumer group (KIP-848) member: one that sends no heartbeat for this long is fenced (from each member's next heartbeat on)."},
 	{Name: "consumer.heartbeat.interval.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.consumer.heartbeat.interval.ms"}},
-		Doc:      "Heartbeat interval given to consumer group (KIP-848) members." + groupNote},
+		Doc:      "Heartbeat interval given to consumer group (KIP-848) members (in every heartbeat answer)."},
 	{Name: "share.session.timeout.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.share.session.timeout.ms"}},
 		Doc:      "Timeout to detect client failures of a share group member." + groupNote},

@@ -20,4 +20,10 @@ var shareDefs = []Def{
 
 // GroupConfigActs reports whether samsa acts on a group config; the
 // others are stored and described only.
-func GroupConfigActs(name string) bool { return name == "share.auto.offset.reset" }
+func GroupConfigActs(name string) bool {
+	switch name {
+	case "share.auto.offset.reset", "consumer.session.timeout.ms", "consumer.heartbeat.interval.ms":
+		return true
+	}
+	return false
+}

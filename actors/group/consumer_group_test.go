@@ -265,3 +265,30 @@ func TestConsumerRevocationTimeout(t *testing.T) {
 		t.Fatalf("b owns %v after a was fenced", b.owned)
 	}
 }
+
+// A group's own consumer.heartbeat.interval.ms and
+// consumer.session.timeout.ms (brought by each heartbeat) replace the
+// broker's: answers carry the interval, and a silent member is fenced
+// after the group's session timeout.
+func TestConsumerGroupConfigApplies(t *testing.T) {
+	h := newConsumerHarness(t)
+	a, b := newCClient("a", "a"), newCClient("b", "a")
+	h.cgHeartbeat("g", a, 1)
+	h.cgHeartbeat("g", b, 1)
+	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	req.Version, req.Group, req.MemberID, req.MemberEpoch = 1, "g", "a", a.epoch
+	id := h.sent + 1
+	h.sent++
+	h.apply(h.c.Handle(id, req, Client{ID: "client-a", Topics: h.topics,
+		GroupConfig: ConsumerGroupConfig{SessionTimeout: 7 * time.Second, HeartbeatInterval: 700 * time.Millisecond}}, h.now))
+	if r := h.reply(id).(*kmsg.ConsumerGroupHeartbeatResponse); r.ErrorCode != 0 || r.HeartbeatIntervalMillis != 700 {
+		t.Fatalf("heartbeat with the group's configs: %v, interval %d ms", kerr.Code(r.ErrorCode), r.HeartbeatIntervalMillis)
+	}
+	h.advance(8 * time.Second) // past the group's 7 s, well within the broker's 45 s
+	if h.c.Group("g").cg.members["a"] != nil {
+		t.Fatal("member a still in the group after the group's session timeout")
+	}
+	if h.c.Group("g").cg.members["b"] == nil {
+		t.Fatal("member b, whose last heartbeat came before the group's configs, was fenced before the broker's 45 s")
+	}
+}

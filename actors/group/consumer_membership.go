@@ -1,6 +1,7 @@
 package group
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -9,7 +10,7 @@ import (
 
 // heartbeatConsumer restarts m's session timer.
 func (g *Group) heartbeatConsumer(m *cmember, now time.Time) {
-	session := g.cfg.ConsumerSessionTimeout
+	session := cmp.Or(g.groupConfig.SessionTimeout, g.cfg.ConsumerSessionTimeout)
 	if m.classic != nil {
 		session = m.classic.sessionTimeout
 	}
