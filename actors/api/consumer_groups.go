@@ -81,6 +81,12 @@ func (t viewTopics) Topic(name string) (group.TopicMeta, bool) {
 
 func (t viewTopics) Names() []string { return slices.Sorted(maps.Keys(t.v.Topics)) }
 
+// Snapshot is group.TopicsSnapshot's: a view is replaced, never changed.
+func (t viewTopics) Snapshot() any { return t.v }
+
+// Snapshot is group.TopicsSnapshot's: routes are replaced, never changed.
+func (t routeTopics) Snapshot() any { return t.r }
+
 // splitConsumerGroupDescribe asks each coordinator about its groups and
 // puts the answers back in the request's order.
 func splitConsumerGroupDescribe(s *Services, req *wire.Request, r *kmsg.ConsumerGroupDescribeRequest, pids []*actor.PID,
