@@ -3,6 +3,8 @@ package api
 import (
 	"maps"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -14,6 +16,25 @@ import (
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
+
+// groupConfigOf is group's own consumer.session.timeout.ms and
+// consumer.heartbeat.interval.ms, from the published routes (zero when
+// not set: the broker's apply). The metadata actor checked them against
+// the broker's bounds when they were set.
+func groupConfigOf(s *Services, id string) group.ConsumerGroupConfig {
+	r := s.Env.Routes.Load()
+	if r == nil || r.GroupConfigs[id] == nil {
+		return group.ConsumerGroupConfig{}
+	}
+	ms := func(name string) time.Duration {
+		n, err := strconv.ParseInt(r.GroupConfigs[id][name], 10, 64)
+		if err != nil || n <= 0 {
+			return 0
+		}
+		return time.Duration(n) * time.Millisecond
+	}
+	return group.ConsumerGroupConfig{SessionTimeout: ms("consumer.session.timeout.ms"), HeartbeatInterval: ms("consumer.heartbeat.interval.ms")}
+}
 
 // clusterTopics is the topics a KIP-848 heartbeat resolves subscriptions
 // and computes assignments against: the controller's view in cluster mode
@@ -59,6 +80,12 @@ func (t viewTopics) Topic(name string) (group.TopicMeta, bool) {
 }
 
 func (t viewTopics) Names() []string { return slices.Sorted(maps.Keys(t.v.Topics)) }
+
+// Snapshot is group.TopicsSnapshot's: a view is replaced, never changed.
+func (t viewTopics) Snapshot() any { return t.v }
+
+// Snapshot is group.TopicsSnapshot's: routes are replaced, never changed.
+func (t routeTopics) Snapshot() any { return t.r }
 
 // splitConsumerGroupDescribe asks each coordinator about its groups and
 // puts the answers back in the request's order.

@@ -146,6 +146,7 @@ func handleGroupRequest(s *Services, req *wire.Request) {
 		splitConsumerGroupDescribe(s, req, r, pids, send)
 	case *kmsg.ConsumerGroupHeartbeatRequest:
 		client.Topics = clusterTopics(s)
+		client.GroupConfig = groupConfigOf(s, r.Group)
 		send(pids[group.PartitionFor(r.Group, n)], req, r)
 	case *kmsg.JoinGroupRequest:
 		// A classic member of a consumer group (KIP-848 migration) is

@@ -423,7 +423,7 @@ func (a *metadataActor) publish() {
 		a.publishCluster()
 		return
 	}
-	r := &routing.Routes{ClusterID: a.state.ClusterID(), Topics: make(map[string]*routing.Topic)}
+	r := &routing.Routes{ClusterID: a.state.ClusterID(), Topics: make(map[string]*routing.Topic), GroupConfigs: a.state.GroupConfigs()}
 	for _, t := range a.state.Topics() {
 		tr := &routing.Topic{Name: t.Name, ID: t.ID, Partitions: make([]*actor.PID, len(t.Partitions)),
 			Views: make([]*partition.View, len(t.Partitions))}

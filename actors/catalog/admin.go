@@ -49,6 +49,12 @@ func (a *metadataActor) serve(req *wire.Request) {
 		a.logReconfigured(eff, req)
 		a.keystoresChanged(eff)
 		a.apply(eff, nil)
+		for _, r := range body.Resources {
+			if r.ResourceType == kmsg.ConfigResourceTypeGroupConfig {
+				a.publish()
+				break
+			}
+		}
 		env.Reply(req, resp)
 	case *kmsg.IncrementalAlterConfigsRequest:
 		// SET, DELETE, APPEND and SUBTRACT, applied live to every
@@ -58,6 +64,7 @@ func (a *metadataActor) serve(req *wire.Request) {
 		a.logReconfigured(eff, req)
 		a.keystoresChanged(eff)
 		a.apply(eff, nil)
+		a.publishGroupConfigs(body.Resources)
 		env.Reply(req, resp)
 	case *kmsg.DescribeClusterRequest:
 		resp := a.state.DescribeCluster(body)

@@ -19,10 +19,10 @@ const groupNote = " samsa stores and describes the value; it has no effect yet (
 var groupDefs = []Def{
 	{Name: "consumer.session.timeout.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.consumer.session.timeout.ms"}},
-		Doc:      "Timeout to detect client failures of a consumer group (KIP-848) member." + groupNote},
+		Doc:      "Timeout to detect client failures of a consumer group (KIP-848) member: one that sends no heartbeat for this long is fenced (from each member's next heartbeat on)."},
 	{Name: "consumer.heartbeat.interval.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.consumer.heartbeat.interval.ms"}},
-		Doc:      "Heartbeat interval given to consumer group (KIP-848) members." + groupNote},
+		Doc:      "Heartbeat interval given to consumer group (KIP-848) members (in every heartbeat answer)."},
 	{Name: "share.session.timeout.ms", Type: Int, Check: AtLeast(1),
 		Synonyms: []Synonym{{Name: "group.share.session.timeout.ms"}},
 		Doc:      "Timeout to detect client failures of a share group member."},
@@ -51,12 +51,19 @@ var groupDefs = []Def{
 }
 
 // consumerGroupBrokerDefs are the broker configs of KIP-848 consumer
-// groups that samsa acts on (actors/coordinator passes them to the core).
+// groups that samsa acts on (actors/coordinator passes them to the core;
+// the bounds of group configs are checked by actors/metadata).
 var consumerGroupBrokerDefs = []Def{
 	{Name: "group.consumer.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "A consumer group (KIP-848) member that sends no heartbeat for this long is fenced; also the default consumer.session.timeout.ms of groups."},
 	{Name: "group.consumer.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Heartbeat interval told to consumer group (KIP-848) members; also the default consumer.heartbeat.interval.ms of groups."},
 	{Name: "group.consumer.assignors", Type: List, Default: "uniform,range", Check: consumerAssignors, Doc: "Server-side assignors consumer group (KIP-848) members may choose (group.remote.assignor); the first is the default. samsa has uniform and range."},
 	{Name: "group.consumer.max.size", Type: Int, Default: "2147483647", Check: AtLeast(1), Doc: "Most members a consumer group (KIP-848) may have."},
+	{Name: "group.consumer.min.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Smallest consumer.session.timeout.ms a group may set. (IncrementalAlterConfigs on a GROUP resource answers INVALID_CONFIG outside the bounds)."},
+	{Name: "group.consumer.max.session.timeout.ms", Type: Int, Default: "60000", Check: AtLeast(1), Doc: "Largest consumer.session.timeout.ms a group may set. (IncrementalAlterConfigs on a GROUP resource answers INVALID_CONFIG outside the bounds)."},
+	{Name: "group.consumer.min.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Smallest consumer.heartbeat.interval.ms a group may set. (IncrementalAlterConfigs on a GROUP resource answers INVALID_CONFIG outside the bounds)."},
+	{Name: "group.consumer.max.heartbeat.interval.ms", Type: Int, Default: "15000", Check: AtLeast(1), Doc: "Largest consumer.heartbeat.interval.ms a group may set. (IncrementalAlterConfigs on a GROUP resource answers INVALID_CONFIG outside the bounds)."},
+	{Name: "group.consumer.migration.policy", Type: String, Default: "bidirectional", Check: OneOf("disabled", "downgrade", "upgrade", "bidirectional"),
+		Doc: "Online migration between the classic and consumer (KIP-848) group protocols: upgrade lets a consumer protocol member turn a classic group with members into a consumer group, downgrade turns a consumer group whose last consumer protocol member left back into a classic group; bidirectional allows both, disabled neither (empty groups always convert)."},
 }
 
 func consumerAssignors(v string) error {
@@ -76,10 +83,6 @@ func consumerAssignors(v string) error {
 // bounded by. Ignored: samsa has no share or streams groups, and reads the
 // bounds only to check group configs.
 var groupBrokerDefs = ignored([]Def{
-	{Name: "group.consumer.min.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Smallest consumer.session.timeout.ms a group may set."},
-	{Name: "group.consumer.max.session.timeout.ms", Type: Int, Default: "60000", Check: AtLeast(1), Doc: "Largest consumer.session.timeout.ms a group may set."},
-	{Name: "group.consumer.min.heartbeat.interval.ms", Type: Int, Default: "5000", Check: AtLeast(1), Doc: "Smallest consumer.heartbeat.interval.ms a group may set."},
-	{Name: "group.consumer.max.heartbeat.interval.ms", Type: Int, Default: "15000", Check: AtLeast(1), Doc: "Largest consumer.heartbeat.interval.ms a group may set."},
 	{Name: "group.streams.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Default streams.session.timeout.ms of groups."},
 	{Name: "group.streams.min.session.timeout.ms", Type: Int, Default: "45000", Check: AtLeast(1), Doc: "Smallest streams.session.timeout.ms a group may set."},
 	{Name: "group.streams.max.session.timeout.ms", Type: Int, Default: "60000", Check: AtLeast(1), Doc: "Largest streams.session.timeout.ms a group may set."},

@@ -21,12 +21,14 @@ var shareDefs = []Def{
 }
 
 // GroupConfigActs reports whether samsa acts on a group config (share
-// groups apply theirs, actors/sharegroup); the others are stored and
-// described only.
+// groups apply theirs, actors/sharegroup; consumer groups their session
+// timeout and heartbeat interval, actors/group); the others are stored
+// and described only.
 func GroupConfigActs(name string) bool {
 	switch name {
 	case "share.auto.offset.reset", "share.session.timeout.ms", "share.heartbeat.interval.ms",
-		"share.record.lock.duration.ms", "share.delivery.count.limit":
+		"share.record.lock.duration.ms", "share.delivery.count.limit",
+		"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms":
 		return true
 	}
 	return false

@@ -84,6 +84,7 @@ func groupConfig(b *config.Broker) (group.Config, time.Duration) {
 		ConsumerHeartbeatInterval: ms("group.consumer.heartbeat.interval.ms"),
 		ConsumerAssignors:         config.ParseList(b.Value("group.consumer.assignors")),
 		ConsumerMaxSize:           num("group.consumer.max.size"),
+		ConsumerMigrationPolicy:   b.Value("group.consumer.migration.policy"),
 	}
 	if cfg.ConsumerMaxSize >= 1<<31-1 {
 		cfg.ConsumerMaxSize = 0 // unlimited

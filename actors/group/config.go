@@ -42,6 +42,12 @@ type Config struct {
 	ConsumerAssignors []string
 	// ConsumerMaxSize is group.consumer.max.size; 0 means unlimited.
 	ConsumerMaxSize int
+	// ConsumerMigrationPolicy is group.consumer.migration.policy
+	// (MigrationBidirectional): whether a classic group with members may
+	// become a consumer group when a consumer protocol member joins
+	// (upgrade), and a consumer group whose last consumer protocol
+	// member leaves a classic one (downgrade).
+	ConsumerMigrationPolicy string
 	// NewUUID returns 16 random bytes for member ids. Tests inject a
 	// deterministic source; nil means crypto/rand.
 	NewUUID func() [16]byte
@@ -59,6 +65,27 @@ const (
 	DefaultConsumerSessionTimeout    = 45 * time.Second
 	DefaultConsumerHeartbeatInterval = 5 * time.Second
 )
+
+// The values of group.consumer.migration.policy (Kafka's
+// ConsumerGroupMigrationPolicy).
+const (
+	MigrationDisabled      = "disabled"
+	MigrationUpgrade       = "upgrade"
+	MigrationDowngrade     = "downgrade"
+	MigrationBidirectional = "bidirectional"
+)
+
+// upgradeEnabled reports whether a classic group with members may turn
+// into a consumer group.
+func (c *Config) upgradeEnabled() bool {
+	return c.ConsumerMigrationPolicy == MigrationUpgrade || c.ConsumerMigrationPolicy == MigrationBidirectional
+}
+
+// downgradeEnabled reports whether a consumer group left with classic
+// members only may turn back into a classic group.
+func (c *Config) downgradeEnabled() bool {
+	return c.ConsumerMigrationPolicy == MigrationDowngrade || c.ConsumerMigrationPolicy == MigrationBidirectional
+}
 
 func (c Config) withDefaults() Config {
 	if c.InitialRebalanceDelay == 0 {
@@ -84,6 +111,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ConsumerHeartbeatInterval == 0 {
 		c.ConsumerHeartbeatInterval = DefaultConsumerHeartbeatInterval
+	}
+	if c.ConsumerMigrationPolicy == "" {
+		c.ConsumerMigrationPolicy = MigrationBidirectional
 	}
 	if len(c.ConsumerAssignors) == 0 {
 		c.ConsumerAssignors = []string{AssignorUniform, AssignorRange}

@@ -29,6 +29,8 @@ type classicInfo struct {
 // not NONE when the group cannot be upgraded now.
 func (g *Group) upgradeClassicGroup(topics Topics, now time.Time) (recs []Record, code kerr.Code, msg string) {
 	switch {
+	case !g.cfg.upgradeEnabled():
+		return nil, kerr.GroupIDNotFound, "Cannot upgrade classic group " + g.id + " to consumer group because online upgrade is disabled."
 	case g.protocolType != consumerProtocolType:
 		return nil, kerr.GroupIDNotFound, "Group " + g.id + " is not a consumer group (protocol type " + g.protocolType + ")."
 	case g.state != Stable || len(g.pending) > 0:
@@ -317,6 +319,13 @@ func (g *Group) downgradeToClassic(now time.Time) []Record {
 	recs = append(recs, Record{Key: GroupKeyBytes(g.id), Value: GroupValueBytes(g.groupValue(nil))})
 	g.prepareRebalance(now)
 	return recs
+}
+
+// mayDowngrade reports whether the group, left with classic members only,
+// may become a classic group: group.consumer.migration.policy allows it
+// and they fit in group.max.size (Kafka's validateOnlineDowngrade).
+func (g *Group) mayDowngrade() bool {
+	return g.cg.onlyClassicLeft() && g.cfg.downgradeEnabled() && (g.cfg.MaxSize == 0 || len(g.cg.members) <= g.cfg.MaxSize)
 }
 
 // onlyClassicLeft reports whether the group has members and all of them

@@ -362,3 +362,60 @@ func runMixedSeed(t *testing.T, seed uint64) {
 		t.Fatalf("%d of 6 partitions owned after calm", owned)
 	}
 }
+
+// group.consumer.migration.policy: a consumer protocol member may turn a
+// classic group with members into a consumer group only when upgrades are
+// allowed (GROUP_ID_NOT_FOUND otherwise, Kafka's message); the last
+// consumer protocol member leaving turns the group back into a classic
+// one only when downgrades are, and otherwise its classic members carry
+// on in the consumer group.
+func TestConsumerMigrationPolicy(t *testing.T) {
+	for _, policy := range []string{MigrationDisabled, MigrationUpgrade, MigrationDowngrade, MigrationBidirectional} {
+		t.Run(policy, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.ConsumerMigrationPolicy = policy
+			h := newHarnessWith(t, cfg)
+			h.topics = consumerTopics()
+			upgrade := policy == MigrationUpgrade || policy == MigrationBidirectional
+			downgrade := policy == MigrationDowngrade || policy == MigrationBidirectional
+
+			h.stableGroup("classic", 1)
+			req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+			req.Version, req.Group, req.MemberID, req.RebalanceTimeoutMillis = 1, "classic", "x", 1000
+			req.SubscribedTopicNames = []string{"a"}
+			r := h.reply(h.send(req, "c")).(*kmsg.ConsumerGroupHeartbeatResponse)
+			refused := kerr.Code(r.ErrorCode) == kerr.GroupIDNotFound && r.ErrorMessage != nil &&
+				*r.ErrorMessage == "Cannot upgrade classic group classic to consumer group because online upgrade is disabled."
+			if refused == upgrade {
+				t.Errorf("upgrade: %v %v", kerr.Code(r.ErrorCode), r.ErrorMessage)
+			}
+
+			cons := newCClient("c", "a")
+			h.cgHeartbeat("g", cons, 1)
+			cl := &classicClient{}
+			jr := h.joinResp(h.join("g", joinOpts{protocols: cl.protocols(), clientID: "classic"}))
+			if jr.ErrorCode != 0 {
+				t.Fatalf("classic join to a consumer group: %v", kerr.Code(jr.ErrorCode))
+			}
+			cl.id = jr.MemberID
+			h.rejoin("g", cl)
+			h.cgLeave("g", cons, leaveEpoch)
+			if g := h.c.Group("g"); (g.cg == nil) != downgrade {
+				t.Fatalf("downgrade allowed %v, but the group is a consumer group: %v", downgrade, g.cg != nil)
+			}
+			if downgrade {
+				// Classic now: the member rejoins and, as leader, assigns.
+				if code := errorCode(h.reply(h.heartbeat("g", cl.id, cl.gen))); code != kerr.RebalanceInProgress {
+					t.Fatalf("classic heartbeat after the downgrade: %v", code)
+				}
+				return
+			}
+			for range 3 {
+				h.classicRound("g", cl)
+			}
+			if len(cl.owned) != 6 {
+				t.Errorf("the classic member alone in the consumer group owns %v", cl.owned)
+			}
+		})
+	}
+}

@@ -170,6 +170,9 @@ type consumerGroup struct {
 	topics map[string]TopicMeta
 	// owner is who holds each partition now (assigned or being revoked).
 	owner map[tpID]string
+	// regexes caches what the members' regexes matched
+	// (consumer_subscriptions.go).
+	regexes regexCache
 	// created is the group's creation time (ms).
 	created int64
 }

@@ -265,3 +265,87 @@ func TestConsumerRevocationTimeout(t *testing.T) {
 		t.Fatalf("b owns %v after a was fenced", b.owned)
 	}
 }
+
+// A group's own consumer.heartbeat.interval.ms and
+// consumer.session.timeout.ms (brought by each heartbeat) replace the
+// broker's: answers carry the interval, and a silent member is fenced
+// after the group's session timeout.
+func TestConsumerGroupConfigApplies(t *testing.T) {
+	h := newConsumerHarness(t)
+	a, b := newCClient("a", "a"), newCClient("b", "a")
+	h.cgHeartbeat("g", a, 1)
+	h.cgHeartbeat("g", b, 1)
+	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	req.Version, req.Group, req.MemberID, req.MemberEpoch = 1, "g", "a", a.epoch
+	id := h.sent + 1
+	h.sent++
+	h.apply(h.c.Handle(id, req, Client{ID: "client-a", Topics: h.topics,
+		GroupConfig: ConsumerGroupConfig{SessionTimeout: 7 * time.Second, HeartbeatInterval: 700 * time.Millisecond}}, h.now))
+	if r := h.reply(id).(*kmsg.ConsumerGroupHeartbeatResponse); r.ErrorCode != 0 || r.HeartbeatIntervalMillis != 700 {
+		t.Fatalf("heartbeat with the group's configs: %v, interval %d ms", kerr.Code(r.ErrorCode), r.HeartbeatIntervalMillis)
+	}
+	h.advance(8 * time.Second) // past the group's 7 s, well within the broker's 45 s
+	if h.c.Group("g").cg.members["a"] != nil {
+		t.Fatal("member a still in the group after the group's session timeout")
+	}
+	if h.c.Group("g").cg.members["b"] == nil {
+		t.Fatal("member b, whose last heartbeat came before the group's configs, was fenced before the broker's 45 s")
+	}
+}
+
+// snapshotTopics is a TopicsSnapshot that counts how often the core lists
+// every topic (what resolving a regex costs).
+type snapshotTopics struct {
+	TopicMap
+	snapshot int
+	names    *int
+}
+
+func (s snapshotTopics) Names() []string { *s.names++; return s.TopicMap.Names() }
+func (s snapshotTopics) Snapshot() any   { return s.snapshot }
+
+// Regex subscriptions are resolved once per topics snapshot: heartbeats
+// that see the same snapshot reuse the matches; a new snapshot (a topic
+// created) or a new regex resolves again.
+func TestConsumerRegexResolvedOncePerSnapshot(t *testing.T) {
+	h := newConsumerHarness(t)
+	names := 0
+	beat := func(c *cclient, snapshot int) *kmsg.ConsumerGroupHeartbeatResponse {
+		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		req.Version, req.Group, req.MemberID, req.MemberEpoch = 1, "g", c.id, c.epoch
+		if c.epoch == 0 {
+			req.RebalanceTimeoutMillis, req.SubscribedTopicRegex = 30000, c.regex
+		}
+		h.sent++
+		id := h.sent
+		h.apply(h.c.Handle(id, req, Client{ID: c.id, Topics: snapshotTopics{h.topics, snapshot, &names}}, h.now))
+		r := h.reply(id).(*kmsg.ConsumerGroupHeartbeatResponse)
+		if r.ErrorCode != 0 {
+			t.Fatalf("heartbeat of %s: %v", c.id, kerr.Code(r.ErrorCode))
+		}
+		c.epoch = r.MemberEpoch
+		return r
+	}
+	a := &cclient{id: "a", regex: strPtr("c.*"), owned: partitions{}}
+	for range 3 {
+		beat(a, 1)
+	}
+	if names != 1 {
+		t.Fatalf("topics listed %d times for three heartbeats on one snapshot", names)
+	}
+	b := &cclient{id: "b", regex: strPtr("a|b"), owned: partitions{}}
+	beat(b, 1)
+	beat(a, 1)
+	if names != 2 {
+		t.Fatalf("topics listed %d times after a second regex joined, want 2", names)
+	}
+	h.topics["cnew"] = TopicMeta{ID: topicID(9), Partitions: 2}
+	beat(a, 2)
+	beat(b, 2)
+	if names != 3 {
+		t.Fatalf("topics listed %d times after a new snapshot, want 3", names)
+	}
+	if subs := h.c.Group("g").subscribed; !subs["cnew"] || !subs["a"] {
+		t.Fatalf("subscribed topics %v after cnew appeared", subs)
+	}
+}

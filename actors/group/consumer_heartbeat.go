@@ -1,6 +1,7 @@
 package group
 
 import (
+	"cmp"
 	"encoding/base64"
 	"regexp"
 	"slices"
@@ -99,6 +100,7 @@ func (g *Group) consumerHeartbeat(t Ticket, req *kmsg.ConsumerGroupHeartbeatRequ
 		fail(code, msg)
 		return
 	}
+	g.groupConfig = c.GroupConfig
 	var recs []Record
 	if g.cg == nil {
 		if req.MemberEpoch != 0 {
@@ -164,7 +166,7 @@ func (g *Group) consumerHeartbeat(t Ticket, req *kmsg.ConsumerGroupHeartbeatRequ
 	resp.Version = v
 	resp.MemberID = strPtr(m.id)
 	resp.MemberEpoch = m.epoch
-	resp.HeartbeatIntervalMillis = int32(g.cfg.ConsumerHeartbeatInterval.Milliseconds())
+	resp.HeartbeatIntervalMillis = int32(cmp.Or(g.groupConfig.HeartbeatInterval, g.cfg.ConsumerHeartbeatInterval).Milliseconds())
 	if joined || req.MemberEpoch != m.epoch || !before.assigned.equal(m.assigned) || (owned != nil && !owned.equal(m.assigned)) {
 		a := kmsg.NewConsumerGroupHeartbeatResponseAssignment()
 		for _, id := range m.assigned.sortedTopics() {

@@ -1,6 +1,7 @@
 package group
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/samsa-io/samsa/wire/kerr"
@@ -9,7 +10,7 @@ import (
 
 // heartbeatConsumer restarts m's session timer.
 func (g *Group) heartbeatConsumer(m *cmember, now time.Time) {
-	session := g.cfg.ConsumerSessionTimeout
+	session := cmp.Or(g.groupConfig.SessionTimeout, g.cfg.ConsumerSessionTimeout)
 	if m.classic != nil {
 		session = m.classic.sessionTimeout
 	}
@@ -80,8 +81,9 @@ func (g *Group) dropConsumerMember(m *cmember) {
 func (g *Group) removeConsumerMember(m *cmember, now time.Time) []Record {
 	g.dropConsumerMember(m)
 	recs := consumerMemberTombstones(g.id, m.id)
-	if m.classic == nil && g.cg.onlyClassicLeft() {
-		// The last consumer protocol member is gone: back to classic.
+	if m.classic == nil && g.mayDowngrade() {
+		// The last consumer protocol member is gone: back to classic
+		// (else the classic members stay in a consumer group).
 		return append(recs, g.downgradeToClassic(now)...)
 	}
 	recs = append(recs, g.bumpGroupEpoch(g.resolveSubscriptions(nil))...)

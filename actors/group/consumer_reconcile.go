@@ -9,7 +9,7 @@ import "time"
 //
 //   - A member that must give partitions up first loses them from its
 //     assignment and keeps its epoch (state unrevoked), until a heartbeat
-//     shows it no longer owns any of them.
+//     shows it no longer owns any of them (at once if this one does).
 //   - Then it moves to the target epoch and gets every target partition
 //     no other member owns; those still owned elsewhere wait (state
 //     unreleased) and come with a later heartbeat, once released.
@@ -43,7 +43,9 @@ func (g *Group) reconcile(m *cmember, owned partitions, now time.Time) bool {
 			}
 		}
 	}
-	if revoke.count() > 0 {
+	// A member whose heartbeat shows it no longer owns what it must give
+	// up (it let go on its own) moves on at once, as in Kafka.
+	if revoke.count() > 0 && (owned == nil || overlaps(owned, revoke)) {
 		m.assigned, m.revoking, m.state = keep, revoke, memberUnrevoked
 		g.arm(TimerConsumerRevocation, m.id, now.Add(max(m.rebalanceTimeout, time.Second)))
 		return true

@@ -18,11 +18,11 @@ var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_
 // they join the assignment when they appear (the next heartbeat sees it).
 func (g *Group) resolveSubscriptions(topics Topics) subscriptions {
 	cg := g.cg
+	matches := cg.regexMatches(topics)
 	if topics == nil {
 		topics = TopicMap(cg.topics)
 	}
 	out := subscriptions{members: map[string]map[string]bool{}, topics: map[string]TopicMeta{}}
-	var names []string
 	for _, id := range cg.sortedMembers() {
 		m := cg.members[id]
 		set := map[string]bool{}
@@ -33,25 +33,95 @@ func (g *Group) resolveSubscriptions(topics Topics) subscriptions {
 			}
 		}
 		if m.regex != nil {
-			re, err := m.compiledRegex()
-			if err == nil {
-				if names == nil {
-					names = topics.Names()
-				}
-				for _, n := range names {
-					if internalTopics[n] || !re.MatchString(n) {
-						continue
-					}
-					if t, ok := topics.Topic(n); ok && t.Partitions > 0 {
-						set[n] = true
-						out.topics[n] = t
-					}
+			for _, n := range matches(m) {
+				if t, ok := topics.Topic(n); ok && t.Partitions > 0 {
+					set[n] = true
+					out.topics[n] = t
 				}
 			}
 		}
 		out.members[id] = set
 	}
+	cg.regexes.prune(cg.members)
 	return out
+}
+
+// TopicsSnapshot is a Topics that names the snapshot it reads: two
+// Topics whose Snapshot is the same comparable value list the same
+// topics. Regex subscriptions are resolved again only when it changes
+// (the shell's topics are republished when a topic is created or
+// deleted), as Kafka resolves them again on a new metadata image; a
+// Topics without it is resolved at every heartbeat.
+type TopicsSnapshot interface {
+	Topics
+	Snapshot() any
+}
+
+// regexCache is what each regex of a group's members matched in one
+// topics snapshot.
+type regexCache struct {
+	snapshot any
+	matched  map[string][]string // regex -> matching topic names
+}
+
+// regexMatches returns a function giving a member's regex's matching
+// topic names in topics: from the cache while topics is the snapshot it
+// was filled from, else by matching every topic name (once per regex).
+// With nil topics (timers, replays) it matches the topics last resolved,
+// and leaves the cache alone.
+func (cg *consumerGroup) regexMatches(topics Topics) func(m *cmember) []string {
+	var snapshot any
+	if ts, ok := topics.(TopicsSnapshot); ok {
+		snapshot = ts.Snapshot()
+	}
+	cached := snapshot != nil
+	if cached && cg.regexes.snapshot != snapshot {
+		cg.regexes = regexCache{snapshot: snapshot, matched: map[string][]string{}}
+	}
+	if topics == nil {
+		topics = TopicMap(cg.topics)
+	}
+	var names []string
+	return func(m *cmember) []string {
+		if got, ok := cg.regexes.matched[*m.regex]; ok && cached {
+			return got
+		}
+		re, err := m.compiledRegex()
+		if err != nil {
+			return nil
+		}
+		if names == nil {
+			names = topics.Names()
+		}
+		var out []string
+		for _, n := range names {
+			if !internalTopics[n] && re.MatchString(n) {
+				out = append(out, n)
+			}
+		}
+		if cached {
+			cg.regexes.matched[*m.regex] = out
+		}
+		return out
+	}
+}
+
+// prune forgets regexes no member uses any more.
+func (c *regexCache) prune(members map[string]*cmember) {
+	if len(c.matched) == 0 {
+		return
+	}
+	used := map[string]bool{}
+	for _, m := range members {
+		if m.regex != nil {
+			used[*m.regex] = true
+		}
+	}
+	for re := range c.matched {
+		if !used[re] {
+			delete(c.matched, re)
+		}
+	}
 }
 
 // compiledRegex is the member's regex, anchored to the whole topic name

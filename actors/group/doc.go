@@ -272,10 +272,15 @@
 // ConsumerGroupHeartbeat turns an unknown or empty classic group into a
 // consumer group (its offsets stay, its classic record gets a tombstone);
 // a classic JoinGroup turns an empty consumer group back into a classic
-// one. Kafka 4's online migration (its "bidirectional" policy) moves
-// groups with members too (consumer_classic.go):
+// one. Kafka 4's online migration moves groups with members too, as
+// group.consumer.migration.policy (Config.ConsumerMigrationPolicy)
+// allows: upgrade, downgrade, both (bidirectional, the default) or
+// neither (disabled) (consumer_classic.go):
 //
-//   - Upgrade: a consumer protocol member joining a Stable classic group of
+//   - Upgrade (policy upgrade or bidirectional; otherwise
+//     GROUP_ID_NOT_FOUND, "Cannot upgrade classic group <g> to consumer
+//     group because online upgrade is disabled."): a consumer protocol
+//     member joining a Stable classic group of
 //     protocol type "consumer" whose subscriptions and assignments decode
 //     (ConsumerProtocolSubscription/Assignment) turns it into a consumer
 //     group: every classic member stays, at the generation as its epoch,
@@ -291,10 +296,12 @@
 //     are ignored); their own session timeout applies; they commit with
 //     their generation (ILLEGAL_GENERATION otherwise); LeaveGroup removes
 //     them. New classic members may join a consumer group.
-//   - Downgrade: when the last consumer protocol member leaves (or is
-//     fenced) and classic members remain, the group becomes classic again
-//     at the group epoch as its generation, each member's assignment what
-//     it owns, and rebalances at once.
+//   - Downgrade (policy downgrade or bidirectional, and the classic
+//     members fit in group.max.size): when the last consumer protocol
+//     member leaves (or is fenced) and classic members remain, the group
+//     becomes classic again at the group epoch as its generation, each
+//     member's assignment what it owns, and rebalances at once. Otherwise
+//     the classic members carry on in the consumer group.
 //
 // The offsets, OffsetDelete, DeleteGroups and expiry are the Group's,
 // shared by both kinds; for them a consumer group is Stable with members
@@ -302,18 +309,35 @@
 // regexes resolve to.
 //
 // The shell hands ConsumerGroupHeartbeat the cluster's topics (Topics:
-// name, id, partition count) with the request (Client.Topics); the core
-// resolves subscriptions against them on every heartbeat. It keeps:
+// name, id, partition count) with the request (Client.Topics), and the
+// group's own configs (Client.GroupConfig: consumer.session.timeout.ms
+// and consumer.heartbeat.interval.ms set with IncrementalAlterConfigs on
+// the GROUP resource, which checks them against group.consumer.min/max.*;
+// unset, the broker's apply). The core resolves subscriptions against the
+// topics at every heartbeat; what a regex matches is cached while the
+// topics are the same snapshot (TopicsSnapshot: the shell republishes its
+// topics when one is created, deleted or grows), so a regex is matched
+// against every topic name once per snapshot and once when it first
+// appears, as Kafka resolves regexes again on a new metadata image. It
+// keeps:
 //
 //   - the group epoch, bumped when a member joins or leaves (or is
 //     fenced), changes its subscription, regex or server assignor, or the
 //     subscribed topics' metadata (ids, partition counts) changes;
 //   - the target assignment, computed at every bump by the broker-side
 //     assignor (group.consumer.assignors, uniform then range by default;
-//     the one most members name in ServerAssignor wins): uniform spreads
-//     each topic's partitions evenly over its subscribers and keeps
-//     partitions where they were while that stays balanced; range gives
-//     each subscriber of a topic a contiguous range, members in id order;
+//     the one most members name in ServerAssignor wins): uniform balances
+//     partition counts and moves partitions only from members above their
+//     share to members below it (when every member subscribes to the same
+//     topics, each gets P/M and P%M of them one more, the extra ones to
+//     those that held the most; each keeps its previous target up to that
+//     quota, the rest fill the others); otherwise partitions stay with
+//     their previous member up to its share, the rest go to the least
+//     loaded subscriber, and the widest gap of two or more is narrowed one
+//     move at a time). So no member gives partitions up and takes others
+//     in one epoch, and a join or leave settles in one heartbeat interval
+//     (consumer_convergence_test.go simulates it). Range gives each
+//     subscriber of a topic a contiguous range, members in id order;
 //   - per member: its epoch (the one it must heartbeat with) and previous
 //     epoch, its state (stable, unrevoked partitions, unreleased
 //     partitions), what it owns (assigned) and what it must give up
@@ -322,7 +346,9 @@
 // Reconciliation (consumer_reconcile.go) moves a member one safe step per
 // heartbeat: partitions it owns outside its target are taken out of its
 // assignment first, at its old epoch; only when a heartbeat's owned
-// partitions show they are gone does it move to the target epoch; then it
+// partitions show they are gone (at once when this heartbeat's already
+// leave them out, Kafka's ownsRevokedPartitions) does it move to the
+// target epoch; then it
 // gets every target partition no other member owns, and the others (still
 // owned elsewhere) come on a later heartbeat once released. So no
 // partition is ever owned by two members. A member that does not revoke
@@ -337,8 +363,10 @@
 // for now: it keeps its partitions until its session ends, and the same
 // group.instance.id joining again under a new member id takes over its
 // assignment and epoch (UNRELEASED_INSTANCE_ID while the old one has not
-// left). A member silent for group.consumer.session.timeout.ms (45 s) is
-// fenced. Answers carry group.consumer.heartbeat.interval.ms (5 s) and the
+// left). A member silent for group.consumer.session.timeout.ms (45 s; the
+// group's consumer.session.timeout.ms when set, from the member's next
+// heartbeat on) is fenced. Answers carry group.consumer.heartbeat.
+// interval.ms (5 s; the group's consumer.heartbeat.interval.ms when set) and the
 // assignment whenever it changed, the member joined, or the request's
 // epoch or owned partitions differ from the member's. Bad requests get
 // INVALID_REQUEST (Kafka's messages), a regex that does not compile
@@ -395,12 +423,14 @@
 //     its state table in the docs says REBALANCE_IN_PROGRESS).
 //   - Transactional offset commits (TxnOffsetCommit) are handled in
 //     txn_offsets.go.
-//   - KIP-848: no group.consumer.migration.policy (always bidirectional),
-//     no rack-aware assignment, no per-group configs (consumer.session.
-//     timeout.ms set on a group is stored and described, the broker's
-//     value applies), regexes resolved synchronously on each heartbeat
-//     (Kafka resolves them in the background), the subscribed topics'
-//     metadata compared directly rather than through a hash, a heartbeat
+//   - KIP-848: no rack-aware assignment, per-group configs in
+//     single-node mode only (cluster mode refuses GROUP resources, as
+//     ZooKeeper-era Kafka does), regexes resolved synchronously in the
+//     heartbeat that first sees a new topics snapshot (Kafka resolves
+//     them in the background, and also every few minutes), the
+//     downgrade only when a consumer protocol member leaves (not when a
+//     classic static member replaces the last one), the subscribed
+//     topics' metadata compared directly rather than through a hash, a heartbeat
 //     to a group that does not exist with an epoch above 0 is
 //     UNKNOWN_MEMBER_ID (the member rejoins), and an append that fails
 //     after the state changed in memory is answered with its error but

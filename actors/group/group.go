@@ -85,6 +85,10 @@ type Group struct {
 	// "consumer"); its members, epochs and assignments live there, its
 	// offsets here (consumer_group.go).
 	cg *consumerGroup
+	// groupConfig is the group's own configs, as the last
+	// ConsumerGroupHeartbeat brought them (zero until then: the
+	// broker's values).
+	groupConfig ConsumerGroupConfig
 
 	offsets        map[topicPartition]OffsetValue
 	pendingCommits map[topicPartition]int // appends in flight per partition

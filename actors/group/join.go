@@ -16,6 +16,22 @@ type Client struct {
 	// Topics is the cluster's topics as the request found them; only
 	// ConsumerGroupHeartbeat uses it (nil: no topic exists).
 	Topics Topics
+	// GroupConfig is the group's own configs as the request found them;
+	// only ConsumerGroupHeartbeat uses it.
+	GroupConfig ConsumerGroupConfig
+}
+
+// ConsumerGroupConfig is a consumer group's own configs (Kafka's
+// GroupConfig, set with IncrementalAlterConfigs on its GROUP resource,
+// which checks them against the broker's bounds). A zero field is not
+// set: the broker's value (Config) applies. Kafka reads them at every
+// heartbeat, and so does the core: a change reaches each member at its
+// next heartbeat.
+type ConsumerGroupConfig struct {
+	// SessionTimeout is consumer.session.timeout.ms.
+	SessionTimeout time.Duration
+	// HeartbeatInterval is consumer.heartbeat.interval.ms.
+	HeartbeatInterval time.Duration
 }
 
 // joinError is a failed JoinGroup answer: generation -1, no protocol, no

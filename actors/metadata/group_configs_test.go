@@ -35,13 +35,14 @@ func TestGroupConfigs(t *testing.T) {
 	}
 
 	set, del := kmsg.IncrementalAlterConfigOpSet, kmsg.IncrementalAlterConfigOpDelete
-	c, msg, eff := alterResult(t, s, incremental(groupRes, "orders", "consumer.heartbeat.interval.ms", set, "6000", "share.auto.offset.reset", set, "by_duration:PT1H"))
+	c, msg, eff := alterResult(t, s, incremental(groupRes, "orders", "consumer.heartbeat.interval.ms", set, "6000", "share.auto.offset.reset", set, "by_duration:PT1H",
+		"streams.num.standby.replicas", set, "1"))
 	if c != 0 {
 		t.Fatalf("alter: %v %q", c, msg)
 	}
-	// share.auto.offset.reset acts (share groups), so only the other
-	// is reported unapplied.
-	if len(eff.Unapplied) != 1 || eff.Unapplied[0].Resource != "group orders" || len(eff.Reconfigure) != 0 {
+	// share.auto.offset.reset (share groups) and consumer.* (consumer
+	// groups) act, so only the streams one is reported unapplied.
+	if len(eff.Unapplied) != 1 || eff.Unapplied[0].Resource != "group orders" || eff.Unapplied[0].Key != "streams.num.standby.replicas" || len(eff.Reconfigure) != 0 {
 		t.Fatalf("effects %+v", eff)
 	}
 	if got := st.last.Groups["orders"]; got["consumer.heartbeat.interval.ms"] != "6000" || got["share.auto.offset.reset"] != "by_duration:PT1H" {
@@ -99,7 +100,8 @@ func TestGroupConfigs(t *testing.T) {
 		t.Fatalf("after restart %+v", e)
 	}
 	// Deleting every config forgets the group.
-	if c, msg, _ := alterResult(t, s2, incremental(groupRes, "orders", "consumer.heartbeat.interval.ms", del, nil, "share.auto.offset.reset", del, nil)); c != 0 || st.last.Groups != nil && st.last.Groups["orders"] != nil {
+	if c, msg, _ := alterResult(t, s2, incremental(groupRes, "orders", "consumer.heartbeat.interval.ms", del, nil, "share.auto.offset.reset", del, nil,
+		"streams.num.standby.replicas", del, nil)); c != 0 || st.last.Groups != nil && st.last.Groups["orders"] != nil {
 		t.Fatalf("delete: %v %q %v", c, msg, st.last.Groups)
 	}
 }

@@ -15,6 +15,11 @@ import (
 type Routes struct {
 	ClusterID string
 	Topics    map[string]*Topic
+	// GroupConfigs are the groups' own configs (IncrementalAlterConfigs
+	// on GROUP resources; single-node mode), by group, read-only: the
+	// group coordinators apply consumer.session.timeout.ms and
+	// consumer.heartbeat.interval.ms from here.
+	GroupConfigs map[string]map[string]string
 }
 
 // Topic is one topic's partition actors and views, by partition index. A

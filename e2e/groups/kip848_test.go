@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/testkit"
 )
@@ -387,4 +389,98 @@ func TestJavaServerSideRegexSubscription(t *testing.T) {
 	if r := g.Members[0].SubscribedTopicRegex; r == nil || *r != prefix+"-.*" {
 		t.Errorf("the member's regex as ConsumerGroupDescribe shows it: %v", r)
 	}
+}
+
+// cgHeartbeat sends one ConsumerGroupHeartbeat (v1) through franz-go's
+// client: a join when epoch is 0.
+func cgHeartbeat(t *testing.T, cl *kgo.Client, group, member, topic string, epoch int32) *kmsg.ConsumerGroupHeartbeatResponse {
+	t.Helper()
+	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	req.Version, req.Group, req.MemberID, req.MemberEpoch = 1, group, member, epoch
+	if epoch == 0 {
+		req.RebalanceTimeoutMillis = 30000
+		req.SubscribedTopicNames = []string{topic}
+		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	}
+	resp, err := req.RequestWith(deadline(t, 30*time.Second), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// group.consumer.migration.policy=disabled: a franz-go classic consumer
+// forms a group; a consumer protocol member asking to join it gets
+// GROUP_ID_NOT_FOUND with Kafka's message, and the classic group carries
+// on untouched.
+func TestConsumerMigrationPolicyDisabled(t *testing.T) {
+	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: append([]string{"--group.consumer.migration.policy", "disabled"}, kip848Args...)})
+	topic, group := name(t, "t"), name(t, "g")
+	createTopic(t, b.Addr(), topic, kip848Parts)
+	adm := admin(t, b.Addr())
+	classic := client(t, b.Addr(), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.DisableAutoCommit())
+	go func() {
+		for !classic.PollFetches(deadline(t, 60*time.Second)).IsClientClosed() {
+		}
+	}()
+	before := waitGroup(t, adm, group, 60*time.Second, stableWith(topic, 1, kip848Parts))
+
+	r := cgHeartbeat(t, client(t, b.Addr()), group, "new-member", topic, 0)
+	want := "Cannot upgrade classic group " + group + " to consumer group because online upgrade is disabled."
+	if kerr.ErrorForCode(r.ErrorCode) != kerr.GroupIDNotFound || r.ErrorMessage == nil || *r.ErrorMessage != want {
+		t.Fatalf("consumer protocol member joining the classic group: %v %v, want GROUP_ID_NOT_FOUND %q", kerr.ErrorForCode(r.ErrorCode), r.ErrorMessage, want)
+	}
+	after := waitGroup(t, adm, group, 10*time.Second, stableWith(topic, 1, kip848Parts))
+	if after.Members[0].MemberID != before.Members[0].MemberID {
+		t.Fatalf("the classic group changed: %+v then %+v", before.Members, after.Members)
+	}
+}
+
+// A group's own consumer.heartbeat.interval.ms and consumer.session.
+// timeout.ms (IncrementalAlterConfigs on its GROUP resource) apply to its
+// members: values outside the broker's bounds are INVALID_CONFIG, the
+// answer to a heartbeat carries the group's interval, and a member that
+// goes silent is fenced after the group's 2 s session timeout, long
+// before the broker's 45 s.
+func TestConsumerGroupConfigsApply(t *testing.T) {
+	b := testkit.StartBroker(t, testkit.BrokerConfig{Args: append([]string{
+		"--group.consumer.min.session.timeout.ms", "1000", "--group.consumer.min.heartbeat.interval.ms", "100"}, fastGroups...)})
+	topic, group := name(t, "t"), name(t, "g")
+	createTopic(t, b.Addr(), topic, kip848Parts)
+	cl := client(t, b.Addr())
+	alter := func(key, value string) error {
+		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		res := kmsg.NewIncrementalAlterConfigsRequestResource()
+		res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Value = key, kmsg.StringPtr(value)
+		res.Configs = append(res.Configs, c)
+		req.Resources = append(req.Resources, res)
+		resp, err := req.RequestWith(deadline(t, 30*time.Second), cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kerr.ErrorForCode(resp.Resources[0].ErrorCode)
+	}
+	if code := alter("consumer.session.timeout.ms", "500"); code != kerr.InvalidConfig {
+		t.Fatalf("session timeout under group.consumer.min.session.timeout.ms: %v", code)
+	}
+	if code := alter("consumer.heartbeat.interval.ms", "20000"); code != kerr.InvalidConfig {
+		t.Fatalf("heartbeat interval over group.consumer.max.heartbeat.interval.ms: %v", code)
+	}
+	if code := alter("consumer.heartbeat.interval.ms", "300"); code != nil {
+		t.Fatalf("heartbeat interval 300: %v", code)
+	}
+	if code := alter("consumer.session.timeout.ms", "2000"); code != nil {
+		t.Fatalf("session timeout 2000: %v", code)
+	}
+
+	r := cgHeartbeat(t, cl, group, "silent-member", topic, 0)
+	if r.ErrorCode != 0 || r.HeartbeatIntervalMillis != 300 {
+		t.Fatalf("join: %v, heartbeat interval %d ms, want the group's 300", kerr.ErrorForCode(r.ErrorCode), r.HeartbeatIntervalMillis)
+	}
+	adm := admin(t, b.Addr())
+	waitConsumerGroup(t, adm, group, 10*time.Second, func(g kadm.DescribedConsumerGroup) bool { return len(g.Members) == 1 })
+	waitConsumerGroup(t, adm, group, 20*time.Second, func(g kadm.DescribedConsumerGroup) bool { return g.State == "Empty" })
 }
