@@ -276,20 +276,44 @@ func lastWholeOffset(data []byte, end int64) int64 {
 // batchesCovering keeps the whole batches of data that hold an acquired
 // offset (the client reads only acquired records out of them).
 func batchesCovering(data []byte, runs []AcquiredRun) []byte {
-	var out []byte
-	for len(data) >= int(wire.BatchHeaderSize) {
-		h, err := wire.ParseBatchHeader(data)
-		if err != nil || h.Size() > int64(len(data)) {
+	// Usually the covering batches are one stretch of data (a fetch
+	// acquires from the first available offset on): that stretch is
+	// answered as it is, without copying it.
+	var spans [][2]int
+	for pos := 0; len(data)-pos >= int(wire.BatchHeaderSize); {
+		h, err := wire.ParseBatchHeader(data[pos:])
+		if err != nil || h.Size() > int64(len(data)-pos) {
 			break
 		}
-		b := data[:h.Size()]
-		data = data[h.Size():]
-		for _, r := range runs {
-			if r.First <= h.LastOffset() && r.Last >= h.BaseOffset {
-				out = append(out, b...)
-				break
+		end := pos + int(h.Size())
+		if covers(runs, h.BaseOffset, h.LastOffset()) {
+			if n := len(spans); n > 0 && spans[n-1][1] == pos {
+				spans[n-1][1] = end
+			} else {
+				spans = append(spans, [2]int{pos, end})
 			}
 		}
+		pos = end
+	}
+	switch len(spans) {
+	case 0:
+		return nil
+	case 1:
+		return data[spans[0][0]:spans[0][1]]
+	}
+	var out []byte
+	for _, sp := range spans {
+		out = append(out, data[sp[0]:sp[1]]...)
 	}
 	return out
+}
+
+// covers reports whether any of runs holds an offset of base..last.
+func covers(runs []AcquiredRun, base, last int64) bool {
+	for _, r := range runs {
+		if r.First <= last && r.Last >= base {
+			return true
+		}
+	}
+	return false
 }
