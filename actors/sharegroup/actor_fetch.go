@@ -110,7 +110,13 @@ func (a *coordinatorActor) startRound(op *fetchOp) {
 	now := a.now()
 	op.reads = make([]fetchRead, len(op.parts))
 	for i, tp := range op.parts {
-		name, view, code := a.resolve(tp)
+		// servable first: in cluster mode a partition this broker has no
+		// replica of is NOT_LEADER_OR_FOLLOWER, not an unknown topic.
+		code := a.servable(op.group, tp)
+		name, view, resolved := a.resolve(tp)
+		if code == kerr.None {
+			code = resolved
+		}
 		if code != kerr.None {
 			op.reads[i].code = code
 			continue
@@ -180,7 +186,7 @@ func (a *coordinatorActor) endRound(op *fetchOp) {
 }
 
 func (a *coordinatorActor) retry(op *fetchOp) {
-	if g := a.groups[op.group]; g == nil || g.Members[op.member] == nil {
+	if g := a.groups[op.group]; a.cl == nil && (g == nil || g.Members[op.member] == nil) {
 		op.resp.ErrorCode = int16(kerr.UnknownMemberID)
 		a.reply(op.call, op.resp, nil)
 		return
