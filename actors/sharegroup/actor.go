@@ -113,6 +113,8 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 		a.loaded(m.err)
 	case *shareLoaded:
 		a.onShareLoaded(m)
+	case *offsetsRead:
+		a.onOffsetsRead(m)
 	case *topicMade:
 		a.onTopicMade(m.err)
 	case *ListGroups:

@@ -121,7 +121,13 @@ func (a *coordinatorActor) startRound(op *fetchOp) {
 			op.reads[i].code = code
 			continue
 		}
+		_, had := a.parts[partKey{op.group, tp}]
 		p, ok := a.sharePartition(op.group, tp, view)
+		if ok && !had {
+			// Where a new share partition starts is state too: a leader
+			// after this one must not start it again at a later offset.
+			op.touched[partKey{op.group, tp}] = true
+		}
 		if !ok {
 			op.reads[i].code = kerr.NotLeaderOrFollower
 			continue

@@ -50,7 +50,8 @@ func (a *coordinatorActor) routeCluster(c *Call) bool {
 				return true
 			}
 		}
-		return false
+		a.describeOffsetsCluster(c, r)
+		return true
 	case *kmsg.ShareFetchRequest, *kmsg.ShareAcknowledgeRequest:
 		return a.prepare(c)
 	}
