@@ -32,6 +32,9 @@ type Config struct {
 type Call struct {
 	Req              *wire.Request
 	ClientID, Client string
+	// reread: cluster mode, the call made its group's share partitions
+	// be read again once already (cluster_state.go's prepare).
+	reread bool
 }
 
 type (
@@ -113,6 +116,8 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 		a.loaded(m.err)
 	case *shareLoaded:
 		a.onShareLoaded(m)
+	case *stateWritten:
+		a.onStateWritten(m)
 	case *offsetsRead:
 		a.onOffsetsRead(m)
 	case *topicMade:

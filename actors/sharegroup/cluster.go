@@ -49,6 +49,12 @@ type clusterState struct {
 	// longer than the session timeout is closed and its locks released
 	// (membership lives on another broker, which cannot tell this one).
 	seen map[[2]string]time.Time
+	// subscribed are the topics each group's members subscribed to here,
+	// kept after they leave: DescribeShareGroupOffsets of an empty group
+	// names no topics and means these.
+	subscribed map[string]map[string]bool
+	// writers are the state partitions' appends, one at a time each.
+	writers map[int32]*stateWriter
 	// The state topic, made on first use.
 	topicReady    bool
 	topicCreating bool
@@ -57,7 +63,7 @@ type clusterState struct {
 
 func newClusterState(l *ClusterLink) *clusterState {
 	return &clusterState{link: l, epochs: map[partKey]int32{}, waiting: map[partKey][]*Call{},
-		failed: map[partKey]bool{}, seen: map[[2]string]time.Time{}}
+		failed: map[partKey]bool{}, seen: map[[2]string]time.Time{}, writers: map[int32]*stateWriter{}, subscribed: map[string]map[string]bool{}}
 }
 
 // StatePartitionFor is the partition of the state topic (n partitions)
@@ -137,13 +143,36 @@ func (a *coordinatorActor) servable(groupID string, tp TopicPartition) kerr.Code
 		delete(a.cl.failed, k)
 		return kerr.NotLeaderOrFollower
 	}
-	if e, ok := a.cl.epochs[k]; !ok || e != epoch {
+	if !a.loadedAt(k, epoch) {
 		return kerr.NotLeaderOrFollower
 	}
 	if _, v, c := a.resolve(tp); c != kerr.None || v.Stats().Role != partition.RoleLeader {
 		return kerr.NotLeaderOrFollower
 	}
 	return kerr.None
+}
+
+// loadedAt reports whether share partition k's state was loaded at the
+// data partition's leader epoch epoch.
+func (a *coordinatorActor) loadedAt(k partKey, epoch int32) bool {
+	e, ok := a.cl.epochs[k]
+	return ok && e == epoch
+}
+
+// topicShape is a topic's id and partition count (-1: no such topic),
+// from the cluster view in cluster mode (this broker may have no replica
+// of it), else from the routing table.
+func (a *coordinatorActor) topicShape(name string) ([16]byte, int) {
+	if v := a.view(); v != nil {
+		if t := v.Topics[name]; t != nil {
+			return t.ID, len(t.Partitions)
+		}
+		return [16]byte{}, -1
+	}
+	if t := a.env.Routes.Load().Topics[name]; t != nil {
+		return t.ID, len(t.Partitions)
+	}
+	return [16]byte{}, -1
 }
 
 // clusterTopics is the routing table for assignment in cluster mode:
@@ -168,7 +197,7 @@ func (a *coordinatorActor) onClusterTick(now time.Time) {
 		}
 	}
 	for k := range a.parts {
-		if epoch, code := a.leaderEpoch(k.tp); code != kerr.None || epoch != a.cl.epochs[k] {
+		if epoch, code := a.leaderEpoch(k.tp); code != kerr.None || !a.loadedAt(k, epoch) {
 			delete(a.parts, k)
 			delete(a.cl.epochs, k)
 		}
@@ -178,5 +207,20 @@ func (a *coordinatorActor) onClusterTick(now time.Time) {
 			delete(a.cl.seen, key)
 			a.releaseMember(key[0], key[1])
 		}
+	}
+}
+
+// remember notes the topics a member of groupID subscribes to.
+func (c *clusterState) remember(groupID string, topics []string) {
+	if len(topics) == 0 {
+		return
+	}
+	m := c.subscribed[groupID]
+	if m == nil {
+		m = map[string]bool{}
+		c.subscribed[groupID] = m
+	}
+	for _, t := range topics {
+		m[t] = true
 	}
 }

@@ -1,6 +1,7 @@
 package sharegroup
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -104,18 +105,8 @@ func (a *coordinatorActor) onOffsetsRead(m *offsetsRead) {
 	env.Reply(m.call.Req, m.resp)
 }
 
-// subscribedTopics names the topics a group's members subscribe to.
+// subscribedTopics names the topics a group's members subscribed to while
+// this broker coordinated it.
 func (a *coordinatorActor) subscribedTopics(groupID string) []string {
-	var names []string
-	if g := a.groups[groupID]; g != nil {
-		for _, m := range g.Members {
-			for _, name := range m.Subscribed {
-				if !slices.Contains(names, name) {
-					names = append(names, name)
-				}
-			}
-		}
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(a.cl.subscribed[groupID]))
 }

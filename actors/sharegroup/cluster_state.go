@@ -2,10 +2,10 @@ package sharegroup
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -55,6 +55,18 @@ func (a *coordinatorActor) prepare(c *Call) bool {
 		if s := a.sessions[[2]string{groupID, member}]; s != nil {
 			tps = append(tps, s.Partitions...)
 		}
+		if r.ShareSessionEpoch == 0 && !c.reread && !a.hasSession(groupID) {
+			c.reread = true
+			// The group's first session here since all closed: its share
+			// partitions are read again, since an admin may have moved
+			// or deleted them (Alter/DeleteShareGroupOffsets, on the
+			// coordinator, need the group empty) in the meantime.
+			for k := range a.cl.epochs {
+				if k.group == groupID {
+					delete(a.cl.epochs, k)
+				}
+			}
+		}
 	case *kmsg.ShareAcknowledgeRequest:
 		groupID, member = deref(r.GroupID), deref(r.MemberID)
 		for _, t := range r.Topics {
@@ -73,7 +85,7 @@ func (a *coordinatorActor) prepare(c *Call) bool {
 		if code != kerr.None || a.cl.failed[k] {
 			continue // answered per partition
 		}
-		if e, ok := a.cl.epochs[k]; ok && e == epoch {
+		if a.loadedAt(k, epoch) {
 			continue
 		}
 		_, busy := a.cl.waiting[k] // a load of k is on its way
@@ -91,6 +103,17 @@ func (a *coordinatorActor) prepare(c *Call) bool {
 		a.loadShare(k, epoch)
 	}
 	return parked
+}
+
+// hasSession reports whether any member of groupID has a share session
+// here.
+func (a *coordinatorActor) hasSession(groupID string) bool {
+	for key := range a.sessions {
+		if key[0] == groupID {
+			return true
+		}
+	}
+	return false
 }
 
 // loadShare reads share partition k's latest snapshot from its state
@@ -197,6 +220,9 @@ func (a *coordinatorActor) readSnapshot(k partKey) (Snapshot, bool, error) {
 	if err != nil {
 		return Snapshot{}, false, err
 	}
+	if err := a.barrier(sp, leader); err != nil {
+		return Snapshot{}, false, err
+	}
 	want := string(EncodeSnapshotKey(k.group, k.tp))
 	var snap Snapshot
 	found := false
@@ -220,6 +246,34 @@ func (a *coordinatorActor) readSnapshot(k partKey) (Snapshot, bool, error) {
 		err = a.readRemote(leader, sp, apply)
 	}
 	return snap, found, err
+}
+
+// barrierType opens the key of a read barrier record: a record type no
+// share coordinator writes, so loads pass over it.
+const barrierType = 0x7fff
+
+// barrier appends a read barrier to state partition sp with acks=all, and
+// returns once it is in: the high watermark is then past every snapshot
+// appended before, acknowledged or not. Without it a state partition's
+// new leader, whose high watermark lags until its followers fetch again,
+// could hide the newest snapshot of a share partition from a read up to
+// the high watermark, and an acknowledged record would be delivered again.
+func (a *coordinatorActor) barrier(sp, leader int32) error {
+	key := binary.BigEndian.AppendUint16(nil, barrierType)
+	key = binary.BigEndian.AppendUint32(key, uint32(a.cl.link.Me))
+	batch := coordinator.BuildBatch([]group.Record{{Key: key, Value: []byte{}}}, a.now().UnixMilli())
+	code := kerr.None
+	if leader == a.cl.link.Me {
+		ch := make(chan kerr.Code, 1)
+		shards.Append(a.env, StateTopic, sp, batch, func(c kerr.Code) { ch <- c })
+		code = <-ch
+	} else {
+		code = a.produceRemote(leader, sp, batch)
+	}
+	if code != kerr.None {
+		return fmt.Errorf("read barrier on state partition %d: %w", sp, code)
+	}
+	return nil
 }
 
 // readLocal reads a state partition this broker leads, chunk by chunk.
@@ -309,49 +363,107 @@ func wholeBatches(data []byte) ([]byte, int64) {
 	return data[:n], next
 }
 
+// stateWriter is one state partition's writes: one append in flight at
+// a time, so snapshots land in the order they were taken (two appends
+// in flight at once, one of them on another broker's connection, could
+// land the older snapshot last, and a new leader would load it).
+// Changes made while an append is in flight wait in pending and go, at
+// their newest, in the next one.
+type stateWriter struct {
+	inflight bool
+	pending  map[partKey]bool
+	waiters  []func(kerr.Code)
+}
+
+// stateWritten reports an append to state partition sp done.
+type stateWritten struct {
+	sp      int32
+	code    kerr.Code
+	waiters []func(kerr.Code)
+}
+
 // persistCluster appends the touched share partitions' snapshots to their
 // state partitions (acks=all, on the state partition's leader, here or on
 // another broker) and calls done once all are durable, with the first
-// error otherwise.
+// error otherwise; done runs on the actor's goroutine.
 func (a *coordinatorActor) persistCluster(touched map[partKey]bool, done func(kerr.Code)) {
-	bySP := map[int32][]group.Record{}
-	leaders := map[int32]int32{}
+	bySP := map[int32][]partKey{}
 	for k := range touched {
-		sp, leader, err := a.stateLeader(k)
+		sp, _, err := a.stateLeader(k)
 		if err != nil {
 			a.env.Log.Warn("sharegroup: share state not written", "err", err)
 			done(kerr.CoordinatorNotAvailable)
 			return
 		}
+		bySP[sp] = append(bySP[sp], k)
+	}
+	left, first := len(bySP), kerr.None
+	finish := func(code kerr.Code) {
+		if code != kerr.None && first == kerr.None {
+			first = code
+		}
+		if left--; left == 0 {
+			done(first)
+		}
+	}
+	for sp, keys := range bySP {
+		w := a.cl.writers[sp]
+		if w == nil {
+			w = &stateWriter{pending: map[partKey]bool{}}
+			a.cl.writers[sp] = w
+		}
+		for _, k := range keys {
+			w.pending[k] = true
+		}
+		w.waiters = append(w.waiters, finish)
+		if !w.inflight {
+			a.flushState(sp, w)
+		}
+	}
+}
+
+// flushState appends the newest snapshots of sp's pending share
+// partitions (tombstones for those that are gone).
+func (a *coordinatorActor) flushState(sp int32, w *stateWriter) {
+	keys, waiters := w.pending, w.waiters
+	w.pending, w.waiters, w.inflight = map[partKey]bool{}, nil, true
+	recs := make([]group.Record, 0, len(keys))
+	var leader int32
+	for k := range keys {
 		rec := group.Record{Key: EncodeSnapshotKey(k.group, k.tp)}
 		if p := a.parts[k]; p != nil {
 			rec.Value = EncodeSnapshotValue(p.Snapshot())
 		}
-		bySP[sp] = append(bySP[sp], rec)
-		leaders[sp] = leader
+		recs = append(recs, rec)
+		_, l, err := a.stateLeader(k)
+		if err != nil {
+			a.onStateWritten(&stateWritten{sp, kerr.CoordinatorNotAvailable, waiters})
+			return
+		}
+		leader = l
 	}
-	var mu sync.Mutex
-	left, first := len(bySP), kerr.None
-	finish := func(code kerr.Code) {
-		mu.Lock()
-		if code != kerr.None && first == kerr.None {
-			first = code
-		}
-		left--
-		last := left == 0
-		mu.Unlock()
-		if last {
-			done(first)
-		}
+	batch := coordinator.BuildBatch(recs, a.now().UnixMilli())
+	self, root := a.self, a.root
+	reply := func(code kerr.Code) { root.Send(self, &stateWritten{sp, code, waiters}) }
+	if leader == a.cl.link.Me {
+		shards.Append(a.env, StateTopic, sp, batch, reply)
+		return
 	}
-	now := a.now().UnixMilli()
-	for sp, recs := range bySP {
-		batch := coordinator.BuildBatch(recs, now)
-		if leaders[sp] == a.cl.link.Me {
-			shards.Append(a.env, StateTopic, sp, batch, finish)
-			continue
-		}
-		go func() { finish(a.produceRemote(leaders[sp], sp, batch)) }()
+	go func() { reply(a.produceRemote(leader, sp, batch)) }()
+}
+
+// onStateWritten answers the waiters of an append and sends what
+// gathered meanwhile.
+func (a *coordinatorActor) onStateWritten(m *stateWritten) {
+	w := a.cl.writers[m.sp]
+	if w != nil {
+		w.inflight = false
+	}
+	for _, fn := range m.waiters {
+		fn(m.code)
+	}
+	if w != nil && len(w.pending) > 0 {
+		a.flushState(m.sp, w)
 	}
 }
 

@@ -27,7 +27,11 @@ func (a *coordinatorActor) routeCluster(c *Call) bool {
 	}
 	switch r := c.Req.Body.(type) {
 	case *kmsg.ShareGroupHeartbeatRequest:
-		return one(r.GroupID)
+		if one(r.GroupID) {
+			return true
+		}
+		a.cl.remember(r.GroupID, r.SubscribedTopicNames)
+		return false
 	case *kmsg.AlterShareGroupOffsetsRequest:
 		return one(r.GroupID)
 	case *kmsg.DeleteShareGroupOffsetsRequest:

@@ -92,6 +92,10 @@ func TestJavaShareConsumerCluster(t *testing.T) {
 		t.Fatalf("no broker was killed: the consumers reported no progress\n%s", testkit.LastLines(out, 20))
 	}
 	t.Log(lines[len(lines)-1])
+	// The group is empty now; partition 0 starts after its n/partitions
+	// records, all acknowledged: Java's Admin lists the group, describes
+	// it and lists, alters and deletes its offsets on its coordinator.
+	share(t, cp, "admin", c.Bootstrap(), topic, group, strconv.Itoa(n/partitions))
 }
 
 // waitStarted waits until the group's coordinator reports a start offset

@@ -16,6 +16,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
@@ -30,6 +32,7 @@ import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -40,7 +43,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * Usage: java -cp ... io.samsa.interop.ShareGroups MODE BOOTSTRAP TOPIC GROUP [N]
  *
- * Every mode but cluster first sets the group's share.auto.offset.reset to earliest
+ * Every mode but cluster and admin first sets the group's share.auto.offset.reset to earliest
  * (IncrementalAlterConfigs on the GROUP resource), so records produced
  * before the consumers join are theirs. Prints a line starting OK when
  * the mode's checks hold, else throws.
@@ -69,6 +72,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *              a record acquired again after its acknowledgement failed
  *              (the leader died) is the redelivery Kafka allows.
  *   admin N    on the empty GROUP whose partition 0 of TOPIC starts at N:
+ *              listGroups for share groups (GROUP, type share,
+ *              Empty) and for consumer groups (not GROUP),
  *              describeShareGroups (Empty, no members),
  *              listShareGroupOffsets (N), alterShareGroupOffsets to 1 and
  *              list again (1), deleteShareGroupOffsets (then no offsets).
@@ -79,7 +84,7 @@ public final class ShareGroups {
     public static void main(String[] args) throws Exception {
         String mode = args[0], bootstrap = args[1], topic = args[2], group = args[3];
         int n = args.length > 4 ? Integer.parseInt(args[4]) : 0;
-        if (!mode.equals("cluster")) {
+        if (!mode.equals("cluster") && !mode.equals("admin")) {
             earliest(bootstrap, group); // group configs: KRaft only in Kafka, a broker alone in samsa
         }
         switch (mode) {
@@ -308,6 +313,23 @@ public final class ShareGroups {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         TopicPartition tp = new TopicPartition(topic, 0);
         try (Admin admin = Admin.create(p)) {
+            boolean listed = false;
+            for (GroupListing g : admin.listGroups(ListGroupsOptions.forShareGroups()).all().get()) {
+                if (g.groupId().equals(group)) {
+                    if (g.type().orElse(null) != GroupType.SHARE || g.groupState().orElse(null) != GroupState.EMPTY) {
+                        throw new IllegalStateException("listGroups: " + g);
+                    }
+                    listed = true;
+                }
+            }
+            if (!listed) {
+                throw new IllegalStateException("listGroups(forShareGroups) does not list " + group);
+            }
+            for (GroupListing g : admin.listGroups(ListGroupsOptions.forConsumerGroups()).all().get()) {
+                if (g.groupId().equals(group)) {
+                    throw new IllegalStateException("listGroups(forConsumerGroups) lists the share group: " + g);
+                }
+            }
             ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group).get();
             if (d.groupState() != GroupState.EMPTY || !d.members().isEmpty()) {
                 throw new IllegalStateException("describe: state " + d.groupState() + ", members " + d.members());
@@ -327,7 +349,7 @@ public final class ShareGroups {
                 throw new IllegalStateException("after deleteShareGroupOffsets: " + offsets);
             }
         }
-        System.out.println("OK describeShareGroups, listShareGroupOffsets (" + n + "), alter, delete");
+        System.out.println("OK listGroups, describeShareGroups, listShareGroupOffsets (" + n + "), alter, delete");
     }
 
     static void cluster(String bootstrap, String topic, String group, int n) throws Exception {
