@@ -262,7 +262,7 @@ func (a *coordinatorActor) barrier(sp, leader int32) error {
 	key := binary.BigEndian.AppendUint16(nil, barrierType)
 	key = binary.BigEndian.AppendUint32(key, uint32(a.cl.link.Me))
 	batch := coordinator.BuildBatch([]group.Record{{Key: key, Value: []byte{}}}, a.now().UnixMilli())
-	code := kerr.None
+	var code kerr.Code
 	if leader == a.cl.link.Me {
 		ch := make(chan kerr.Code, 1)
 		shards.Append(a.env, StateTopic, sp, batch, func(c kerr.Code) { ch <- c })
