@@ -144,19 +144,7 @@ func handleGroupRequest(s *Services, req *wire.Request) {
 		client.Topics = clusterTopics(s)
 		send(pids[group.PartitionFor(r.Group, n)], req, r)
 	case *kmsg.DeleteGroupsRequest:
-		splitGroups(s, req, pids, r.Groups, func(id string) string { return id },
-			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },
-			func(parts []kmsg.Response, where [][]int) kmsg.Response {
-				out := r.ResponseKind().(*kmsg.DeleteGroupsResponse)
-				out.Version = r.Version
-				out.Groups = make([]kmsg.DeleteGroupsResponseGroup, len(r.Groups))
-				for i, part := range parts {
-					for j, g := range part.(*kmsg.DeleteGroupsResponse).Groups {
-						out.Groups[where[i][j]] = g
-					}
-				}
-				return out
-			}, send)
+		deleteGroups(s, req, r, pids, send)
 	case *kmsg.OffsetFetchRequest:
 		if r.Version < 8 {
 			send(pids[group.PartitionFor(r.Group, n)], req, r)
@@ -337,6 +325,42 @@ func listGroups(s *Services, req *wire.Request, r *kmsg.ListGroupsRequest, local
 	}
 	shares := &groupPart{m, len(local)}
 	s.Shares.ListGroups(&sharegroup.ListGroups{Req: r, Reply: func(resp *kmsg.ListGroupsResponse) { shares.Put(resp) }})
+}
+
+// deleteGroups deletes share groups in the share coordinator
+// (actors/sharegroup) and the other groups in their group coordinators,
+// answering each id in the request's order.
+func deleteGroups(s *Services, req *wire.Request, r *kmsg.DeleteGroupsRequest, pids []*actor.PID, send func(*actor.PID, group.Ticket, kmsg.Request)) {
+	s.Shares.DeleteGroups(&sharegroup.DeleteGroups{IDs: r.Groups, Reply: func(shared map[string]kerr.Code) {
+		out := r.ResponseKind().(*kmsg.DeleteGroupsResponse)
+		out.Version = r.Version
+		out.Groups = make([]kmsg.DeleteGroupsResponseGroup, len(r.Groups))
+		var rest []string
+		var restAt []int
+		for i, id := range r.Groups {
+			out.Groups[i] = kmsg.NewDeleteGroupsResponseGroup()
+			out.Groups[i].Group = id
+			if code, ok := shared[id]; ok {
+				out.Groups[i].ErrorCode = code.Int16()
+				continue
+			}
+			rest, restAt = append(rest, id), append(restAt, i)
+		}
+		if len(rest) == 0 {
+			env.Reply(req, out)
+			return
+		}
+		splitGroups(s, req, pids, rest, func(id string) string { return id },
+			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },
+			func(parts []kmsg.Response, where [][]int) kmsg.Response {
+				for i, part := range parts {
+					for j, g := range part.(*kmsg.DeleteGroupsResponse).Groups {
+						out.Groups[restAt[where[i][j]]] = g
+					}
+				}
+				return out
+			}, send)
+	}})
 }
 
 // notCoordinator answers a group request (or a batch's part) whose

@@ -122,6 +122,8 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 		a.onOffsetsRead(m)
 	case *topicMade:
 		a.onTopicMade(m.err)
+	case *DeleteGroups:
+		a.deleteGroups(m)
 	case *ListGroups:
 		m.Reply(a.listGroups(m.Req))
 	case *chunkRead:

@@ -84,11 +84,46 @@ func TestListGroupsShareGroups(t *testing.T) {
 			t.Errorf("types %v states %v: listed %v, want %v", c.types, c.states, got, c.want)
 		}
 	}
+	// A share group with a member is not deleted.
+	if got := deleteGroups(t, cl, "share-g"); got["share-g"] != kerr.NonEmptyGroup {
+		t.Fatalf("DeleteGroups of a share group with a member: %v", got)
+	}
 	// The member leaves: the share group is Empty, and listed so.
 	member.leave()
 	if got := listGroups(t, cl, []string{"share"}, []string{"empty"}); got["share-g"] != "share/Empty" || len(got) != 1 {
 		t.Fatalf("after the member left: %v", got)
 	}
+	// One DeleteGroups deletes the empty share group and the classic
+	// group; a second finds neither.
+	if got := deleteGroups(t, cl, "share-g", "classic-g", "nobody"); got["share-g"] != nil || got["classic-g"] != nil || got["nobody"] != kerr.GroupIDNotFound {
+		t.Fatalf("DeleteGroups: %v", got)
+	}
+	if got := listGroups(t, cl, nil, nil); len(got) != 0 {
+		t.Fatalf("after DeleteGroups: %v", got)
+	}
+	if got := deleteGroups(t, cl, "share-g"); got["share-g"] != kerr.GroupIDNotFound {
+		t.Fatalf("DeleteGroups again: %v", got)
+	}
+}
+
+// deleteGroups sends DeleteGroups v2 and returns each group's error, in
+// the request's order.
+func deleteGroups(t *testing.T, cl *kgo.Client, ids ...string) map[string]error {
+	t.Helper()
+	req := kmsg.NewPtrDeleteGroupsRequest()
+	req.Version, req.Groups = 2, ids
+	resp, err := req.RequestWith(ctxT(t), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]error{}
+	for i, g := range resp.Groups {
+		if i >= len(ids) || g.Group != ids[i] {
+			t.Fatalf("DeleteGroups answered %+v for %v", resp.Groups, ids)
+		}
+		out[g.Group] = kerr.ErrorForCode(g.ErrorCode)
+	}
+	return out
 }
 
 // leave sends the member's last heartbeat (epoch -1).

@@ -43,7 +43,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * Usage: java -cp ... io.samsa.interop.ShareGroups MODE BOOTSTRAP TOPIC GROUP [N]
  *
- * Every mode but cluster and admin first sets the group's share.auto.offset.reset to earliest
+ * Every mode but cluster, join and admin first sets the group's share.auto.offset.reset to earliest
  * (IncrementalAlterConfigs on the GROUP resource), so records produced
  * before the consumers join are theirs. Prints a line starting OK when
  * the mode's checks hold, else throws.
@@ -71,12 +71,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *              acknowledgement succeeded twice, or never, fails the mode;
  *              a record acquired again after its acknowledgement failed
  *              (the leader died) is the redelivery Kafka allows.
+ *   join       one consumer joins GROUP, polls for 2 s expecting nothing
+ *              (every record is acknowledged) and leaves.
  *   admin N    on the empty GROUP whose partition 0 of TOPIC starts at N:
  *              listGroups for share groups (GROUP, type share,
  *              Empty) and for consumer groups (not GROUP),
  *              describeShareGroups (Empty, no members),
  *              listShareGroupOffsets (N), alterShareGroupOffsets to 1 and
- *              list again (1), deleteShareGroupOffsets (then no offsets).
+ *              list again (1), deleteShareGroupOffsets (then no offsets),
+ *              deleteShareGroups (then not listed).
  */
 public final class ShareGroups {
     private ShareGroups() {}
@@ -84,7 +87,7 @@ public final class ShareGroups {
     public static void main(String[] args) throws Exception {
         String mode = args[0], bootstrap = args[1], topic = args[2], group = args[3];
         int n = args.length > 4 ? Integer.parseInt(args[4]) : 0;
-        if (!mode.equals("cluster") && !mode.equals("admin")) {
+        if (!mode.equals("cluster") && !mode.equals("admin") && !mode.equals("join")) {
             earliest(bootstrap, group); // group configs: KRaft only in Kafka, a broker alone in samsa
         }
         switch (mode) {
@@ -96,6 +99,7 @@ public final class ShareGroups {
             case "after" -> after(bootstrap, topic, group, n);
             case "admin" -> admin(bootstrap, topic, group, n);
             case "cluster" -> cluster(bootstrap, topic, group, n);
+            case "join" -> join(bootstrap, topic, group);
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
     }
@@ -264,13 +268,7 @@ public final class ShareGroups {
                 throw new IllegalStateException("rejected record delivered " + counts.get(0L) + " times");
             }
             // Both are archived now: polls for 3 s must bring nothing.
-            long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-            while (System.nanoTime() < end) {
-                ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(200));
-                if (!rs.isEmpty()) {
-                    throw new IllegalStateException("archived record delivered again: offset " + rs.iterator().next().offset());
-                }
-            }
+            expectNothing(c, Duration.ofSeconds(3), "archived record delivered again");
         }
         System.out.println("OK rejected and over-limit records archived");
     }
@@ -306,6 +304,24 @@ public final class ShareGroups {
             throw new IllegalStateException("after the restart got offsets " + offsets + ", want " + n + " and " + (n + 1));
         }
         System.out.println("OK after the restart only the new records " + offsets);
+    }
+
+    static void join(String bootstrap, String topic, String group) throws Exception {
+        try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, true)) {
+            expectNothing(c, Duration.ofSeconds(2), "an acknowledged record came back");
+        }
+        System.out.println("OK joined and left; nothing delivered");
+    }
+
+    /** Polls for d and throws what if a record arrives. */
+    static void expectNothing(KafkaShareConsumer<String, String> c, Duration d, String what) {
+        long end = System.nanoTime() + d.toNanos();
+        while (System.nanoTime() < end) {
+            ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(200));
+            if (!rs.isEmpty()) {
+                throw new IllegalStateException(what + ": offset " + rs.iterator().next().offset());
+            }
+        }
     }
 
     static void admin(String bootstrap, String topic, String group, int n) throws Exception {
@@ -348,8 +364,14 @@ public final class ShareGroups {
             if (offsets.get(tp) != null) {
                 throw new IllegalStateException("after deleteShareGroupOffsets: " + offsets);
             }
+            admin.deleteShareGroups(List.of(group)).all().get();
+            for (GroupListing g : admin.listGroups(ListGroupsOptions.forShareGroups()).all().get()) {
+                if (g.groupId().equals(group)) {
+                    throw new IllegalStateException("deleteShareGroups: still listed " + g);
+                }
+            }
         }
-        System.out.println("OK listGroups, describeShareGroups, listShareGroupOffsets (" + n + "), alter, delete");
+        System.out.println("OK listGroups, describeShareGroups, listShareGroupOffsets (" + n + "), alter, delete, deleteShareGroups");
     }
 
     static void cluster(String bootstrap, String topic, String group, int n) throws Exception {
