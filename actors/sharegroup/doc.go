@@ -120,10 +120,14 @@
 // answers) lists the share groups a broker coordinates, type and protocol
 // type "share", with v4's state filter (Empty, Stable) and v5's type
 // filter, so kafka-share-groups.sh --list and Admin.listGroups find them.
+// DeleteGroups (delete.go; actors/api asks the share coordinator first)
+// deletes an empty share group and tombstones its share partitions' state
+// (NON_EMPTY_GROUP with members).
 //
 // Not yet:
 //   - Cluster mode: membership is rebuilt by rejoining when the coordinator
-//     moves; a leader does not check that a session's member is in the
+//     moves (a group whose members all left before heartbeating to the
+//     new coordinator is unknown there: not listed or described); a leader does not check that a session's member is in the
 //     group; the state topic is read from its start for each share
 //     partition loaded (no per-partition cache, no ShareUpdate deltas);
 //     lag in DescribeShareGroupOffsets is -1; the state topic is not
@@ -131,7 +135,7 @@
 //   - share.auto.offset.reset=by_duration (taken as latest), per-group
 //     share.record.lock.duration.ms and session timeouts (the broker's
 //     apply), read_committed share groups.
-//   - DeleteGroups of share groups; empty share groups stay in memory.
+//   - Empty share groups stay in memory until deleted.
 //   - Kafka's full SimpleAssignor (spreading partitions over members);
 //     long polls look again every 50 ms instead of waking on produce.
 //

@@ -19,8 +19,8 @@ no group.share.enable or share.version feature is needed. In cluster mode (ZooKe
 groups; samsa's design is in actors/sharegroup's doc) three members consume 3000 records of a topic with 6 partitions and
 replication factor 3 on three brokers while the leader of partition 0 is killed with -9: every record is
 acknowledged exactly once (records acquired on the dead leader come back, acknowledged ones do not), and the Admin
-calls above work against the group's coordinator. ListGroups lists share groups with type "share" (v5's type filter, v4's
+calls above (and deleteShareGroups) work against the group's coordinator. ListGroups lists share groups with type "share" (v5's type filter, v4's
 state filter), so kafka-share-groups.sh --list finds them. Not yet: by_duration offset reset, read_committed share
-groups, per-group lock durations, DeleteGroups of share groups, group configs in cluster mode, and spreading partitions
+groups, per-group lock durations, group configs in cluster mode, durable membership in cluster mode, and spreading partitions
 over members (every member is assigned every partition; the share partitions keep each record with one member at a time).
 `
