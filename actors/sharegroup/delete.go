@@ -81,17 +81,7 @@ func (a *coordinatorActor) deleteGroups(d *DeleteGroups) {
 		}
 		d.Reply(codes)
 	}
-	if a.cl == nil || len(touched) == 0 {
-		a.persist(touched, done)
-		return
-	}
-	a.ensureTopic(func(err error) {
-		if err != nil {
-			done(kerr.CoordinatorNotAvailable)
-			return
-		}
-		a.persist(touched, done)
-	})
+	a.persist(touched, done)
 }
 
 // isShareGroup reports whether id is a share group here: it has members

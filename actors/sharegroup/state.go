@@ -196,7 +196,14 @@ func (a *coordinatorActor) persist(touched map[partKey]bool, done func(kerr.Code
 		return
 	}
 	if a.cl != nil {
-		a.persistCluster(touched, done)
+		a.ensureTopic(func(err error) {
+			if err != nil {
+				a.env.Log.Warn("sharegroup: the state topic cannot be made", "err", err)
+				done(kerr.CoordinatorNotAvailable)
+				return
+			}
+			a.persistCluster(touched, done)
+		})
 		return
 	}
 	recs := make([]group.Record, 0, len(touched))
