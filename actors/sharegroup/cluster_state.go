@@ -379,6 +379,7 @@ type stateWriter struct {
 type stateWritten struct {
 	sp      int32
 	code    kerr.Code
+	keys    map[partKey]bool
 	waiters []func(kerr.Code)
 }
 
@@ -392,6 +393,7 @@ func (a *coordinatorActor) persistCluster(touched map[partKey]bool, done func(ke
 		sp, _, err := a.stateLeader(k)
 		if err != nil {
 			a.env.Log.Warn("sharegroup: share state not written", "err", err)
+			a.rollBack(touched)
 			done(kerr.CoordinatorNotAvailable)
 			return
 		}
@@ -437,14 +439,14 @@ func (a *coordinatorActor) flushState(sp int32, w *stateWriter) {
 		recs = append(recs, rec)
 		_, l, err := a.stateLeader(k)
 		if err != nil {
-			a.onStateWritten(&stateWritten{sp, kerr.CoordinatorNotAvailable, waiters})
+			a.onStateWritten(&stateWritten{sp, kerr.CoordinatorNotAvailable, keys, waiters})
 			return
 		}
 		leader = l
 	}
 	batch := coordinator.BuildBatch(recs, a.now().UnixMilli())
 	self, root := a.self, a.root
-	reply := func(code kerr.Code) { root.Send(self, &stateWritten{sp, code, waiters}) }
+	reply := func(code kerr.Code) { root.Send(self, &stateWritten{sp, code, keys, waiters}) }
 	if leader == a.cl.link.Me {
 		shards.Append(a.env, StateTopic, sp, batch, reply)
 		return
@@ -453,17 +455,39 @@ func (a *coordinatorActor) flushState(sp int32, w *stateWriter) {
 }
 
 // onStateWritten answers the waiters of an append and sends what
-// gathered meanwhile.
+// gathered meanwhile. A failed append fails what gathered too, and rolls
+// all of it back: the clients are told their changes failed, so they must
+// not be written by a later append either.
 func (a *coordinatorActor) onStateWritten(m *stateWritten) {
 	w := a.cl.writers[m.sp]
 	if w != nil {
 		w.inflight = false
+	}
+	if m.code != kerr.None {
+		a.env.Log.Warn("sharegroup: share state not written; its share partitions are read again", "partition", m.sp, "err", m.code)
+		a.rollBack(m.keys)
+		if w != nil {
+			a.rollBack(w.pending)
+			m.waiters = append(m.waiters, w.waiters...)
+			w.pending, w.waiters = map[partKey]bool{}, nil
+		}
 	}
 	for _, fn := range m.waiters {
 		fn(m.code)
 	}
 	if w != nil && len(w.pending) > 0 {
 		a.flushState(m.sp, w)
+	}
+}
+
+// rollBack forgets share partitions whose changes could not be written:
+// the changes were answered as failed, so the records they acknowledged
+// must come back. They are read again from their last durable state
+// before they are served next.
+func (a *coordinatorActor) rollBack(keys map[partKey]bool) {
+	for k := range keys {
+		delete(a.cl.epochs, k)
+		delete(a.parts, k)
 	}
 }
 

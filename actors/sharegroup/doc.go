@@ -98,7 +98,10 @@
 //     else as a Produce v9 to its leader over a link of the share
 //     coordinator's own (actors/share_wiring.go). One append per state
 //     partition is in flight at a time, so snapshots land in the order
-//     they were taken. A leader serves a share partition only once it read
+//     they were taken. A failed append fails the changes waiting behind it
+//     too and rolls them back (the share partitions are read again from
+//     their last durable state): a client told its acknowledgement failed
+//     gets the record again. A leader serves a share partition only once it read
 //     the share partition's newest snapshot at the data partition's current
 //     leader epoch (calls wait meanwhile): it appends a read barrier record
 //     with acks=all first (a state partition's new leader's high watermark
