@@ -7,5 +7,7 @@
 // describes them and lists, alters and deletes their offsets. On three
 // brokers with ZooKeeper (cluster_test.go) three members consume a topic
 // of 6 partitions (replication factor 3) across a kill -9 of a partition
-// leader: every record acknowledged once, none twice, none lost.
+// leader: every record acknowledged once, none twice, none lost; and
+// routing_test.go asks each broker directly what goes to the group's
+// coordinator and what to a partition's leader.
 package sharegroups
