@@ -31,13 +31,7 @@ func TestJavaShareConsumerCluster(t *testing.T) {
 		t.Skip("runs JVMs and a cluster")
 	}
 	cp := testkit.JavaHarness(t, javaDir)
-	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: 3, Properties: map[string]string{
-		"controlled.shutdown.retry.backoff.ms":         "1000",
-		"offsets.topic.num.partitions":                 "6",
-		"share.coordinator.state.topic.num.partitions": "6",
-		"group.share.heartbeat.interval.ms":            "1000",
-		"group.share.min.heartbeat.interval.ms":        "1000",
-	}})
+	c := shareCluster(t)
 	const topic, group, n, partitions = "share-cluster", "g-cluster", 3000, 6
 	cl := testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	adm := kadm.NewClient(cl)
@@ -163,4 +157,18 @@ func leaderOf(ctx context.Context, t *testing.T, adm *kadm.Client, topic string,
 		t.Fatalf("partition %d of %s has no leader: %+v", partition, topic, md.Topics[topic])
 	}
 	return p.Leader
+}
+
+// shareCluster starts three samsa brokers on one ZooKeeper, with
+// __consumer_offsets and __share_group_state of 6 partitions (they are
+// made quicker than 50) and heartbeats every second.
+func shareCluster(t *testing.T) *testkit.Cluster {
+	t.Helper()
+	return testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: 3, Properties: map[string]string{
+		"controlled.shutdown.retry.backoff.ms":         "1000",
+		"offsets.topic.num.partitions":                 "6",
+		"share.coordinator.state.topic.num.partitions": "6",
+		"group.share.heartbeat.interval.ms":            "1000",
+		"group.share.min.heartbeat.interval.ms":        "1000",
+	}})
 }

@@ -22,11 +22,7 @@ import (
 // NOT_COORDINATOR; ShareFetch serves a partition on its leader only and
 // answers NOT_LEADER_OR_FOLLOWER for it elsewhere.
 func TestClusterRouting(t *testing.T) {
-	c := testkit.StartCluster(t, testkit.ClusterConfig{Kind: testkit.Samsa, Brokers: 3, Properties: map[string]string{
-		"controlled.shutdown.retry.backoff.ms":         "1000",
-		"offsets.topic.num.partitions":                 "6",
-		"share.coordinator.state.topic.num.partitions": "6",
-	}})
+	c := shareCluster(t)
 	const topic, group = "share-route", "g-route"
 	cl := testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...))
 	adm := kadm.NewClient(cl)
