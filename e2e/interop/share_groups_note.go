@@ -20,7 +20,7 @@ groups; samsa's design is in actors/sharegroup's doc) three members consume 3000
 replication factor 3 on three brokers while the leader of partition 0 is killed with -9: every record is
 acknowledged exactly once (records acquired on the dead leader come back, acknowledged ones do not), and the Admin
 calls above (and deleteShareGroups) work against the group's coordinator. ListGroups lists share groups with type "share" (v5's type filter, v4's
-state filter), so kafka-share-groups.sh --list finds them. Not yet: by_duration offset reset, read_committed share
+state filter); Kafka 4.1's kafka-share-groups.sh --list finds them on the cluster. Not yet: by_duration offset reset, read_committed share
 groups, per-group lock durations, group configs in cluster mode, durable membership in cluster mode, and spreading partitions
 over members (every member is assigned every partition; the share partitions keep each record with one member at a time).
 `

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +92,11 @@ func TestJavaShareConsumerCluster(t *testing.T) {
 	// the new one, it has never heard of the group. A member joining and
 	// leaving (and finding every record acknowledged) makes it known.
 	share(t, cp, "join", c.Bootstrap(), topic, group)
+	// kafka-share-groups.sh --list (Kafka 4.1's tool) lists it, from
+	// ListGroups of every broker.
+	if out := shareGroupsTool(t, cp, "--bootstrap-server", c.Bootstrap(), "--list"); !slices.Contains(strings.Fields(out), group) {
+		t.Errorf("kafka-share-groups --list does not list %s:\n%s", group, out)
+	}
 	// The group is empty now; partition 0 starts after its n/partitions
 	// records, all acknowledged: Java's Admin lists the group, describes
 	// it, lists, alters and deletes its offsets on its coordinator, and
@@ -171,4 +177,18 @@ func shareCluster(t *testing.T) *testkit.Cluster {
 		"group.share.heartbeat.interval.ms":            "1000",
 		"group.share.min.heartbeat.interval.ms":        "1000",
 	}})
+}
+
+// shareGroupsTool runs Kafka 4.1's kafka-share-groups.sh (its main class,
+// on the harness's class path) and returns its output.
+func shareGroupsTool(t *testing.T, cp string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	argv := append([]string{"-Xmx256m", "-cp", cp, "org.apache.kafka.tools.consumer.group.ShareGroupCommand"}, args...)
+	out, err := exec.CommandContext(ctx, "java", argv...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kafka-share-groups %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }
