@@ -116,6 +116,8 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 		a.loaded(m.err)
 	case *shareLoaded:
 		a.onShareLoaded(m)
+	case *stateLoadDone:
+		a.onStateLoadDone(m)
 	case *stateWritten:
 		a.onStateWritten(m)
 	case *offsetsRead:

@@ -53,6 +53,8 @@ type clusterState struct {
 	// kept after they leave: DescribeShareGroupOffsets of an empty group
 	// names no topics and means these.
 	subscribed map[string]map[string]bool
+	// loaders are the state partitions' reads, one at a time each.
+	loaders map[int32]*stateLoader
 	// writers are the state partitions' appends, one at a time each.
 	writers map[int32]*stateWriter
 	// The state topic, made on first use.
@@ -63,7 +65,7 @@ type clusterState struct {
 
 func newClusterState(l *ClusterLink) *clusterState {
 	return &clusterState{link: l, epochs: map[partKey]int32{}, waiting: map[partKey][]*Call{},
-		failed: map[partKey]bool{}, seen: map[[2]string]time.Time{}, writers: map[int32]*stateWriter{}, subscribed: map[string]map[string]bool{}}
+		failed: map[partKey]bool{}, seen: map[[2]string]time.Time{}, writers: map[int32]*stateWriter{}, loaders: map[int32]*stateLoader{}, subscribed: map[string]map[string]bool{}}
 }
 
 // StatePartitionFor is the partition of the state topic (n partitions)

@@ -1,8 +1,6 @@
 package sharegroup
 
 import (
-	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,10 +8,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/samsa-io/samsa/actors/catalog"
-	"github.com/samsa-io/samsa/actors/coordinator"
-	"github.com/samsa-io/samsa/actors/group"
-	"github.com/samsa-io/samsa/actors/shards"
-	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -116,22 +110,6 @@ func (a *coordinatorActor) hasSession(groupID string) bool {
 	return false
 }
 
-// loadShare reads share partition k's latest snapshot from its state
-// partition, on another goroutine, and sends it back as shareLoaded.
-func (a *coordinatorActor) loadShare(k partKey, epoch int32) {
-	self, root := a.self, a.root
-	a.ensureTopic(func(err error) {
-		if err != nil {
-			root.Send(self, &shareLoaded{key: k, epoch: epoch, err: err})
-			return
-		}
-		go func() {
-			snap, found, err := a.readSnapshot(k)
-			root.Send(self, &shareLoaded{key: k, epoch: epoch, snap: snap, found: found, err: err})
-		}()
-	})
-}
-
 // onShareLoaded installs a loaded snapshot and serves the calls that
 // waited for it.
 func (a *coordinatorActor) onShareLoaded(m *shareLoaded) {
@@ -180,8 +158,11 @@ func (a *coordinatorActor) ensureTopic(fn func(error)) {
 	a.env.Send(a.meta, &catalog.CreateInternalTopic{
 		Name: StateTopic, Partitions: a.cl.link.StatePartitions,
 		ReplicationFactor: rf, ReplicationFactorKey: "share.coordinator.state.topic.replication.factor",
+		// 100 MiB segments, Kafka's share.coordinator.state.topic.segment.bytes:
+		// compaction only cleans closed segments, and loads read what it
+		// left.
 		Configs: [][2]string{{"cleanup.policy", "compact"}, {"compression.type", "producer"},
-			{"min.insync.replicas", strconv.Itoa(int(isr))}},
+			{"min.insync.replicas", strconv.Itoa(int(isr))}, {"segment.bytes", "104857600"}},
 		Done: func(_ int32, _ bool, err error) { root.Send(self, &topicMade{err}) },
 	})
 }
@@ -210,308 +191,4 @@ func (a *coordinatorActor) stateLeader(k partKey) (sp, leader int32, err error) 
 		return sp, 0, fmt.Errorf("state partition %d has no leader", sp)
 	}
 	return sp, p.Leader, nil
-}
-
-// readSnapshot reads k's state partition up to its high watermark and
-// returns k's newest snapshot (found false: none, or a tombstone). It
-// blocks: it runs on a goroutine of its own and touches no actor state.
-func (a *coordinatorActor) readSnapshot(k partKey) (Snapshot, bool, error) {
-	sp, leader, err := a.stateLeader(k)
-	if err != nil {
-		return Snapshot{}, false, err
-	}
-	if err := a.barrier(sp, leader); err != nil {
-		return Snapshot{}, false, err
-	}
-	want := string(EncodeSnapshotKey(k.group, k.tp))
-	var snap Snapshot
-	found := false
-	apply := func(data []byte) error {
-		return coordinator.ReplayBatches(data, func(key, value []byte) {
-			if string(key) != want {
-				return
-			}
-			if value == nil {
-				found = false
-				return
-			}
-			if _, _, s, err := DecodeSnapshot(key, value); err == nil {
-				snap, found = s, true
-			}
-		})
-	}
-	if leader == a.cl.link.Me {
-		err = a.readLocal(sp, apply)
-	} else {
-		err = a.readRemote(leader, sp, apply)
-	}
-	return snap, found, err
-}
-
-// barrierType opens the key of a read barrier record: a record type no
-// share coordinator writes, so loads pass over it.
-const barrierType = 0x7fff
-
-// barrier appends a read barrier to state partition sp with acks=all, and
-// returns once it is in: the high watermark is then past every snapshot
-// appended before, acknowledged or not. Without it a state partition's
-// new leader, whose high watermark lags until its followers fetch again,
-// could hide the newest snapshot of a share partition from a read up to
-// the high watermark, and an acknowledged record would be delivered again.
-func (a *coordinatorActor) barrier(sp, leader int32) error {
-	key := binary.BigEndian.AppendUint16(nil, barrierType)
-	key = binary.BigEndian.AppendUint32(key, uint32(a.cl.link.Me))
-	batch := coordinator.BuildBatch([]group.Record{{Key: key, Value: []byte{}}}, a.now().UnixMilli())
-	var code kerr.Code
-	if leader == a.cl.link.Me {
-		ch := make(chan kerr.Code, 1)
-		shards.Append(a.env, StateTopic, sp, batch, func(c kerr.Code) { ch <- c })
-		code = <-ch
-	} else {
-		code = a.produceRemote(leader, sp, batch)
-	}
-	if code != kerr.None {
-		return fmt.Errorf("read barrier on state partition %d: %w", sp, code)
-	}
-	return nil
-}
-
-// readLocal reads a state partition this broker leads, chunk by chunk.
-func (a *coordinatorActor) readLocal(sp int32, apply func([]byte) error) error {
-	for offset := int64(0); ; {
-		ch := make(chan shards.Chunk, 1)
-		shards.ReadChunk(a.env, StateTopic, sp, offset, func(c shards.Chunk) { ch <- c })
-		c := <-ch
-		switch {
-		case c.TimedOut:
-			return errors.New("the state partition did not answer")
-		case c.Err != nil:
-			return c.Err
-		}
-		if err := apply(c.Data); err != nil {
-			return err
-		}
-		if c.Next >= c.End || len(c.Data) == 0 {
-			return nil
-		}
-		offset = c.Next
-	}
-}
-
-// readRemote reads a state partition another broker leads with Fetch, as
-// a consumer would, from its log start to its high watermark.
-func (a *coordinatorActor) readRemote(leader, sp int32, apply func([]byte) error) error {
-	offset := int64(0)
-	for range 10000 {
-		req := kmsg.NewPtrFetchRequest()
-		req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = -1, 0, 0, 16<<20
-		req.SessionEpoch = -1
-		rt := kmsg.NewFetchRequestTopic()
-		rt.Topic = StateTopic
-		rp := kmsg.NewFetchRequestTopicPartition()
-		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch, rp.LogStartOffset = sp, offset, 8<<20, -1, -1
-		rt.Partitions = []kmsg.FetchRequestTopicPartition{rp}
-		req.Topics = []kmsg.FetchRequestTopic{rt}
-		ctx, cancel := context.WithTimeout(context.Background(), a.cl.link.Timeout)
-		resp, err := a.cl.link.Send(ctx, leader, req, stateFetchVersion)
-		cancel()
-		if err != nil {
-			return err
-		}
-		fr := resp.(*kmsg.FetchResponse)
-		if fr.ErrorCode != 0 {
-			return kerr.Code(fr.ErrorCode)
-		}
-		if len(fr.Topics) != 1 || len(fr.Topics[0].Partitions) != 1 {
-			return errors.New("a fetch of the state partition answered no partition")
-		}
-		p := fr.Topics[0].Partitions[0]
-		switch code := kerr.Code(p.ErrorCode); {
-		case code == kerr.OffsetOutOfRange && offset < p.LogStartOffset:
-			offset = p.LogStartOffset // compaction or deletion moved the start
-			continue
-		case code != kerr.None:
-			return code
-		}
-		whole, next := wholeBatches(p.RecordBatches)
-		if err := apply(whole); err != nil {
-			return err
-		}
-		if next <= offset {
-			next = offset
-		}
-		offset = next
-		if offset >= p.HighWatermark || len(whole) == 0 {
-			return nil
-		}
-	}
-	return errors.New("the state partition did not end")
-}
-
-// wholeBatches is the whole batches at the front of data and the offset
-// after the last of them (0 with none).
-func wholeBatches(data []byte) ([]byte, int64) {
-	n, next := 0, int64(0)
-	for len(data)-n >= int(wire.BatchHeaderSize) {
-		h, err := wire.ParseBatchHeader(data[n:])
-		if err != nil || h.Size() > int64(len(data)-n) {
-			break
-		}
-		n += int(h.Size())
-		next = h.LastOffset() + 1
-	}
-	return data[:n], next
-}
-
-// stateWriter is one state partition's writes: one append in flight at
-// a time, so snapshots land in the order they were taken (two appends
-// in flight at once, one of them on another broker's connection, could
-// land the older snapshot last, and a new leader would load it).
-// Changes made while an append is in flight wait in pending and go, at
-// their newest, in the next one.
-type stateWriter struct {
-	inflight bool
-	pending  map[partKey]bool
-	waiters  []func(kerr.Code)
-}
-
-// stateWritten reports an append to state partition sp done.
-type stateWritten struct {
-	sp      int32
-	code    kerr.Code
-	keys    map[partKey]bool
-	waiters []func(kerr.Code)
-}
-
-// persistCluster appends the touched share partitions' snapshots to their
-// state partitions (acks=all, on the state partition's leader, here or on
-// another broker) and calls done once all are durable, with the first
-// error otherwise; done runs on the actor's goroutine.
-func (a *coordinatorActor) persistCluster(touched map[partKey]bool, done func(kerr.Code)) {
-	bySP := map[int32][]partKey{}
-	for k := range touched {
-		sp, _, err := a.stateLeader(k)
-		if err != nil {
-			a.env.Log.Warn("sharegroup: share state not written", "err", err)
-			a.rollBack(touched)
-			done(kerr.CoordinatorNotAvailable)
-			return
-		}
-		bySP[sp] = append(bySP[sp], k)
-	}
-	left, first := len(bySP), kerr.None
-	finish := func(code kerr.Code) {
-		if code != kerr.None && first == kerr.None {
-			first = code
-		}
-		if left--; left == 0 {
-			done(first)
-		}
-	}
-	for sp, keys := range bySP {
-		w := a.cl.writers[sp]
-		if w == nil {
-			w = &stateWriter{pending: map[partKey]bool{}}
-			a.cl.writers[sp] = w
-		}
-		for _, k := range keys {
-			w.pending[k] = true
-		}
-		w.waiters = append(w.waiters, finish)
-		if !w.inflight {
-			a.flushState(sp, w)
-		}
-	}
-}
-
-// flushState appends the newest snapshots of sp's pending share
-// partitions (tombstones for those that are gone).
-func (a *coordinatorActor) flushState(sp int32, w *stateWriter) {
-	keys, waiters := w.pending, w.waiters
-	w.pending, w.waiters, w.inflight = map[partKey]bool{}, nil, true
-	recs := make([]group.Record, 0, len(keys))
-	var leader int32
-	for k := range keys {
-		rec := group.Record{Key: EncodeSnapshotKey(k.group, k.tp)}
-		if p := a.parts[k]; p != nil {
-			rec.Value = EncodeSnapshotValue(p.Snapshot())
-		}
-		recs = append(recs, rec)
-		_, l, err := a.stateLeader(k)
-		if err != nil {
-			a.onStateWritten(&stateWritten{sp, kerr.CoordinatorNotAvailable, keys, waiters})
-			return
-		}
-		leader = l
-	}
-	batch := coordinator.BuildBatch(recs, a.now().UnixMilli())
-	self, root := a.self, a.root
-	reply := func(code kerr.Code) { root.Send(self, &stateWritten{sp, code, keys, waiters}) }
-	if leader == a.cl.link.Me {
-		shards.Append(a.env, StateTopic, sp, batch, reply)
-		return
-	}
-	go func() { reply(a.produceRemote(leader, sp, batch)) }()
-}
-
-// onStateWritten answers the waiters of an append and sends what
-// gathered meanwhile. A failed append fails what gathered too, and rolls
-// all of it back: the clients are told their changes failed, so they must
-// not be written by a later append either.
-func (a *coordinatorActor) onStateWritten(m *stateWritten) {
-	w := a.cl.writers[m.sp]
-	if w != nil {
-		w.inflight = false
-	}
-	if m.code != kerr.None {
-		a.env.Log.Warn("sharegroup: share state not written; its share partitions are read again", "partition", m.sp, "err", m.code)
-		a.rollBack(m.keys)
-		if w != nil {
-			a.rollBack(w.pending)
-			m.waiters = append(m.waiters, w.waiters...)
-			w.pending, w.waiters = map[partKey]bool{}, nil
-		}
-	}
-	for _, fn := range m.waiters {
-		fn(m.code)
-	}
-	if w != nil && len(w.pending) > 0 {
-		a.flushState(m.sp, w)
-	}
-}
-
-// rollBack forgets share partitions whose changes could not be written:
-// the changes were answered as failed, so the records they acknowledged
-// must come back. They are read again from their last durable state
-// before they are served next.
-func (a *coordinatorActor) rollBack(keys map[partKey]bool) {
-	for k := range keys {
-		delete(a.cl.epochs, k)
-		delete(a.parts, k)
-	}
-}
-
-// produceRemote appends batch to a state partition another broker leads,
-// with acks=all.
-func (a *coordinatorActor) produceRemote(leader, sp int32, batch []byte) kerr.Code {
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = -1, int32(a.cl.link.Timeout.Milliseconds())
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = StateTopic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition, rp.Records = sp, batch
-	rt.Partitions = []kmsg.ProduceRequestTopicPartition{rp}
-	req.Topics = []kmsg.ProduceRequestTopic{rt}
-	ctx, cancel := context.WithTimeout(context.Background(), a.cl.link.Timeout)
-	defer cancel()
-	resp, err := a.cl.link.Send(ctx, leader, req, stateProduceVersion)
-	if err != nil {
-		a.env.Log.Warn("sharegroup: share state not written to its leader", "broker", leader, "partition", sp, "err", err)
-		return kerr.RequestTimedOut
-	}
-	pr := resp.(*kmsg.ProduceResponse)
-	if len(pr.Topics) != 1 || len(pr.Topics[0].Partitions) != 1 {
-		return kerr.UnknownServerError
-	}
-	return kerr.Code(pr.Topics[0].Partitions[0].ErrorCode)
 }

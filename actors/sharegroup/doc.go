@@ -107,7 +107,11 @@
 //     with acks=all first (a state partition's new leader's high watermark
 //     lags until its followers fetch again, and could hide the newest
 //     snapshot), then reads the state partition to its high watermark
-//     (Fetch v12 when another broker leads it). After a leader change or a
+//     (Fetch v12 when another broker leads it). Each state partition's
+//     reads go one at a time and keep what they read (the newest snapshot
+//     of every key), so a load reads only what was appended since the
+//     last, and share partitions waiting on the same state partition are
+//     served by one read (cluster_read.go; writes in cluster_write.go). After a leader change or a
 //     kill -9 the new leader so starts from the last acknowledged state:
 //     acquired records come back, acknowledged ones do not. A group's share
 //     partitions are read again too when its first session on the broker
@@ -131,8 +135,7 @@
 //   - Cluster mode: membership is rebuilt by rejoining when the coordinator
 //     moves (a group whose members all left before heartbeating to the
 //     new coordinator is unknown there: not listed or described); a leader does not check that a session's member is in the
-//     group; the state topic is read from its start for each share
-//     partition loaded (no per-partition cache, no ShareUpdate deltas);
+//     group; every change is a whole snapshot (no ShareUpdate deltas);
 //     lag in DescribeShareGroupOffsets is -1; the state topic is not
 //     marked internal (a client could produce to it).
 //   - share.auto.offset.reset=by_duration (taken as latest), per-group
