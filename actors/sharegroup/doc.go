@@ -132,12 +132,15 @@
 // (NON_EMPTY_GROUP with members).
 //
 // Not yet:
-//   - Cluster mode: membership is rebuilt by rejoining when the coordinator
-//     moves (a group whose members all left before heartbeating to the
-//     new coordinator is unknown there: not listed or described); a leader does not check that a session's member is in the
-//     group; every change is a whole snapshot (no ShareUpdate deltas);
-//     lag in DescribeShareGroupOffsets is -1; the state topic is not
-//     marked internal (a client could produce to it).
+//   - Cluster mode: membership is rebuilt by rejoining when the
+//     coordinator moves (a group whose members all left before
+//     heartbeating to the new coordinator is unknown there: not listed or
+//     described); a leader does not check that a session's member is in
+//     the group; every change is a whole snapshot (no ShareUpdate
+//     deltas); lag in DescribeShareGroupOffsets is -1; the state topic is
+//     not marked internal (a client could produce to it); group configs
+//     (share.auto.offset.reset) are a broker alone's only; a Kafka 3.9
+//     broker in a mixed cluster serves no share APIs.
 //   - share.auto.offset.reset=by_duration (taken as latest), per-group
 //     share.record.lock.duration.ms and session timeouts (the broker's
 //     apply), read_committed share groups.
