@@ -139,6 +139,7 @@ type Broker struct {
 	// markerPeers: the transaction coordinators' WriteTxnMarkers link
 	// (cluster mode with transactions), apart from replication's.
 	markerPeers *interbroker.Client
+	sharePeers  *interbroker.Client // cluster mode: share state on other brokers' state partitions
 	fetchers    *replica.Fetchers
 
 	housekeepingStop chan struct{}    // closed by Close (housekeeping.go)
@@ -294,14 +295,15 @@ func NewBroker(cfg *config.Broker, logger *slog.Logger, opts ...Options) (*Broke
 	groups.Store(b.groups)
 	b.groups.Start()
 	b.services = &api.Services{Env: e, Meta: b.meta, Fetch: b.fetch, Groups: b.groups, SASL: saslSvc}
-	if cfg.Cluster == nil {
-		// Share groups: a broker alone only (actors/sharegroup's doc).
-		if b.services.Shares, err = sharegroup.Start(e, b.meta, sharegroup.ConfigFrom(cfg)); err != nil {
-			b.abandonStart()
-			return nil, fmt.Errorf("actors: spawn share coordinator: %w", err)
-		}
-		wire.EnableShareGroupAPIs()
+	// Share groups (actors/sharegroup's doc); in cluster mode over a link
+	// of their own to the other brokers (share_wiring.go).
+	shareCfg := sharegroup.ConfigFrom(cfg)
+	shareCfg.Cluster = b.shareLink()
+	if b.services.Shares, err = sharegroup.Start(e, b.meta, shareCfg); err != nil {
+		b.abandonStart()
+		return nil, fmt.Errorf("actors: spawn share coordinator: %w", err)
 	}
+	wire.EnableShareGroupAPIs()
 	b.saslGate = len(saslSvc.Listeners) > 0
 	if transactions {
 		b.txns = txn.NewCoordinators(e, b.meta)

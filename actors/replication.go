@@ -79,6 +79,9 @@ func (b *Broker) stopReplication() {
 	if b.markerPeers != nil {
 		b.markerPeers.Close()
 	}
+	if b.sharePeers != nil {
+		b.sharePeers.Close()
+	}
 }
 
 // followers adapts replica.Fetchers to the metadata actor.

@@ -152,9 +152,8 @@ var InterBrokerAPIs = []APIRange{
 
 // ShareGroupAPIs are the share-group APIs (KIP-932, actors/sharegroup) at
 // Kafka 4.1's versions: v0 of the first four was 4.0's early access and is
-// gone from 4.1; ShareFetch/ShareAcknowledge v2 are 4.2's. A broker alone
-// serves and advertises them (EnableShareGroupAPIs); a cluster does not
-// yet (share partitions would have to live with partition leaders).
+// gone from 4.1; ShareFetch/ShareAcknowledge v2 are 4.2's. Every broker,
+// alone or in a cluster, serves and advertises them (EnableShareGroupAPIs).
 var ShareGroupAPIs = []APIRange{
 	{Key: 76, Min: 1, Max: 1, Accept: 1}, // ShareGroupHeartbeat
 	{Key: 77, Min: 1, Max: 1, Accept: 1}, // ShareGroupDescribe

@@ -11,6 +11,7 @@ import (
 	"github.com/samsa-io/samsa/actors/gather"
 	"github.com/samsa-io/samsa/actors/group"
 	"github.com/samsa-io/samsa/actors/routing"
+	"github.com/samsa-io/samsa/actors/sharegroup"
 	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
@@ -81,11 +82,10 @@ func handleGroupRequest(s *Services, req *wire.Request) {
 	pids := s.Groups.PIDs()
 	if len(pids) == 0 {
 		if lg, ok := req.Body.(*kmsg.ListGroupsRequest); ok {
-			// No __consumer_offsets yet: there are no groups, and
-			// listing them is no reason to make the topic.
-			resp := lg.ResponseKind().(*kmsg.ListGroupsResponse)
-			resp.Version = lg.Version
-			env.Reply(req, resp)
+			// No __consumer_offsets yet: there are no consumer groups
+			// (share groups may be), and listing them is no reason to
+			// make the topic.
+			listGroups(s, req, lg, nil, nil)
 			return
 		}
 		// Usually FindCoordinator came first and waited for the
@@ -118,16 +118,7 @@ func handleGroupRequest(s *Services, req *wire.Request) {
 				local = append(local, pid)
 			}
 		}
-		if len(local) == 0 {
-			resp := r.ResponseKind().(*kmsg.ListGroupsResponse)
-			resp.Version = r.Version
-			env.Reply(req, resp)
-			return
-		}
-		m := newGroupMerge(s, req, len(local), func(parts []kmsg.Response) kmsg.Response { return group.MergeResponses(parts...) })
-		for i, pid := range local {
-			send(pid, &groupPart{m, i}, r)
-		}
+		listGroups(s, req, r, local, send)
 	case *kmsg.DescribeGroupsRequest:
 		splitGroups(s, req, pids, r.Groups, func(id string) string { return id },
 			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },
@@ -154,19 +145,7 @@ func handleGroupRequest(s *Services, req *wire.Request) {
 		client.Topics = clusterTopics(s)
 		send(pids[group.PartitionFor(r.Group, n)], req, r)
 	case *kmsg.DeleteGroupsRequest:
-		splitGroups(s, req, pids, r.Groups, func(id string) string { return id },
-			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },
-			func(parts []kmsg.Response, where [][]int) kmsg.Response {
-				out := r.ResponseKind().(*kmsg.DeleteGroupsResponse)
-				out.Version = r.Version
-				out.Groups = make([]kmsg.DeleteGroupsResponseGroup, len(r.Groups))
-				for i, part := range parts {
-					for j, g := range part.(*kmsg.DeleteGroupsResponse).Groups {
-						out.Groups[where[i][j]] = g
-					}
-				}
-				return out
-			}, send)
+		deleteGroups(s, req, r, pids, send)
 	case *kmsg.OffsetFetchRequest:
 		if r.Version < 8 {
 			send(pids[group.PartitionFor(r.Group, n)], req, r)
@@ -335,6 +314,54 @@ func deleteKnownTopics(s *Services, req *wire.Request, r *kmsg.OffsetDeleteReque
 		return fill(parts[0].(*kmsg.OffsetDeleteResponse))
 	})
 	send(pid, &groupPart{m, 0}, &sub)
+}
+
+// listGroups answers ListGroups from the group coordinators running here
+// (local) and the share coordinator (actors/sharegroup), whose share
+// groups are listed with type "share".
+func listGroups(s *Services, req *wire.Request, r *kmsg.ListGroupsRequest, local []*actor.PID, send func(*actor.PID, group.Ticket, kmsg.Request)) {
+	m := newGroupMerge(s, req, len(local)+1, func(parts []kmsg.Response) kmsg.Response { return group.MergeResponses(parts...) })
+	for i, pid := range local {
+		send(pid, &groupPart{m, i}, r)
+	}
+	shares := &groupPart{m, len(local)}
+	s.Shares.ListGroups(&sharegroup.ListGroups{Req: r, Reply: func(resp *kmsg.ListGroupsResponse) { shares.Put(resp) }})
+}
+
+// deleteGroups deletes share groups in the share coordinator
+// (actors/sharegroup) and the other groups in their group coordinators,
+// answering each id in the request's order.
+func deleteGroups(s *Services, req *wire.Request, r *kmsg.DeleteGroupsRequest, pids []*actor.PID, send func(*actor.PID, group.Ticket, kmsg.Request)) {
+	s.Shares.DeleteGroups(&sharegroup.DeleteGroups{IDs: r.Groups, Reply: func(shared map[string]kerr.Code) {
+		out := r.ResponseKind().(*kmsg.DeleteGroupsResponse)
+		out.Version = r.Version
+		out.Groups = make([]kmsg.DeleteGroupsResponseGroup, len(r.Groups))
+		var rest []string
+		var restAt []int
+		for i, id := range r.Groups {
+			out.Groups[i] = kmsg.NewDeleteGroupsResponseGroup()
+			out.Groups[i].Group = id
+			if code, ok := shared[id]; ok {
+				out.Groups[i].ErrorCode = code.Int16()
+				continue
+			}
+			rest, restAt = append(rest, id), append(restAt, i)
+		}
+		if len(rest) == 0 {
+			env.Reply(req, out)
+			return
+		}
+		splitGroups(s, req, pids, rest, func(id string) string { return id },
+			func(ids []string) kmsg.Request { s := *r; s.Groups = ids; return &s },
+			func(parts []kmsg.Response, where [][]int) kmsg.Response {
+				for i, part := range parts {
+					for j, g := range part.(*kmsg.DeleteGroupsResponse).Groups {
+						out.Groups[restAt[where[i][j]]] = g
+					}
+				}
+				return out
+			}, send)
+	}})
 }
 
 // notCoordinator answers a group request (or a batch's part) whose

@@ -308,8 +308,6 @@ var brokerDefs = []Def{
 	{Name: "transactional.id.expiration.ms", Type: Int, Default: "604800000", Check: AtLeast(1), Doc: "A transactional id with no transaction for this long is forgotten."},
 	{Name: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Type: Int, Default: "10000", Check: AtLeast(1), Doc: "How often transactions open past their timeout are looked for (and aborted)."},
 	{Name: "transaction.remove.expired.transaction.cleanup.interval.ms", Type: Int, Default: "3600000", Check: AtLeast(1), Doc: "How often expired transactional ids are looked for."},
-	{Name: "share.coordinator.state.topic.replication.factor", Type: Short, Default: "3", Check: AtLeast(1), Ignored: true, Doc: "Share groups (KIP-932) are not supported."},
-	{Name: "share.coordinator.state.topic.min.isr", Type: Short, Default: "2", Check: AtLeast(1), Ignored: true, Doc: "Share groups (KIP-932) are not supported."},
 	{Name: "group.initial.rebalance.delay.ms", Type: Int, Default: "3000", Check: AtLeast(0), Doc: "How long the first rebalance of an empty group waits for more members."},
 	{Name: "group.min.session.timeout.ms", Type: Int, Default: "6000", Check: AtLeast(1), Doc: "Smallest session timeout a group member may ask for."},
 	{Name: "group.max.session.timeout.ms", Type: Int, Default: "1800000", Check: AtLeast(1), Doc: "Largest session timeout a group member may ask for."},

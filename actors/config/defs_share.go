@@ -1,5 +1,12 @@
 package config
 
+// The share coordinator's state topic in cluster mode.
+const (
+	KeyShareStatePartitions        = "share.coordinator.state.topic.num.partitions"
+	KeyShareStateReplicationFactor = "share.coordinator.state.topic.replication.factor"
+	KeyShareStateMinISR            = "share.coordinator.state.topic.min.isr"
+)
+
 // shareDefs are the broker configs of share groups (KIP-932,
 // actors/sharegroup). The group.share.* ones that group configs default
 // to (share.session.timeout.ms, ...) are here too: share groups use them.
@@ -17,6 +24,11 @@ var shareDefs = []Def{
 	{Name: "group.share.min.delivery.count.limit", Type: Int, Default: "2", Check: AtLeast(2), Doc: "Smallest share.delivery.count.limit a group may set."},
 	{Name: "group.share.max.delivery.count.limit", Type: Int, Default: "10", Check: AtLeast(2), Doc: "Largest share.delivery.count.limit a group may set."},
 	{Name: "group.share.partition.max.record.locks", Type: Int, Default: "2000", Check: AtLeast(100), Doc: "Most records of one share partition in flight (between its start and end offsets) at a time."},
+	{Name: KeyShareStatePartitions, Type: Int, Default: "50", Check: AtLeast(1),
+		Doc: "Cluster mode: partitions of __share_group_state, made on first use; a share partition's state lives on abs(hash(\"group:topicId:partition\")) % this. A single broker keeps one partition."},
+	{Name: KeyShareStateReplicationFactor, Type: Short, Default: "3", Check: AtLeast(1),
+		Doc: "Cluster mode: replication factor of __share_group_state (lowered to the brokers up when it is made). A single broker ignores it."},
+	{Name: KeyShareStateMinISR, Type: Short, Default: "2", Check: AtLeast(1), Doc: "Cluster mode: min.insync.replicas of __share_group_state (at most its replication factor)."},
 	{Name: "group.share.enable", Type: Boolean, Default: "true", Doc: "Kafka 4.1's switch for share groups; samsa serves them either way and accepts the key for server.properties compatibility."},
 }
 

@@ -22,12 +22,19 @@ type Config struct {
 	// Tick is how often members' sessions and parked fetches are looked
 	// at.
 	Tick time.Duration
+	// Cluster is set in cluster mode (cluster.go): share partitions on
+	// the data partitions' leaders, membership on the group coordinator,
+	// state in a replicated state topic.
+	Cluster *ClusterLink
 }
 
 // Call is one share-group request for the actor.
 type Call struct {
 	Req              *wire.Request
 	ClientID, Client string
+	// reread: cluster mode, the call made its group's share partitions
+	// be read again once already (cluster_state.go's prepare).
+	reread bool
 }
 
 type (
@@ -92,10 +99,18 @@ type coordinatorActor struct {
 	ready    bool
 	queue    []*Call
 	restored map[partKey]Snapshot
+
+	cl *clusterState // cluster mode only
 }
 
 func newActor(e *env.Env, cfg Config) actor.Actor {
-	return &coordinatorActor{env: e, cfg: cfg, groups: map[string]*Group{}, parts: map[partKey]*Partition{}, sessions: Sessions{}, settings: map[string]groupSettings{}, restored: map[partKey]Snapshot{}}
+	a := &coordinatorActor{env: e, cfg: cfg, groups: map[string]*Group{}, parts: map[partKey]*Partition{}, sessions: Sessions{}, settings: map[string]groupSettings{}, restored: map[partKey]Snapshot{}}
+	if cfg.Cluster != nil {
+		// Each share partition's state is loaded as it is first served
+		// (cluster_state.go), not the whole topic up front.
+		a.cl, a.ready = newClusterState(cfg.Cluster), true
+	}
+	return a
 }
 
 func (a *coordinatorActor) now() time.Time { return a.env.Now() }
@@ -116,6 +131,20 @@ func (a *coordinatorActor) Receive(ctx actor.Context) {
 		a.loadStep(m.chunk)
 	case *stateReady:
 		a.loaded(m.err)
+	case *shareLoaded:
+		a.onShareLoaded(m)
+	case *stateLoadDone:
+		a.onStateLoadDone(m)
+	case *stateWritten:
+		a.onStateWritten(m)
+	case *offsetsRead:
+		a.onOffsetsRead(m)
+	case *topicMade:
+		a.onTopicMade(m.err)
+	case *DeleteGroups:
+		a.deleteGroups(m)
+	case *ListGroups:
+		m.Reply(a.listGroups(m.Req))
 	case *chunkRead:
 		a.onChunk(m)
 	case *settingsKnown:
@@ -136,6 +165,9 @@ func (a *coordinatorActor) armTick() {
 }
 
 func (a *coordinatorActor) call(c *Call) {
+	if a.routeCluster(c) {
+		return
+	}
 	switch r := c.Req.Body.(type) {
 	case *kmsg.ShareGroupHeartbeatRequest:
 		a.heartbeatWithSettings(c, r)
@@ -165,6 +197,9 @@ func (a *coordinatorActor) onTick() {
 		return
 	}
 	now := a.now()
+	if a.cl != nil {
+		a.onClusterTick(now)
+	}
 	for id, g := range a.groups {
 		for _, m := range g.Expire(now, a.settingsOf(id).sessionTimeout) {
 			a.env.Log.Info("share group member expired", "group", id, "member", m)
@@ -189,6 +224,9 @@ func (a *coordinatorActor) releaseMember(group, member string) {
 
 // topics is the routing table as assignment needs it.
 func (a *coordinatorActor) topics() map[string]TopicInfo {
+	if v := a.view(); v != nil {
+		return clusterTopics(v)
+	}
 	r := a.env.Routes.Load()
 	out := make(map[string]TopicInfo, len(r.Topics))
 	for name, t := range r.Topics {

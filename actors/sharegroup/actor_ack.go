@@ -20,6 +20,9 @@ type ackBatch struct {
 // in Kafka.
 func (a *coordinatorActor) acknowledge(group, member string, tp TopicPartition, batches []ackBatch, now time.Time, touched map[partKey]bool) kerr.Code {
 	k := partKey{group, tp}
+	if code := a.servable(group, tp); code != kerr.None {
+		return code
+	}
 	p := a.parts[k]
 	if p == nil {
 		if _, _, code := a.resolve(tp); code != kerr.None {
@@ -87,7 +90,10 @@ func (a *coordinatorActor) shareAcknowledge(c *Call, r *kmsg.ShareAcknowledgeReq
 // useSession checks the member and applies the request's share session
 // epoch; a member the group does not know is UNKNOWN_MEMBER_ID.
 func (a *coordinatorActor) useSession(group, member string, epoch int32, add, forget []TopicPartition, fetch bool) (*Session, kerr.Code) {
-	if g := a.groups[group]; g == nil || g.Members[member] == nil {
+	// In cluster mode membership lives on the group's coordinator,
+	// usually another broker: a leader takes the member the session
+	// names (its locks expire, and an idle session is closed).
+	if g := a.groups[group]; a.cl == nil && (g == nil || g.Members[member] == nil) {
 		return nil, kerr.UnknownMemberID
 	}
 	return a.sessions.Use(group, member, epoch, add, forget, fetch)

@@ -24,24 +24,22 @@ func (a *coordinatorActor) alterOffsets(c *Call, r *kmsg.AlterShareGroupOffsetsR
 	}
 	resp := r.ResponseKind().(*kmsg.AlterShareGroupOffsetsResponse)
 	resp.Version = r.Version
-	touched, routes := map[partKey]bool{}, a.env.Routes.Load()
+	touched := map[partKey]bool{}
 	for _, t := range r.Topics {
 		rt := kmsg.NewAlterShareGroupOffsetsResponseTopic()
 		rt.Topic = t.Topic
-		info := routes.Topics[t.Topic]
-		if info != nil {
-			rt.TopicID = info.ID
-		}
+		id, n := a.topicShape(t.Topic)
+		rt.TopicID = id
 		for _, p := range t.Partitions {
 			rp := kmsg.NewAlterShareGroupOffsetsResponseTopicPartition()
 			rp.Partition = p.Partition
 			switch {
-			case info == nil || p.Partition < 0 || int(p.Partition) >= len(info.Partitions):
+			case p.Partition < 0 || int(p.Partition) >= n:
 				rp.ErrorCode = int16(kerr.UnknownTopicOrPartition)
 			case p.StartOffset < 0:
 				rp.ErrorCode = int16(kerr.InvalidRequest)
 			default:
-				k := partKey{r.GroupID, TopicPartition{info.ID, p.Partition}}
+				k := partKey{r.GroupID, TopicPartition{id, p.Partition}}
 				delete(a.restored, k)
 				a.parts[k] = NewPartition(p.StartOffset, a.settingsOf(r.GroupID).limits)
 				touched[k] = true
@@ -65,20 +63,22 @@ func (a *coordinatorActor) deleteOffsets(c *Call, r *kmsg.DeleteShareGroupOffset
 	}
 	resp := r.ResponseKind().(*kmsg.DeleteShareGroupOffsetsResponse)
 	resp.Version = r.Version
-	touched, routes := map[partKey]bool{}, a.env.Routes.Load()
+	touched := map[partKey]bool{}
 	for _, t := range r.Topics {
 		rt := kmsg.NewDeleteShareGroupOffsetsResponseTopic()
 		rt.Topic = t.Topic
-		info := routes.Topics[t.Topic]
-		if info == nil {
+		id, n := a.topicShape(t.Topic)
+		if n < 0 {
 			rt.ErrorCode = int16(kerr.UnknownTopicOrPartition)
 			resp.Topics = append(resp.Topics, rt)
 			continue
 		}
-		rt.TopicID = info.ID
-		for i := range info.Partitions {
-			k := partKey{r.GroupID, TopicPartition{info.ID, int32(i)}}
-			if a.parts[k] != nil || hasKey(a.restored, k) {
+		rt.TopicID = id
+		for i := range n {
+			k := partKey{r.GroupID, TopicPartition{id, int32(i)}}
+			// In cluster mode the share partitions live on their
+			// leaders: every partition gets its tombstone.
+			if a.cl != nil || a.parts[k] != nil || hasKey(a.restored, k) {
 				delete(a.parts, k)
 				delete(a.restored, k)
 				touched[k] = true

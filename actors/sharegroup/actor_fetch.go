@@ -117,12 +117,24 @@ func (a *coordinatorActor) startRound(op *fetchOp) {
 	a.unpark(op)
 	op.reads = make([]fetchRead, len(op.parts))
 	for i, tp := range op.parts {
-		name, view, code := a.resolve(tp)
+		// servable first: in cluster mode a partition this broker has no
+		// replica of is NOT_LEADER_OR_FOLLOWER, not an unknown topic.
+		code := a.servable(op.group, tp)
+		name, view, resolved := a.resolve(tp)
+		if code == kerr.None {
+			code = resolved
+		}
 		if code != kerr.None {
 			op.reads[i].code = code
 			continue
 		}
+		_, had := a.parts[partKey{op.group, tp}]
 		p, ok := a.sharePartition(op.group, tp, view)
+		if ok && !had {
+			// Where a new share partition starts is state too: a leader
+			// after this one must not start it again at a later offset.
+			op.touched[partKey{op.group, tp}] = true
+		}
 		if !ok {
 			op.reads[i].code = kerr.NotLeaderOrFollower
 			continue
@@ -195,12 +207,13 @@ func (a *coordinatorActor) endRound(op *fetchOp) {
 }
 
 // retry runs a new round of a waiting fetch woken in round (a wake of an
-// earlier round is stale: the fetch read again since, or answered).
+// earlier round is stale: the fetch read again since, or answered). In
+// cluster mode membership lives on the coordinator, not here.
 func (a *coordinatorActor) retry(op *fetchOp, round int32) {
 	if op.round.Load() != round {
 		return
 	}
-	if g := a.groups[op.group]; g == nil || g.Members[op.member] == nil {
+	if g := a.groups[op.group]; a.cl == nil && (g == nil || g.Members[op.member] == nil) {
 		a.unpark(op)
 		op.resp.ErrorCode = int16(kerr.UnknownMemberID)
 		a.reply(op.call, op.resp, nil)

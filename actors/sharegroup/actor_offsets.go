@@ -46,35 +46,21 @@ func (a *coordinatorActor) describeOffsets(r *kmsg.DescribeShareGroupOffsetsRequ
 				topics = append(topics, kmsg.DescribeShareGroupOffsetsRequestGroupTopic{Topic: name})
 			}
 		}
-		for _, t := range topics {
-			rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
-			rt.Topic = t.Topic
-			info := routes.Topics[t.Topic]
-			parts := t.Partitions
-			if info != nil {
-				rt.TopicID = info.ID
-				if parts == nil {
-					for i := range info.Partitions {
-						parts = append(parts, int32(i))
-					}
-				}
+		shape := func(name string) ([16]byte, int) {
+			if info := routes.Topics[name]; info != nil {
+				return info.ID, len(info.Partitions)
 			}
-			for _, p := range parts {
-				rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
-				rp.Partition, rp.StartOffset, rp.LeaderEpoch, rp.Lag = p, -1, -1, -1
-				switch sp := a.existing(g.GroupID, TopicPartition{rt.TopicID, p}); {
-				case info == nil || p < 0 || int(p) >= len(info.Partitions):
-					rp.ErrorCode = int16(kerr.UnknownTopicOrPartition)
-				case sp != nil:
-					rp.StartOffset = sp.Start()
-					if hw, _, ok := info.View(p).Bounds(); ok {
-						rp.Lag = sp.Lag(hw)
-					}
-				}
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			out.Topics = append(out.Topics, rt)
+			return [16]byte{}, -1
 		}
+		out.Topics = offsetsTopics(topics, shape, func(_, _ int, rp *kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition, tp TopicPartition) {
+			if sp := a.existing(g.GroupID, tp); sp != nil {
+				rp.StartOffset = sp.Start()
+				_, view, _ := a.resolve(tp)
+				if hw, _, ok := view.Bounds(); ok {
+					rp.Lag = sp.Lag(hw)
+				}
+			}
+		})
 		resp.Groups = append(resp.Groups, out)
 	}
 	return resp
@@ -101,4 +87,37 @@ func (a *coordinatorActor) startedTopics(group string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// offsetsTopics lays out the topics' entries of a DescribeShareGroupOffsets
+// answer, the partitions asked or (none named) all of them, each with
+// nothing known yet (-1s) or UNKNOWN_TOPIC_OR_PARTITION; fill completes
+// each partition that exists. shape is a topic's id and partition count
+// (-1: no such topic).
+func offsetsTopics(topics []kmsg.DescribeShareGroupOffsetsRequestGroupTopic, shape func(string) ([16]byte, int),
+	fill func(ti, pi int, rp *kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition, tp TopicPartition)) []kmsg.DescribeShareGroupOffsetsResponseGroupTopic {
+	var out []kmsg.DescribeShareGroupOffsetsResponseGroupTopic
+	for ti, t := range topics {
+		rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
+		id, n := shape(t.Topic)
+		rt.Topic, rt.TopicID = t.Topic, id
+		parts := t.Partitions
+		if parts == nil {
+			for i := range max(n, 0) {
+				parts = append(parts, int32(i))
+			}
+		}
+		for pi, p := range parts {
+			rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
+			rp.Partition, rp.StartOffset, rp.LeaderEpoch, rp.Lag = p, -1, -1, -1
+			if p < 0 || int(p) >= n {
+				rp.ErrorCode = int16(kerr.UnknownTopicOrPartition)
+			} else {
+				fill(ti, pi, &rp, TopicPartition{id, p})
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		out = append(out, rt)
+	}
+	return out
 }

@@ -195,6 +195,17 @@ func (a *coordinatorActor) persist(touched map[partKey]bool, done func(kerr.Code
 		done(kerr.None)
 		return
 	}
+	if a.cl != nil {
+		a.ensureTopic(func(err error) {
+			if err != nil {
+				a.env.Log.Warn("sharegroup: the state topic cannot be made", "err", err)
+				done(kerr.CoordinatorNotAvailable)
+				return
+			}
+			a.persistCluster(touched, done)
+		})
+		return
+	}
 	recs := make([]group.Record, 0, len(touched))
 	for k := range touched {
 		rec := group.Record{Key: EncodeSnapshotKey(k.group, k.tp)}

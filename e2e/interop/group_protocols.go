@@ -26,10 +26,10 @@ assignors), checked outside this run:
 | Java kafka-clients 4.1.1, classic and consumer members in one group | ` + "`group.protocol=classic`" + ` and ` + "`consumer`" + ` | e2e/groups TestJavaClassicToConsumerUpgrade | Kafka 4's online migration: a classic group upgraded when a consumer member joins, classic members reconciling inside it, a classic member SIGKILLed and fenced, downgraded when the consumer members leave; 1000 records each consumed exactly once |
 | Java kafka-clients 4.1.1 | ` + "`SubscriptionPattern`" + ` (broker-side RE2 regex) | e2e/groups TestJavaServerSideRegexSubscription | the broker resolves the regex, also for a topic created later; the member names its topics by id (Metadata v12) |
 | Apache Kafka 4.1.1's GroupCoordinatorRecordSerde | | actors/group TestConsumerRecordsAgainstKafka | Kafka reads samsa's consumer group records in __consumer_offsets (classic members' metadata too) and samsa replays Kafka's |
+| franz-go 1.22.3 | ` + "`group.consumer.migration.policy=disabled`" + ` | e2e/groups TestConsumerMigrationPolicyDisabled | a consumer member cannot upgrade a classic group with members (GROUP_ID_NOT_FOUND, Kafka's message); the classic group is left as it was |
+| franz-go 1.22.3 | per-group ` + "`consumer.session.timeout.ms`" + `, ` + "`consumer.heartbeat.interval.ms`" + ` | e2e/groups TestConsumerGroupConfigsApply | INVALID_CONFIG outside the broker's bounds; a join answered with the group's interval; a silent member fenced by the group's session timeout |
 
-Not yet: ` + "`group.consumer.migration.policy`" + ` (always bidirectional), rack-aware assignment,
-per-group ` + "`consumer.*`" + ` configs taking effect (the broker's ` + "`group.consumer.*`" + ` apply),
-share groups (KIP-932).
+Not yet: rack-aware assignment; per-group configs in cluster mode. Share groups (KIP-932) are below.
 `
 
 func writeGroupProtocols(w io.Writer) { fmt.Fprint(w, groupProtocols) }

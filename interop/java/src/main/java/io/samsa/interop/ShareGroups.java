@@ -16,6 +16,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
@@ -25,9 +27,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -38,7 +43,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * Usage: java -cp ... io.samsa.interop.ShareGroups MODE BOOTSTRAP TOPIC GROUP [N]
  *
- * Every mode first sets the group's share.auto.offset.reset to earliest
+ * Every mode but cluster, join and admin first sets the group's share.auto.offset.reset to earliest
  * (IncrementalAlterConfigs on the GROUP resource), so records produced
  * before the consumers join are theirs. Prints a line starting OK when
  * the mode's checks hold, else throws.
@@ -62,10 +67,24 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   accept N   produce N records and accept them all (explicitly).
  *   after N    produce 2 more records; a consumer must get exactly those
  *              two (offsets N, N+1): what was accepted before stays so.
+ *   cluster N  (a cluster's bootstrap; group configs are not set) the
+ *              test produces the N records r0.. once the group's share
+ *              partitions started; three consumers of GROUP accept
+ *              explicitly and commit, until every record's acknowledgement succeeded
+ *              (90 s at most), printing "PROGRESS k" as k records are
+ *              done, so a test can kill a broker mid-run. A record whose
+ *              acknowledgement succeeded twice, or never, fails the mode;
+ *              a record acquired again after its acknowledgement failed
+ *              (the leader died) is the redelivery Kafka allows.
+ *   join       one consumer joins GROUP, polls for 2 s expecting nothing
+ *              (every record is acknowledged) and leaves.
  *   admin N    on the empty GROUP whose partition 0 of TOPIC starts at N:
+ *              listGroups for share groups (GROUP, type share,
+ *              Empty) and for consumer groups (not GROUP),
  *              describeShareGroups (Empty, no members),
  *              listShareGroupOffsets (N), alterShareGroupOffsets to 1 and
- *              list again (1), deleteShareGroupOffsets (then no offsets).
+ *              list again (1), deleteShareGroupOffsets (then no offsets),
+ *              deleteShareGroups (then not listed).
  */
 public final class ShareGroups {
     private ShareGroups() {}
@@ -73,7 +92,9 @@ public final class ShareGroups {
     public static void main(String[] args) throws Exception {
         String mode = args[0], bootstrap = args[1], topic = args[2], group = args[3];
         int n = args.length > 4 ? Integer.parseInt(args[4]) : 0;
-        earliest(bootstrap, group);
+        if (!mode.equals("cluster") && !mode.equals("admin") && !mode.equals("join")) {
+            earliest(bootstrap, group); // group configs: KRaft only in Kafka, a broker alone in samsa
+        }
         switch (mode) {
             case "all" -> all(bootstrap, topic, group, n);
             case "release" -> release(bootstrap, topic, group);
@@ -82,6 +103,8 @@ public final class ShareGroups {
             case "accept" -> accept(bootstrap, topic, group, n);
             case "after" -> after(bootstrap, topic, group, n);
             case "admin" -> admin(bootstrap, topic, group, n);
+            case "cluster" -> cluster(bootstrap, topic, group, n);
+            case "join" -> join(bootstrap, topic, group);
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
     }
@@ -148,23 +171,43 @@ public final class ShareGroups {
         produce(bootstrap, topic, 0, n);
         Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
         AtomicInteger distinct = new AtomicInteger();
+        int[] per = new int[3];
+        together(3, me -> {
+            try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, false)) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (distinct.get() < n && System.nanoTime() < deadline) {
+                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                        if (seen.computeIfAbsent(r.value(), v -> new AtomicInteger()).incrementAndGet() == 1) {
+                            distinct.incrementAndGet();
+                        }
+                        per[me]++;
+                    }
+                }
+                c.commitSync();
+            }
+        });
+        for (int i = 0; i < n; i++) {
+            AtomicInteger c = seen.get("r" + i);
+            if (c == null || c.get() != 1) {
+                throw new IllegalStateException("record r" + i + " consumed " + (c == null ? 0 : c.get()) + " times");
+            }
+        }
+        System.out.println("OK all " + n + " records once; per consumer " + per[0] + "," + per[1] + "," + per[2]);
+    }
+
+    interface Consumer {
+        void run(int me) throws Exception;
+    }
+
+    /** Runs k consumers on threads of their own and throws the first failure. */
+    static void together(int k, Consumer body) throws Exception {
         List<Thread> threads = new ArrayList<>();
         List<Throwable> failures = new ArrayList<>();
-        int[] per = new int[3];
-        for (int k = 0; k < 3; k++) {
-            final int me = k;
+        for (int i = 0; i < k; i++) {
+            final int me = i;
             Thread t = new Thread(() -> {
-                try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, false)) {
-                    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                    while (distinct.get() < n && System.nanoTime() < deadline) {
-                        for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                            if (seen.computeIfAbsent(r.value(), v -> new AtomicInteger()).incrementAndGet() == 1) {
-                                distinct.incrementAndGet();
-                            }
-                            per[me]++;
-                        }
-                    }
-                    c.commitSync();
+                try {
+                    body.run(me);
                 } catch (Throwable e) {
                     synchronized (failures) {
                         failures.add(e);
@@ -180,13 +223,6 @@ public final class ShareGroups {
         if (!failures.isEmpty()) {
             throw new IllegalStateException("a consumer failed", failures.get(0));
         }
-        for (int i = 0; i < n; i++) {
-            AtomicInteger c = seen.get("r" + i);
-            if (c == null || c.get() != 1) {
-                throw new IllegalStateException("record r" + i + " consumed " + (c == null ? 0 : c.get()) + " times");
-            }
-        }
-        System.out.println("OK all " + n + " records once; per consumer " + per[0] + "," + per[1] + "," + per[2]);
     }
 
     static void release(String bootstrap, String topic, String group) throws Exception {
@@ -243,13 +279,7 @@ public final class ShareGroups {
                 throw new IllegalStateException("rejected record delivered " + counts.get(0L) + " times");
             }
             // Both are archived now: polls for 3 s must bring nothing.
-            long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-            while (System.nanoTime() < end) {
-                ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(200));
-                if (!rs.isEmpty()) {
-                    throw new IllegalStateException("archived record delivered again: offset " + rs.iterator().next().offset());
-                }
-            }
+            expectNothing(c, Duration.ofSeconds(3), "archived record delivered again");
         }
         System.out.println("OK rejected and over-limit records archived");
     }
@@ -287,11 +317,46 @@ public final class ShareGroups {
         System.out.println("OK after the restart only the new records " + offsets);
     }
 
+    static void join(String bootstrap, String topic, String group) throws Exception {
+        try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, true)) {
+            expectNothing(c, Duration.ofSeconds(2), "an acknowledged record came back");
+        }
+        System.out.println("OK joined and left; nothing delivered");
+    }
+
+    /** Polls for d and throws what if a record arrives. */
+    static void expectNothing(KafkaShareConsumer<String, String> c, Duration d, String what) {
+        long end = System.nanoTime() + d.toNanos();
+        while (System.nanoTime() < end) {
+            ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(200));
+            if (!rs.isEmpty()) {
+                throw new IllegalStateException(what + ": offset " + rs.iterator().next().offset());
+            }
+        }
+    }
+
     static void admin(String bootstrap, String topic, String group, int n) throws Exception {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         TopicPartition tp = new TopicPartition(topic, 0);
         try (Admin admin = Admin.create(p)) {
+            boolean listed = false;
+            for (GroupListing g : admin.listGroups(ListGroupsOptions.forShareGroups()).all().get()) {
+                if (g.groupId().equals(group)) {
+                    if (g.type().orElse(null) != GroupType.SHARE || g.groupState().orElse(null) != GroupState.EMPTY) {
+                        throw new IllegalStateException("listGroups: " + g);
+                    }
+                    listed = true;
+                }
+            }
+            if (!listed) {
+                throw new IllegalStateException("listGroups(forShareGroups) does not list " + group);
+            }
+            for (GroupListing g : admin.listGroups(ListGroupsOptions.forConsumerGroups()).all().get()) {
+                if (g.groupId().equals(group)) {
+                    throw new IllegalStateException("listGroups(forConsumerGroups) lists the share group: " + g);
+                }
+            }
             ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group).get();
             if (d.groupState() != GroupState.EMPTY || !d.members().isEmpty()) {
                 throw new IllegalStateException("describe: state " + d.groupState() + ", members " + d.members());
@@ -310,8 +375,79 @@ public final class ShareGroups {
             if (offsets.get(tp) != null) {
                 throw new IllegalStateException("after deleteShareGroupOffsets: " + offsets);
             }
+            admin.deleteShareGroups(List.of(group)).all().get();
+            for (GroupListing g : admin.listGroups(ListGroupsOptions.forShareGroups()).all().get()) {
+                if (g.groupId().equals(group)) {
+                    throw new IllegalStateException("deleteShareGroups: still listed " + g);
+                }
+            }
         }
-        System.out.println("OK describeShareGroups, listShareGroupOffsets (" + n + "), alter, delete");
+        System.out.println("OK listGroups, describeShareGroups, listShareGroupOffsets (" + n + "), alter, delete, deleteShareGroups");
+    }
+
+    static void cluster(String bootstrap, String topic, String group, int n) throws Exception {
+        Map<String, AtomicInteger> acked = new ConcurrentHashMap<>();
+        AtomicInteger done = new AtomicInteger(), failedAcks = new AtomicInteger(), redelivered = new AtomicInteger();
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        together(3, me -> {
+            try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, true)) {
+                while (done.get() < n && System.nanoTime() < deadline) {
+                    ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(200));
+                    if (rs.isEmpty()) {
+                        continue;
+                    }
+                    Map<TopicPartition, List<String>> values = new HashMap<>();
+                    for (ConsumerRecord<String, String> r : rs) {
+                        if (deliveries(r) > 1) {
+                            redelivered.incrementAndGet();
+                        }
+                        c.acknowledge(r, AcknowledgeType.ACCEPT);
+                        values.computeIfAbsent(new TopicPartition(r.topic(), r.partition()), x -> new ArrayList<>()).add(r.value());
+                    }
+                    Map<TopicIdPartition, Optional<KafkaException>> results;
+                    try {
+                        results = c.commitSync(Duration.ofSeconds(15));
+                    } catch (KafkaException e) {
+                        failedAcks.addAndGet(rs.count());
+                        continue;
+                    }
+                    for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : results.entrySet()) {
+                        List<String> vs = values.remove(e.getKey().topicPartition());
+                        if (vs == null) {
+                            continue;
+                        }
+                        if (e.getValue().isPresent()) {
+                            failedAcks.addAndGet(vs.size());
+                            continue;
+                        }
+                        for (String v : vs) {
+                            if (acked.computeIfAbsent(v, x -> new AtomicInteger()).incrementAndGet() == 1) {
+                                if (done.incrementAndGet() % 100 == 0) {
+                                    System.out.println("PROGRESS " + done.get());
+                                    System.out.flush();
+                                }
+                            } else {
+                                throw new IllegalStateException("record " + v + " acknowledged twice");
+                            }
+                        }
+                    }
+                    // Partitions the commit had no result for: their
+                    // acknowledgements are not known to have landed.
+                    values.values().forEach(vs -> failedAcks.addAndGet(vs.size()));
+                }
+            }
+        });
+        List<String> missing = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (!acked.containsKey("r" + i)) {
+                missing.add("r" + i);
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException(missing.size() + " records never acknowledged, e.g. " + missing.subList(0, Math.min(10, missing.size())));
+        }
+        System.out.println("OK cluster: " + n + " records acknowledged once each; " + failedAcks.get()
+            + " acknowledgements failed and " + redelivered.get() + " records were redelivered");
     }
 
     static Map<TopicPartition, OffsetAndMetadata> list(Admin admin, String group) throws Exception {
