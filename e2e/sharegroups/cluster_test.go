@@ -31,7 +31,7 @@ func TestJavaShareConsumerCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs and a cluster")
 	}
-	cp := testkit.JavaHarness(t, javaDir)
+	cp := testkit.InteropJava(t)
 	c := shareCluster(t)
 	const topic, group, n, partitions = "share-cluster", "g-cluster", 3000, 6
 	cl := testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
