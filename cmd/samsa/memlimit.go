@@ -19,7 +19,10 @@ import (
 // followers read fetch responses into reused memory (interbroker's
 // ResponseBuffer) and a produce frame goes back to the pool once
 // appended, not once the ISR has it; so 28 MiB costs no CPU there either,
-// while 26 MiB already does. The figures, side by side, are in
+// while 26 MiB already does. That holds only with protoactor's registry
+// kept small (actors/registry_shards.go): its default 32,768 maps left
+// the collector running back to back at this limit under a replicated
+// load. The figures, side by side, are in
 // docs/performance.md. The Go limit excludes the binary's own mapped
 // pages (~16 MiB resident).
 //
