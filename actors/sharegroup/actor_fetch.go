@@ -191,6 +191,11 @@ func (a *coordinatorActor) endRound(op *fetchOp) {
 		if len(runs) == 0 {
 			continue
 		}
+		if stop := runs[len(runs)-1].Last; stop < last {
+			if end := batchEnd(data, stop); end > stop {
+				runs = append(runs, p.AcquireRest(op.member, stop+1, min(end, last), now)...)
+			}
+		}
 		got = true
 		op.touched[partKey{op.group, tp}] = true
 		for _, run := range runs {
@@ -284,6 +289,22 @@ func lastWholeOffset(data []byte, end int64) int64 {
 		data = data[h.Size():]
 	}
 	return min(last, end-1)
+}
+
+// batchEnd is the last offset of the batch of data that holds offset o
+// (o itself when none does).
+func batchEnd(data []byte, o int64) int64 {
+	for len(data) >= int(wire.BatchHeaderSize) {
+		h, err := wire.ParseBatchHeader(data)
+		if err != nil || h.Size() > int64(len(data)) {
+			break
+		}
+		if h.BaseOffset <= o && o <= h.LastOffset() {
+			return h.LastOffset()
+		}
+		data = data[h.Size():]
+	}
+	return o
 }
 
 // batchesCovering keeps the whole batches of data that hold an acquired

@@ -40,9 +40,12 @@
 // restarted at an offset, or forgotten with a tombstone in the state
 // topic; NON_EMPTY_GROUP with members, actor_alter_offsets.go)) send it
 // their requests. A ShareFetch applies its acknowledgements,
-// reads whole batches from each session partition's first available
-// offset through the partition actor (partition.ReadChunk), acquires
-// available offsets of those batches (at most MaxRecords) and answers
+// reads whole batches below the high watermark from each session
+// partition's first available offset through the partition actor
+// (shards.ReadCommitted, about as many bytes as the records it may still
+// acquire take: read_budget.go), acquires available offsets of those
+// batches (MaxRecords, then on to the end of the batch it stopped in:
+// Kafka's soft limit, so a batch is sent once and whole) and answers
 // the batches holding acquired offsets with the AcquiredRecords ranges
 // (partitions with neither records nor an error are left out of the
 // answer). A fetch that acquired nothing waits (actor_wait.go) until its

@@ -141,6 +141,20 @@ type AcquiredRun struct {
 // them in runs. Offsets above end join the in-flight set; the end moves
 // past them.
 func (p *Partition) Acquire(member string, first, last int64, max int, now time.Time) []AcquiredRun {
+	return p.acquire(member, first, last, max, now, true)
+}
+
+// AcquireRest locks for member every available offset within [first,
+// last], the rest of a batch an Acquire stopped inside: the fetch's
+// record count and the in-flight limit bound where an acquisition starts
+// and roughly how far it goes, but it ends on a batch boundary, as
+// Kafka's does (a batch is sent whole, so handing out only part of it
+// would send the rest again with every later fetch).
+func (p *Partition) AcquireRest(member string, first, last int64, now time.Time) []AcquiredRun {
+	return p.acquire(member, first, last, int(last-first+1), now, false)
+}
+
+func (p *Partition) acquire(member string, first, last int64, max int, now time.Time, capped bool) []AcquiredRun {
 	p.Expire(now)
 	if first < p.start {
 		first = p.start
@@ -149,7 +163,7 @@ func (p *Partition) Acquire(member string, first, last int64, max int, now time.
 	n := 0
 	for o := first; o <= last && n < max; o++ {
 		if o >= p.end {
-			if p.limits.MaxInFlight > 0 && o-p.start >= p.limits.MaxInFlight {
+			if capped && p.limits.MaxInFlight > 0 && o-p.start >= p.limits.MaxInFlight {
 				break
 			}
 			if o > p.end {

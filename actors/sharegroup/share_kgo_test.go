@@ -246,6 +246,16 @@ func startWithTopic(t *testing.T, topic string, kv ...string) *testkit.InProcess
 	return n
 }
 
+// produceEach produces records v<from>... one batch each, so a share
+// fetch's record count splits them exactly (acquisitions end on batch
+// boundaries).
+func produceEach(t *testing.T, n *testkit.InProcess, topic string, from, count int) {
+	t.Helper()
+	for i := from; i < from+count; i++ {
+		produce(t, n, topic, i, 1)
+	}
+}
+
 func produce(t *testing.T, n *testkit.InProcess, topic string, from, count int) {
 	t.Helper()
 	cl := n.Client(t, kgo.DefaultProduceTopic(topic), kgo.ProducerBatchCompression(kgo.NoCompression()))
@@ -281,7 +291,7 @@ func TestShareGroupLifecycle(t *testing.T) {
 	if got := b.fetch(0, 100); len(got.offsets) != 0 {
 		t.Fatalf("empty topic delivered %v", got.offsets)
 	}
-	produce(t, n, "sq", 0, 10)
+	produceEach(t, n, "sq", 0, 10)
 
 	ga := a.fetch(5*time.Second, 4)
 	gb := b.fetch(5*time.Second, 100)
@@ -439,5 +449,25 @@ func TestShareGroupAlterDeleteOffsets(t *testing.T) {
 	}
 	if p := or.Groups[0].Topics[0].Partitions[0]; p.StartOffset != -1 {
 		t.Fatalf("after delete the share partition still starts at %d", p.StartOffset)
+	}
+}
+
+// A fetch's record count is a soft limit, as in Kafka 4.1: the
+// acquisition ends on a batch boundary, so a batch goes out once, whole,
+// and not again with every later fetch.
+func TestShareFetchAcquiresWholeBatches(t *testing.T) {
+	n := startWithTopic(t, "sb")
+	a := join(t, n, "g", "member-a", "sb")
+	if got := a.fetch(0, 100); len(got.offsets) != 0 {
+		t.Fatalf("empty topic delivered %v", got.offsets)
+	}
+	produce(t, n, "sb", 0, 10) // one batch of 10
+	produce(t, n, "sb", 10, 5) // and one of 5
+	got := a.fetch(5*time.Second, 4)
+	if want := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(got.offsets, want) {
+		t.Fatalf("a fetch of 4 from a batch of 10 acquired %v, want the whole batch %v", got.offsets, want)
+	}
+	if got := a.fetch(5*time.Second, 4); !slices.Equal(got.offsets, []int64{10, 11, 12, 13, 14}) {
+		t.Fatalf("the next fetch of 4 acquired %v, want the second batch, 10-14", got.offsets)
 	}
 }
