@@ -229,7 +229,7 @@ func TestClusterSASLSSLOtherClients(t *testing.T) {
 	})
 
 	t.Run("java", func(t *testing.T) {
-		cp := javaClasspath(t)
+		cp := testkit.InteropJava(t)
 		t.Log(javaSASLSSLACL(ctx, t, cp, c.Bootstrap(), c.caFile))
 		offs, err := adm.FetchOffsets(ctx, "g")
 		if err != nil {

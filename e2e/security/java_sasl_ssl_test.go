@@ -4,53 +4,12 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/samsa-io/samsa/testkit"
 )
-
-// javaDir is interop/java's Maven harness, relative to this package.
-const javaDir = "../../interop/java"
-
-var javaBuild struct {
-	once sync.Once
-	cp   string
-	err  error
-}
-
-// javaClasspath builds interop/java once per test binary and returns its
-// classpath. mvn package is quick when nothing changed (it compiles only
-// stale sources), so this does not second-guess it as e2e/datapath does.
-func javaClasspath(t *testing.T) string {
-	t.Helper()
-	testkit.RequireTool(t, "java")
-	mvn := testkit.RequireTool(t, "mvn")
-	javaBuild.once.Do(func() {
-		dir, err := filepath.Abs(javaDir)
-		if err != nil {
-			javaBuild.err = err
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "package", "-DskipTests")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			javaBuild.err = err
-			javaBuild.cp = testkit.LastLines(string(out), 40)
-			return
-		}
-		javaBuild.cp = filepath.Join(dir, "target", "classes") + ":" + filepath.Join(dir, "target", "lib", "*")
-	})
-	if javaBuild.err != nil {
-		t.Fatalf("building the Java harness (mvn package in %s): %v\n%s", javaDir, javaBuild.err, javaBuild.cp)
-	}
-	return javaBuild.cp
-}
 
 // The scenario on Java kafka-clients: over SASL_SSL (a PEM
 // truststore holding the test CA, SCRAM-SHA-512) alice produces to and
@@ -59,7 +18,7 @@ func javaClasspath(t *testing.T) string {
 // SaslAuthenticationException (io.samsa.interop.SaslSsl checks the
 // exception classes; it prints OK only when all three hold).
 func TestJavaSASLSSLUnderACLs(t *testing.T) {
-	cp := javaClasspath(t)
+	cp := testkit.InteropJava(t)
 	b := startSecureBroker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
