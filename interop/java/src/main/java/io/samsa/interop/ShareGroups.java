@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -70,12 +71,17 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   cluster N  (a cluster's bootstrap; group configs are not set) the
  *              test produces the N records r0.. once the group's share
  *              partitions started; three consumers of GROUP accept
- *              explicitly and commit, until every record's acknowledgement succeeded
- *              (90 s at most), printing "PROGRESS k" as k records are
- *              done, so a test can kill a broker mid-run. A record whose
- *              acknowledgement succeeded twice, or never, fails the mode;
- *              a record acquired again after its acknowledgement failed
- *              (the leader died) is the redelivery Kafka allows.
+ *              explicitly and commit, until every record is acknowledged
+ *              (90 s at most), printing "PROGRESS k" as k records'
+ *              acknowledgements succeed, so a test can kill a broker
+ *              mid-run. A record whose acknowledgement succeeded twice
+ *              fails the mode. A failed acknowledgement is in doubt (the
+ *              broker writing it died: it may have landed unanswered):
+ *              its record either comes back (the redelivery Kafka allows)
+ *              and is acknowledged again, or stays acknowledged, which
+ *              the group's durable state must then show (its share
+ *              partitions' start offsets at the partitions' ends). A
+ *              record neither acknowledged nor in doubt fails the mode.
  *   join       one consumer joins GROUP, polls for 2 s expecting nothing
  *              (every record is acknowledged) and leaves.
  *   admin N    on the empty GROUP whose partition 0 of TOPIC starts at N:
@@ -387,11 +393,42 @@ public final class ShareGroups {
 
     static void cluster(String bootstrap, String topic, String group, int n) throws Exception {
         Map<String, AtomicInteger> acked = new ConcurrentHashMap<>();
+        // inDoubt: records whose acknowledgement failed and has not
+        // succeeded since. A failed acknowledgement is in doubt, not
+        // undone: when the broker that was writing it died, the write may
+        // have landed (on the state partition's followers) though no
+        // answer came back, and then the record is acknowledged for good
+        // and never delivered again. Such records count only once the
+        // group's durable state says every record is acknowledged.
+        Set<String> inDoubt = ConcurrentHashMap.newKeySet();
         AtomicInteger done = new AtomicInteger(), failedAcks = new AtomicInteger(), redelivered = new AtomicInteger();
+        AtomicBoolean complete = new AtomicBoolean();
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         together(3, me -> {
+            Admin admin = null;
+            long nextCheck = 0;
             try (KafkaShareConsumer<String, String> c = consumer(bootstrap, topic, group, true)) {
-                while (done.get() < n && System.nanoTime() < deadline) {
+                while (done.get() < n && !complete.get() && System.nanoTime() < deadline) {
+                    if (me == 0 && done.get() + inDoubt.size() >= n && System.nanoTime() >= nextCheck) {
+                        if (admin == null) {
+                            Properties p = new Properties();
+                            p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+                            // Short: this consumer does not poll meanwhile.
+                            p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "5000");
+                            p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+                            admin = Admin.create(p);
+                        }
+                        nextCheck = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+                        try {
+                            if (allAcknowledged(admin, group, topic, n)) {
+                                complete.set(true);
+                                break;
+                            }
+                        } catch (Exception e) {
+                            // The group's coordinator may be the broker
+                            // killed, not yet replaced: ask again later.
+                        }
+                    }
                     ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(200));
                     if (rs.isEmpty()) {
                         continue;
@@ -409,6 +446,7 @@ public final class ShareGroups {
                         results = c.commitSync(Duration.ofSeconds(15));
                     } catch (KafkaException e) {
                         failedAcks.addAndGet(rs.count());
+                        values.values().forEach(vs -> doubt(vs, acked, inDoubt));
                         continue;
                     }
                     for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : results.entrySet()) {
@@ -418,9 +456,11 @@ public final class ShareGroups {
                         }
                         if (e.getValue().isPresent()) {
                             failedAcks.addAndGet(vs.size());
+                            doubt(vs, acked, inDoubt);
                             continue;
                         }
                         for (String v : vs) {
+                            inDoubt.remove(v);
                             if (acked.computeIfAbsent(v, x -> new AtomicInteger()).incrementAndGet() == 1) {
                                 if (done.incrementAndGet() % 100 == 0) {
                                     System.out.println("PROGRESS " + done.get());
@@ -433,21 +473,61 @@ public final class ShareGroups {
                     }
                     // Partitions the commit had no result for: their
                     // acknowledgements are not known to have landed.
-                    values.values().forEach(vs -> failedAcks.addAndGet(vs.size()));
+                    values.values().forEach(vs -> {
+                        failedAcks.addAndGet(vs.size());
+                        doubt(vs, acked, inDoubt);
+                    });
+                }
+            } finally {
+                if (admin != null) {
+                    admin.close();
                 }
             }
         });
+        if (done.get() == n) {
+            complete.set(true);
+        }
         List<String> missing = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            if (!acked.containsKey("r" + i)) {
+            if (!acked.containsKey("r" + i) && !inDoubt.contains("r" + i)) {
                 missing.add("r" + i);
             }
         }
         if (!missing.isEmpty()) {
             throw new IllegalStateException(missing.size() + " records never acknowledged, e.g. " + missing.subList(0, Math.min(10, missing.size())));
         }
-        System.out.println("OK cluster: " + n + " records acknowledged once each; " + failedAcks.get()
-            + " acknowledgements failed and " + redelivered.get() + " records were redelivered");
+        if (!complete.get()) {
+            List<String> some = new ArrayList<>(inDoubt);
+            throw new IllegalStateException(inDoubt.size() + " records whose acknowledgement failed were neither delivered again nor acknowledged in the group's state, e.g. "
+                + some.subList(0, Math.min(10, some.size())));
+        }
+        System.out.println("OK cluster: " + n + " records acknowledged once each (" + inDoubt.size() + " of them by an acknowledgement that failed but landed); "
+            + failedAcks.get() + " acknowledgements failed and " + redelivered.get() + " records were redelivered");
+    }
+
+    /** Marks records whose acknowledgement failed as in doubt (unless one of theirs succeeded before). */
+    static void doubt(List<String> vs, Map<String, AtomicInteger> acked, Set<String> inDoubt) {
+        for (String v : vs) {
+            if (!acked.containsKey(v)) {
+                inDoubt.add(v);
+            }
+        }
+    }
+
+    /**
+     * Whether the group's durable state has every one of the n records of
+     * topic acknowledged: the start offsets of its share partitions add up
+     * to n (each is at most its partition's end, and the partitions hold
+     * n records in all).
+     */
+    static boolean allAcknowledged(Admin admin, String group, String topic, int n) throws Exception {
+        long sum = 0;
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : list(admin, group).entrySet()) {
+            if (e.getKey().topic().equals(topic) && e.getValue() != null) {
+                sum += e.getValue().offset();
+            }
+        }
+        return sum == n;
     }
 
     static Map<TopicPartition, OffsetAndMetadata> list(Admin admin, String group) throws Exception {
