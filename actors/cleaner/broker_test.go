@@ -378,12 +378,14 @@ func TestConsumerOffsetsCompacted(t *testing.T) {
 		return n
 	}
 	// Uncompacted the commits fill about 300 segments of 16 KiB. How
-	// many small segments are left depends on where the cleanings' groups
-	// happened to end (a clean section is not rewritten again until it has
-	// dirt, as in Kafka), so the check is "a few", and at most one
+	// many small segments are left depends on how many cleanings ran while
+	// the commits came in (each leaves the groups it rewrote as a segment
+	// or two, and a clean section is not rewritten again until it has
+	// dirt, as in Kafka): 7 to 12 were seen as the broker got faster, so
+	// the check is a tenth of the uncompacted count, and at most one
 	// segment's worth of bytes in all.
 	waitFor(t, "__consumer_offsets to be compacted", 120*time.Second, func() bool {
-		return segments() <= 10 && dirBytes(t, dir) <= 16384
+		return segments() <= 30 && dirBytes(t, dir) <= 16384
 	})
 	t.Logf("__consumer_offsets: %d segments, %d bytes of log", segments(), dirBytes(t, dir))
 	b.Restart()
