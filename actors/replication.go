@@ -43,7 +43,7 @@ func (b *Broker) startReplication(metaCfg *catalog.ActorConfig) {
 	metaCfg.Replication = &partition.Replication{Me: cfg.BrokerID, LagMax: ms(config.KeyReplicaLagTimeMax), AlterISR: isr.AlterISR,
 		RackAware:      strings.TrimSpace(cfg.Value(config.KeyReplicaSelectorClass)) == config.RackAwareReplicaSelector,
 		RackOf:         rackOf(b.cluster.View, ClientListener(cfg)),
-		LeaderThrottle: throttles.Leader}
+		LeaderThrottle: throttles.Leader, Parked: partition.NewParkedReplicaFetches()}
 	metaCfg.Followers = followers{b.fetchers}
 	metaCfg.Throttles = throttles
 }

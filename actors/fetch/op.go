@@ -327,6 +327,15 @@ func (o *fetchOp) expire() {
 	}
 }
 
+// Hurry answers the op now, with what it has, if it is still in round r
+// (partition.Hurrier: a follower's fetch parked without a partition that
+// just grew).
+func (o *fetchOp) Hurry(r int32) {
+	if o.round.Load() == r {
+		o.hurry()
+	}
+}
+
 // hurry answers the op as soon as its current round is in (Drain).
 func (o *fetchOp) hurry() {
 	o.mu.Lock()

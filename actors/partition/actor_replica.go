@@ -33,6 +33,9 @@ type Replication struct {
 	// throttled partition is sent nothing while the quota is exceeded,
 	// and what throttled partitions send counts against it.
 	LeaderThrottle LeaderThrottle
+	// Parked, if set, lets a partition that grows answer at once a
+	// follower's fetch parked without it (see ParkedReplicaFetches).
+	Parked *ParkedReplicaFetches
 }
 
 // LeaderThrottle is the leader side of a replication quota.
@@ -235,7 +238,7 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 		// Kafka answers a throttled follower with no records; the fetch
 		// still waits its max wait for other partitions.
 		if f.Wait && f.Bytes() < f.Op.MinBytes() {
-			p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
+			p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size(), replica: f.Follower.ID})
 		}
 		f.Op.Complete(f)
 		return
@@ -256,7 +259,8 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 		p.log.Error("replica fetch read failed", append(p.attrs(), "offset", f.Offset, "err", err)...)
 	}
 	if f.Wait && f.Code == 0 && f.Bytes() < f.Op.MinBytes() {
-		p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
+		p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size(), replica: f.Follower.ID})
+		p.repl.parked().park(f.Follower.ID, f.Op, f.Round)
 	}
 	f.Op.Complete(f)
 }
@@ -280,9 +284,21 @@ type EpochEnd struct {
 	EndOffset int64
 }
 
-// wakeReplicas tells followers' parked fetches that the log grew.
+// wakeReplicas tells followers' parked fetches that the log grew, and
+// answers at once the parked fetch of an in-sync follower that has none
+// parked here (one sent before it followed this partition).
 func (p *partitionActor) wakeReplicas() {
-	if len(p.replicaWaiters) == 0 || p.plog == nil {
+	if p.plog == nil {
+		return
+	}
+	if p.core != nil && p.repl.parked() != nil {
+		for _, r := range p.core.ISR() {
+			if r != p.repl.Me && !p.replicaWaiters.has(r) {
+				p.repl.parked().hurry(r)
+			}
+		}
+	}
+	if len(p.replicaWaiters) == 0 {
 		return
 	}
 	end, size := p.plog.LogEndOffset(), p.plog.Size()
@@ -298,6 +314,14 @@ func (p *partitionActor) wakeReplicas() {
 	}
 	clear(p.replicaWaiters[len(kept):])
 	p.replicaWaiters = kept
+}
+
+// parked is r.Parked, nil for a nil r (a broker alone).
+func (r *Replication) parked() *ParkedReplicaFetches {
+	if r == nil {
+		return nil
+	}
+	return r.Parked
 }
 
 func (p *partitionActor) dropReplicaWaiters() {
