@@ -549,3 +549,26 @@ func TestFetchIncrementalResponse(t *testing.T) {
 		t.Fatalf("partition 2: %+v", p)
 	}
 }
+
+// Hurry (a leader answering a follower's fetch parked without a partition
+// that grew) answers a parked fetch at once, with nothing, but only in
+// the round it was asked for.
+func TestFetchHurryAnswersOnlyItsRound(t *testing.T) {
+	h := newFetchHarness(t, 1)
+	o, ch := h.start(plainFetch(1, 60_000, 1<<20, 1<<20, 0))
+	waitParked(t, h.parts[0])
+	round := o.round.Load()
+	o.Hurry(round + 1)
+	// A hurry that took starts the last round at once, on this goroutine.
+	if o.round.Load() != round || o.answered.Load() {
+		t.Fatal("a hurry for another round moved the fetch on")
+	}
+	o.Hurry(round)
+	got := <-ch
+	if p := got.resp.Topics[0].Partitions[0]; p.ErrorCode != 0 || len(p.RecordBatches) != 0 {
+		t.Fatalf("hurried answer %+v", p)
+	}
+	if !o.answered.Load() {
+		t.Fatal("not answered")
+	}
+}
