@@ -17,6 +17,11 @@ import "sync"
 // Kafka's follower fetchers have the same gap; closing it costs one map
 // look-up per append to a partition a follower is not waiting on.
 //
+// What it leaves: a follower that has not taken the partition on yet
+// (its LeaderAndIsr still on the way) fetches again without it and parks;
+// the partition's next append hurries it again, but a lone record
+// appended in that window waits for the parked fetch as before.
+//
 // Shared by every partition actor of the broker; safe for concurrent use;
 // a nil *ParkedReplicaFetches does nothing.
 type ParkedReplicaFetches struct {
