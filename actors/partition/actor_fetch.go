@@ -252,8 +252,6 @@ type Waiter struct {
 	Round  int32
 	offset int64
 	sizeAt int64
-	// replica is the follower whose fetch this is (replica waiters only).
-	replica int32
 }
 
 // waiters is a partition's parked fetches (kept by its view, under the
@@ -266,16 +264,6 @@ type waiters []Waiter
 func (ws *waiters) add(w Waiter) {
 	ws.prune()
 	*ws = append(*ws, w)
-}
-
-// has reports whether follower replica has a live waiter among ws.
-func (ws waiters) has(replica int32) bool {
-	for _, w := range ws {
-		if w.replica == replica && !w.Op.Stale(w.Round) {
-			return true
-		}
-	}
-	return false
 }
 
 func (ws *waiters) prune() {

@@ -238,7 +238,7 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 		// Kafka answers a throttled follower with no records; the fetch
 		// still waits its max wait for other partitions.
 		if f.Wait && f.Bytes() < f.Op.MinBytes() {
-			p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size(), replica: f.Follower.ID})
+			p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
 		}
 		f.Op.Complete(f)
 		return
@@ -259,7 +259,7 @@ func (p *partitionActor) serveReplicaFetch(f *FetchSlot) {
 		p.log.Error("replica fetch read failed", append(p.attrs(), "offset", f.Offset, "err", err)...)
 	}
 	if f.Wait && f.Code == 0 && f.Bytes() < f.Op.MinBytes() {
-		p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size(), replica: f.Follower.ID})
+		p.replicaWaiters.add(Waiter{Op: f.Op, Slot: f.Slot, Round: f.Round, offset: l.LogEndOffset(), sizeAt: l.Size()})
 		p.repl.parked().park(f.Follower.ID, f.Op, f.Round)
 	}
 	f.Op.Complete(f)
@@ -285,15 +285,16 @@ type EpochEnd struct {
 }
 
 // wakeReplicas tells followers' parked fetches that the log grew, and
-// answers at once the parked fetch of an in-sync follower that has none
-// parked here (one sent before it followed this partition).
+// answers at once the parked fetch of an in-sync follower that has not
+// fetched this partition yet (one sent before it followed it). Once every
+// follower fetches the partition, that is one look-up in the core each.
 func (p *partitionActor) wakeReplicas() {
 	if p.plog == nil {
 		return
 	}
 	if p.core != nil && p.repl.parked() != nil {
 		for _, r := range p.core.ISR() {
-			if r != p.repl.Me && !p.replicaWaiters.has(r) {
+			if r != p.repl.Me && !p.core.Fetching(r) {
 				p.repl.parked().hurry(r)
 			}
 		}

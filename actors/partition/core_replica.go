@@ -165,6 +165,18 @@ func (c *Core) Truncated(end int64) {
 // Leading reports whether the core leads (cluster mode).
 func (c *Core) Leading() bool { return c.lead != nil }
 
+// Fetching reports whether follower id has fetched this partition since
+// this replica began to lead it (false when not leading or not a
+// replica). A follower's fetcher asks for a partition in every fetch once
+// it has asked for it at all.
+func (c *Core) Fetching(id int32) bool {
+	if c.lead == nil {
+		return false
+	}
+	f, ok := c.lead.followers[id]
+	return ok && f.end >= 0
+}
+
 // ISR is the confirmed ISR (nil alone or as follower).
 func (c *Core) ISR() []int32 {
 	if c.lead == nil {

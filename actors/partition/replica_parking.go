@@ -14,8 +14,10 @@ import "sync"
 // time out before the follower even asked for them: with acks=all the
 // first produce to a new topic took up to half a second. Answering the
 // parked fetch early lets the follower ask again, now with the partition.
-// Kafka's follower fetchers have the same gap; closing it costs one map
-// look-up per append to a partition a follower is not waiting on.
+// Kafka's follower fetchers have the same gap. Closing it costs a look-up
+// here per append only while an in-sync follower has not fetched the
+// partition yet in this leadership (Core.Fetching); after its first fetch
+// every later one names the partition.
 //
 // What it leaves: a follower that has not taken the partition on yet
 // (its LeaderAndIsr still on the way) fetches again without it and parks;

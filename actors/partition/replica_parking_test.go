@@ -23,20 +23,24 @@ func parkFollower(t *testing.T, p *partitionActor, id int32, op *parkOp, round i
 	t.Helper()
 	f := &FetchSlot{Op: op, Round: round, Offset: p.plog.LogEndOffset(), MaxBytes: 1 << 20, LeaderEpoch: -1, Wait: true,
 		Follower: &FollowerFetch{ID: id, LastFetchedEpoch: -1, DurableEnd: -1}}
+	before := len(p.replicaWaiters)
 	p.serveReplicaFetch(f)
-	if f.Code != 0 || !p.replicaWaiters.has(id) {
+	if f.Code != 0 || len(p.replicaWaiters) != before+1 {
 		t.Fatalf("follower %d did not park: code %v", id, f.Code)
 	}
 }
 
 // A partition that grows answers at once the parked fetch of an in-sync
-// follower that is not waiting on it (a fetch sent before the follower
-// took the partition on), and leaves alone one that is.
+// follower that has not fetched it yet (a fetch sent before the follower
+// took the partition on), and leaves alone one that has.
 func TestGrowthHurriesAFollowersFetchParkedWithoutThePartition(t *testing.T) {
 	a, _ := replicaActor(t, false)
-	b, _ := replicaActor(t, false)
+	b, bl := replicaActor(t, false)
 	a.repl.Parked = NewParkedReplicaFetches()
 	b.repl = a.repl
+	// b just became leader: neither follower has fetched it yet.
+	b.core.Lead(Leadership{Me: 1, LeaderEpoch: 5, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}, LagMaxMs: 30_000}, 50, testNow, segmentState(bl))
+	b.spec.LeaderEpoch = 5
 
 	// Follower 2's fetch parks on a only; b grows: hurried, in its round.
 	op2 := &parkOp{}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/samsa-io/samsa/actors/partition"
 	"github.com/samsa-io/samsa/actors/shards"
-	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -280,13 +279,8 @@ func (a *coordinatorActor) finish(op *fetchOp) {
 // below end (the high watermark the read stopped at).
 func lastWholeOffset(data []byte, end int64) int64 {
 	last := int64(-1)
-	for len(data) >= int(wire.BatchHeaderSize) {
-		h, err := wire.ParseBatchHeader(data)
-		if err != nil || h.Size() > int64(len(data)) {
-			break
-		}
+	for _, h := range eachWholeBatch(data) {
 		last = h.LastOffset()
-		data = data[h.Size():]
 	}
 	return min(last, end-1)
 }
@@ -294,15 +288,10 @@ func lastWholeOffset(data []byte, end int64) int64 {
 // batchEnd is the last offset of the batch of data that holds offset o
 // (o itself when none does).
 func batchEnd(data []byte, o int64) int64 {
-	for len(data) >= int(wire.BatchHeaderSize) {
-		h, err := wire.ParseBatchHeader(data)
-		if err != nil || h.Size() > int64(len(data)) {
-			break
-		}
+	for _, h := range eachWholeBatch(data) {
 		if h.BaseOffset <= o && o <= h.LastOffset() {
 			return h.LastOffset()
 		}
-		data = data[h.Size():]
 	}
 	return o
 }
@@ -314,11 +303,7 @@ func batchesCovering(data []byte, runs []AcquiredRun) []byte {
 	// acquires from the first available offset on): that stretch is
 	// answered as it is, without copying it.
 	var spans [][2]int
-	for pos := 0; len(data)-pos >= int(wire.BatchHeaderSize); {
-		h, err := wire.ParseBatchHeader(data[pos:])
-		if err != nil || h.Size() > int64(len(data)-pos) {
-			break
-		}
+	for pos, h := range eachWholeBatch(data) {
 		end := pos + int(h.Size())
 		if covers(runs, h.BaseOffset, h.LastOffset()) {
 			if n := len(spans); n > 0 && spans[n-1][1] == pos {
@@ -327,7 +312,6 @@ func batchesCovering(data []byte, runs []AcquiredRun) []byte {
 				spans = append(spans, [2]int{pos, end})
 			}
 		}
-		pos = end
 	}
 	switch len(spans) {
 	case 0:

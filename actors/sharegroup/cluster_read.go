@@ -11,7 +11,6 @@ import (
 	"github.com/samsa-io/samsa/actors/coordinator"
 	"github.com/samsa-io/samsa/actors/group"
 	"github.com/samsa-io/samsa/actors/shards"
-	"github.com/samsa-io/samsa/wire"
 	"github.com/samsa-io/samsa/wire/kerr"
 )
 
@@ -248,12 +247,8 @@ func (a *coordinatorActor) readRemote(leader, sp int32, from int64, apply func([
 // after the last of them (0 with none).
 func wholeBatches(data []byte) ([]byte, int64) {
 	n, next := 0, int64(0)
-	for len(data)-n >= int(wire.BatchHeaderSize) {
-		h, err := wire.ParseBatchHeader(data[n:])
-		if err != nil || h.Size() > int64(len(data)-n) {
-			break
-		}
-		n += int(h.Size())
+	for pos, h := range eachWholeBatch(data) {
+		n = pos + int(h.Size())
 		next = h.LastOffset() + 1
 	}
 	return data[:n], next
