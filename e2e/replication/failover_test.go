@@ -2,12 +2,14 @@ package replication
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/samsa-io/samsa/testkit"
@@ -98,13 +100,21 @@ func TestKillTheLeaderFiveTimesUnderLoad(t *testing.T) {
 func createDurableTopic(t *testing.T, ctx context.Context, c *testkit.Cluster) *kadm.Client {
 	t.Helper()
 	adm := kadm.NewClient(testkit.NewClient(t, kgo.SeedBrokers(c.Addrs()...)))
-	resp, err := adm.CreateTopic(ctx, 3, 3, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		t.Fatalf("create: %v", err)
-	}
+	// A cluster just started may answer INVALID_REPLICATION_FACTOR until
+	// the controller's view lists all three brokers: ask again then.
+	waitFor(t, ctx, "the controller to see 3 brokers and create the topic", func() bool {
+		resp, err := adm.CreateTopic(ctx, 3, 3, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, topic)
+		if err == nil {
+			err = resp.Err
+		}
+		switch {
+		case errors.Is(err, kerr.InvalidReplicationFactor):
+			return false
+		case err != nil:
+			t.Fatalf("create: %v", err)
+		}
+		return true
+	})
 	waitISR(t, ctx, adm, 3)
 	return adm
 }
